@@ -1,0 +1,1 @@
+//! frontdesk form layer.
