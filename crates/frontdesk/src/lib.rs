@@ -1,0 +1,1 @@
+//! frontdesk runtime: the MCP server and client built on the pure crates.
