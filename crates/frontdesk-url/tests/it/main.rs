@@ -1,0 +1,8 @@
+//! Integration tests for frontdesk-url (one test binary).
+
+#![allow(clippy::unwrap_used)]
+
+mod display;
+mod policy;
+mod props;
+mod table;
