@@ -24,6 +24,7 @@ impl UrlReview {
         let mut s = String::new();
         match self.url() {
             Some(url) => line(&mut s, "URL:", url),
+            None if self.input_preview().is_empty() => line(&mut s, "Input:", "(empty)"),
             None => line(
                 &mut s,
                 "Input:",

@@ -77,7 +77,8 @@
 //! brand names in subdomains, and on the raw string: bidi and invisible characters,
 //! fullwidth forms, percent-encoded hosts, backslashes, whitespace and control
 //! characters, and a host that reads differently from the one that will be opened.
-//! [`FindingCode`] lists every code with its default severity.
+//! [`FindingCode`] lists every code with its default severity; [`threats`] lists
+//! each trick with an example.
 
 mod display;
 mod findings;
@@ -86,6 +87,7 @@ mod known_domains;
 mod policy;
 mod raw;
 mod review;
+pub mod threats;
 
 pub use findings::{Finding, FindingCode, Severity, UnknownName, Verdict};
 pub use known_domains::KNOWN_DOMAINS;

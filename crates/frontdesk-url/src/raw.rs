@@ -184,6 +184,24 @@ pub fn escape_for_display(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// Like [`escape_for_display`], but every non-ASCII character is escaped too: for
+/// quoting a raw host whose lookalike characters are the point (`paypa\u{217C}.com`).
+pub(crate) fn escape_non_ascii(s: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i >= max_chars {
+            out.push('…');
+            break;
+        }
+        if c.is_ascii_graphic() || c == ' ' {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,5 +227,9 @@ mod tests {
             "a\\u{202E}b\\u{0009}c"
         );
         assert_eq!(escape_for_display("abcdef", 3), "abc…");
+        assert_eq!(
+            escape_non_ascii("paypa\u{217C}.com", 20),
+            "paypa\\u{217C}.com"
+        );
     }
 }

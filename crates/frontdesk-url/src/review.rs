@@ -8,7 +8,7 @@ use url::{Host, Position, Url};
 use crate::findings::{Finding, FindingCode, Severity, Verdict};
 use crate::homograph;
 use crate::policy::{NEVER_ALLOWED_SCHEMES, UrlPolicy};
-use crate::raw::{self, escape_for_display};
+use crate::raw::{self, escape_for_display, escape_non_ascii};
 
 /// How many characters of an unreadable input a review keeps for display.
 const PREVIEW_CHARS: usize = 200;
@@ -395,7 +395,7 @@ fn check_domain(
                 format!(
                     "The host is written as \u{201C}{}\u{201D} but the link really goes to \
                      \u{201C}{}\u{201D}. The way it is written disguises the destination.",
-                    escape_for_display(raw_host, 80),
+                    escape_non_ascii(raw_host, 80),
                     d
                 ),
             ));
@@ -423,7 +423,7 @@ fn check_ipv4(out: &mut UrlReview, ip: Ipv4Addr, trimmed: &str, findings: &mut V
                 format!(
                     "The host is written as \u{201C}{}\u{201D}, a disguised form of the IP \
                      address {shown}.",
-                    escape_for_display(raw_host, 80)
+                    escape_non_ascii(raw_host, 80)
                 ),
             ));
         }
