@@ -3,12 +3,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How much a finding matters.
 ///
 /// Ordered: `Info < Warning < Refusal`, so the worst finding is the `max`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Worth showing, no reason for concern on its own.
@@ -37,7 +37,7 @@ impl fmt::Display for Severity {
 }
 
 /// The outcome of a review, derived from the findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Nothing worse than `Info`: ask for consent, then open.
@@ -110,7 +110,7 @@ macro_rules! finding_codes {
     ($( $(#[$doc:meta])* $variant:ident = $name:literal, $severity:ident; )*) => {
         /// What a finding is about. The snake_case names are stable: renderers,
         /// logs and tests may match on them.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(rename_all = "snake_case")]
         #[non_exhaustive]
         pub enum FindingCode {

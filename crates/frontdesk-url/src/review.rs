@@ -29,6 +29,9 @@ pub enum HostKind {
 ///
 /// Made only by [`review`]. Fields that need a parsed URL are `None` when the input
 /// could not be parsed (or was refused as too long before parsing).
+///
+/// It serializes (for a browser renderer) with the accessors' names, plus
+/// `highlight`: the byte range `[start, end]` of the registrable domain in `url`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UrlReview {
     verdict: Verdict,

@@ -58,6 +58,7 @@ fn codes_have_stable_names() {
         let json = serde_json::to_string(&code).unwrap();
         assert_eq!(json, format!("\"{}\"", code.as_str()));
         assert_eq!(code.as_str().parse::<FindingCode>(), Ok(code));
+        assert_eq!(serde_json::from_str::<FindingCode>(&json).unwrap(), code);
     }
     assert_eq!(
         serde_json::to_string(&Severity::Refusal).unwrap(),
