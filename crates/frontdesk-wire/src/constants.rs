@@ -1,0 +1,116 @@
+//! Names fixed by the protocol: revisions, method names, `_meta` keys and HTTP headers.
+
+/// Protocol revision strings.
+pub mod version {
+    /// The legacy, handshake-based revision (`initialize`, server-to-client requests).
+    pub const V2025_11_25: &str = "2025-11-25";
+    /// The modern, stateless revision (per-request `_meta`, MRTR).
+    pub const V2026_07_28: &str = "2026-07-28";
+    /// Every revision this crate models, newest first.
+    pub const SUPPORTED: &[&str] = &[V2026_07_28, V2025_11_25];
+    /// What a 2025-11-25 HTTP server assumes when no version header is present.
+    pub const HTTP_DEFAULT_ASSUMED: &str = "2025-03-26";
+}
+
+/// JSON-RPC method names.
+pub mod method {
+    /// `initialize` (2025-11-25 only).
+    pub const INITIALIZE: &str = "initialize";
+    /// `notifications/initialized` (2025-11-25 only).
+    pub const INITIALIZED: &str = "notifications/initialized";
+    /// `ping` (2025-11-25 only).
+    pub const PING: &str = "ping";
+    /// `server/discover` (2026-07-28).
+    pub const SERVER_DISCOVER: &str = "server/discover";
+    /// `tools/list`.
+    pub const TOOLS_LIST: &str = "tools/list";
+    /// `tools/call`.
+    pub const TOOLS_CALL: &str = "tools/call";
+    /// `prompts/list`.
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    /// `prompts/get`.
+    pub const PROMPTS_GET: &str = "prompts/get";
+    /// `resources/list`.
+    pub const RESOURCES_LIST: &str = "resources/list";
+    /// `resources/templates/list`.
+    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+    /// `resources/read`.
+    pub const RESOURCES_READ: &str = "resources/read";
+    /// `elicitation/create`: a server-to-client request (2025-11-25) or an
+    /// `inputRequests` entry (2026-07-28).
+    pub const ELICITATION_CREATE: &str = "elicitation/create";
+    /// `sampling/createMessage`.
+    pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+    /// `roots/list`.
+    pub const ROOTS_LIST: &str = "roots/list";
+    /// `logging/setLevel` (2025-11-25 only).
+    pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+    /// `subscriptions/listen` (2026-07-28).
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    /// `notifications/elicitation/complete` (2025-11-25 only).
+    pub const NOTIFICATION_ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+    /// `notifications/cancelled`.
+    pub const NOTIFICATION_CANCELLED: &str = "notifications/cancelled";
+    /// `notifications/progress`.
+    pub const NOTIFICATION_PROGRESS: &str = "notifications/progress";
+    /// `notifications/message` (log message).
+    pub const NOTIFICATION_MESSAGE: &str = "notifications/message";
+    /// `notifications/tools/list_changed`.
+    pub const NOTIFICATION_TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    /// `notifications/prompts/list_changed`.
+    pub const NOTIFICATION_PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+    /// `notifications/resources/list_changed`.
+    pub const NOTIFICATION_RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    /// `notifications/resources/updated`.
+    pub const NOTIFICATION_RESOURCES_UPDATED: &str = "notifications/resources/updated";
+
+    /// The methods whose 2026-07-28 result may be an `InputRequiredResult`.
+    pub const MAY_REQUIRE_INPUT: &[&str] = &[TOOLS_CALL, PROMPTS_GET, RESOURCES_READ];
+
+    /// Whether a 2026-07-28 server may answer `method` with `input_required`.
+    pub fn may_require_input(method: &str) -> bool {
+        MAY_REQUIRE_INPUT.contains(&method)
+    }
+}
+
+/// Keys of `_meta` objects defined by the protocol.
+pub mod meta_key {
+    /// Request `_meta`: protocol revision of this request (2026-07-28, required).
+    pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    /// Request `_meta`: the client's capabilities for this request (2026-07-28, required).
+    pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// Request `_meta`: the client's `Implementation` (2026-07-28, recommended).
+    pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    /// Request `_meta`: requested log level (2026-07-28, deprecated).
+    pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+    /// Result `_meta`: the server's `Implementation` (2026-07-28).
+    pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+    /// Notification/result `_meta`: the `subscriptions/listen` request id (2026-07-28).
+    pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+    /// 2025-11-25: `{ "taskId": … }` on every message related to a task.
+    pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+    /// Request `_meta`: opt into progress notifications (both revisions).
+    pub const PROGRESS_TOKEN: &str = "progressToken";
+    /// W3C trace context.
+    pub const TRACEPARENT: &str = "traceparent";
+    /// W3C trace context.
+    pub const TRACESTATE: &str = "tracestate";
+    /// W3C baggage.
+    pub const BAGGAGE: &str = "baggage";
+}
+
+/// HTTP header names (compare case-insensitively).
+pub mod header {
+    /// Negotiated (2025-11-25) or per-request (2026-07-28) protocol revision.
+    pub const MCP_PROTOCOL_VERSION: &str = "MCP-Protocol-Version";
+    /// Session id (2025-11-25 only; ignored in 2026-07-28).
+    pub const MCP_SESSION_ID: &str = "Mcp-Session-Id";
+    /// Mirror of the JSON-RPC `method` (2026-07-28).
+    pub const MCP_METHOD: &str = "Mcp-Method";
+    /// Mirror of `params.name` / `params.uri` (2026-07-28).
+    pub const MCP_NAME: &str = "Mcp-Name";
+    /// Prefix of headers mirroring tool arguments marked `x-mcp-header` (2026-07-28).
+    pub const MCP_PARAM_PREFIX: &str = "Mcp-Param-";
+    /// SSE resumption (2025-11-25 only).
+    pub const LAST_EVENT_ID: &str = "Last-Event-ID";
+}

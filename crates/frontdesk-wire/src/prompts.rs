@@ -1,0 +1,319 @@
+//! `prompts/*` and `resources/*`: the other requests that may return
+//! `input_required` (`prompts/get`, `resources/read`), plus their list forms.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::capabilities::Icon;
+use crate::content::{Annotations, ContentBlock, Resource, ResourceContents, Role};
+use crate::meta::Meta;
+use crate::mrtr::{InputResponses, RetryParams};
+use crate::result::{CacheScope, ResultType};
+
+/// Parameters of `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GetPromptRequestParams {
+    /// Prompt name.
+    pub name: String,
+    /// Template arguments (string values per the schema), kept raw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+    /// MRTR answers (2026-07-28 retries).
+    #[serde(
+        default,
+        rename = "inputResponses",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub input_responses: Option<InputResponses>,
+    /// MRTR state echo (2026-07-28 retries).
+    #[serde(
+        default,
+        rename = "requestState",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub request_state: Option<String>,
+    /// `_meta` (required in 2026-07-28).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl RetryParams for GetPromptRequestParams {
+    fn input_responses(&self) -> Option<&InputResponses> {
+        self.input_responses.as_ref()
+    }
+    fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+}
+
+/// The final result of `prompts/get`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GetPromptResult {
+    /// `"complete"` (2026-07-28).
+    #[serde(
+        default,
+        rename = "resultType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub result_type: Option<ResultType>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The messages.
+    pub messages: Vec<PromptMessage>,
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One message of a prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    /// Speaker.
+    pub role: Role,
+    /// Content.
+    pub content: ContentBlock,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A prompt template listed by `prompts/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prompt {
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Arguments, kept raw (`name`, `title?`, `description?`, `required?`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Vec<Map<String, Value>>>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Result of `prompts/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListPromptsResult {
+    /// `"complete"` (2026-07-28).
+    #[serde(
+        default,
+        rename = "resultType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub result_type: Option<ResultType>,
+    /// The prompts.
+    pub prompts: Vec<Prompt>,
+    /// Cursor of the next page.
+    #[serde(
+        default,
+        rename = "nextCursor",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub next_cursor: Option<String>,
+    /// Cache lifetime in ms (required in 2026-07-28).
+    #[serde(default, rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (required in 2026-07-28).
+    #[serde(
+        default,
+        rename = "cacheScope",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Parameters of `resources/read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadResourceRequestParams {
+    /// The URI.
+    pub uri: String,
+    /// MRTR answers (2026-07-28 retries).
+    #[serde(
+        default,
+        rename = "inputResponses",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub input_responses: Option<InputResponses>,
+    /// MRTR state echo (2026-07-28 retries).
+    #[serde(
+        default,
+        rename = "requestState",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub request_state: Option<String>,
+    /// `_meta` (required in 2026-07-28).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl RetryParams for ReadResourceRequestParams {
+    fn input_responses(&self) -> Option<&InputResponses> {
+        self.input_responses.as_ref()
+    }
+    fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+}
+
+/// The final result of `resources/read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadResourceResult {
+    /// `"complete"` (2026-07-28).
+    #[serde(
+        default,
+        rename = "resultType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub result_type: Option<ResultType>,
+    /// The contents.
+    pub contents: Vec<ResourceContents>,
+    /// Cache lifetime in ms (optional here; never cache an MRTR outcome).
+    #[serde(default, rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope.
+    #[serde(
+        default,
+        rename = "cacheScope",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Result of `resources/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListResourcesResult {
+    /// `"complete"` (2026-07-28).
+    #[serde(
+        default,
+        rename = "resultType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub result_type: Option<ResultType>,
+    /// The resources.
+    pub resources: Vec<Resource>,
+    /// Cursor of the next page.
+    #[serde(
+        default,
+        rename = "nextCursor",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub next_cursor: Option<String>,
+    /// Cache lifetime in ms (required in 2026-07-28).
+    #[serde(default, rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (required in 2026-07-28).
+    #[serde(
+        default,
+        rename = "cacheScope",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A resource template listed by `resources/templates/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceTemplate {
+    /// RFC 6570 URI template.
+    #[serde(rename = "uriTemplate")]
+    pub uri_template: String,
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// MIME type.
+    #[serde(default, rename = "mimeType", skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Icons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Display hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Result of `resources/templates/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListResourceTemplatesResult {
+    /// `"complete"` (2026-07-28).
+    #[serde(
+        default,
+        rename = "resultType",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub result_type: Option<ResultType>,
+    /// The templates.
+    #[serde(rename = "resourceTemplates")]
+    pub resource_templates: Vec<ResourceTemplate>,
+    /// Cursor of the next page.
+    #[serde(
+        default,
+        rename = "nextCursor",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub next_cursor: Option<String>,
+    /// Cache lifetime in ms (required in 2026-07-28).
+    #[serde(default, rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Cache scope (required in 2026-07-28).
+    #[serde(
+        default,
+        rename = "cacheScope",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
