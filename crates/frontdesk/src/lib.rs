@@ -1,1 +1,12 @@
 //! frontdesk runtime: the MCP server and client built on the pure crates.
+//!
+//! Modules so far:
+//! - [`state`]: sealed `requestState` (AEAD, key rotation, expiry, principal and
+//!   request binding) and single-use redemption through a nonce store.
+//! - [`flows`]: URL-mode elicitations as pending flows, with connect tokens.
+//! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).
+
+pub mod clock;
+pub mod flows;
+pub mod state;
+pub mod store;
