@@ -2,6 +2,9 @@
 //! that type and serializes back to equal JSON; the output also validates
 //! against the 2026-07-28 schema.json.
 
+// Test helpers may unwrap too (clippy.toml allows it only inside #[test] fns).
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::collections::BTreeSet;
@@ -53,7 +56,8 @@ fn response<R: DeserializeOwned + Serialize>(v: &Value) -> Result<Value, String>
         return Err(format!("not classified as a response: {msg:?}"));
     };
     let result: R = r.parse_result().map_err(|e| e.to_string())?;
-    let mut rebuilt = JsonRpcResponse::with_result(r.id.clone(), &result).map_err(|e| e.to_string())?;
+    let mut rebuilt =
+        JsonRpcResponse::with_result(r.id.clone(), &result).map_err(|e| e.to_string())?;
     rebuilt.extra = r.extra;
     serde_json::to_value(JsonRpcMessage::Response(rebuilt)).map_err(|e| e.to_string())
 }
@@ -147,7 +151,10 @@ fn covered() -> Vec<(&'static str, RoundTrip)> {
         ("InputResponses", direct::<InputResponses>),
         // sampling and roots (input requests)
         ("CreateMessageRequest", direct::<CreateMessageRequest>),
-        ("CreateMessageRequestParams", direct::<CreateMessageRequestParams>),
+        (
+            "CreateMessageRequestParams",
+            direct::<CreateMessageRequestParams>,
+        ),
         ("CreateMessageResult", direct::<CreateMessageResult>),
         ("ListRootsRequest", direct::<ListRootsRequest>),
         ("ListRootsResult", direct::<ListRootsResult>),
@@ -166,9 +173,18 @@ fn covered() -> Vec<(&'static str, RoundTrip)> {
         ("ListPromptsResultResponse", response::<ListPromptsResult>),
         ("ListResourcesRequest", request::<PaginatedRequestParams>),
         ("ListResourcesResult", direct::<ListResourcesResult>),
-        ("ListResourcesResultResponse", response::<ListResourcesResult>),
-        ("ListResourceTemplatesRequest", request::<PaginatedRequestParams>),
-        ("ListResourceTemplatesResult", direct::<ListResourceTemplatesResult>),
+        (
+            "ListResourcesResultResponse",
+            response::<ListResourcesResult>,
+        ),
+        (
+            "ListResourceTemplatesRequest",
+            request::<PaginatedRequestParams>,
+        ),
+        (
+            "ListResourceTemplatesResult",
+            direct::<ListResourceTemplatesResult>,
+        ),
         (
             "ListResourceTemplatesResultResponse",
             response::<ListResourceTemplatesResult>,
@@ -180,10 +196,22 @@ fn covered() -> Vec<(&'static str, RoundTrip)> {
             response::<MaybeInputRequired<ReadResourceResult>>,
         ),
         // notifications
-        ("CancelledNotification", notification::<CancelledNotificationParams>),
-        ("CancelledNotificationParams", direct::<CancelledNotificationParams>),
-        ("ProgressNotification", notification::<ProgressNotificationParams>),
-        ("ProgressNotificationParams", direct::<ProgressNotificationParams>),
+        (
+            "CancelledNotification",
+            notification::<CancelledNotificationParams>,
+        ),
+        (
+            "CancelledNotificationParams",
+            direct::<CancelledNotificationParams>,
+        ),
+        (
+            "ProgressNotification",
+            notification::<ProgressNotificationParams>,
+        ),
+        (
+            "ProgressNotificationParams",
+            direct::<ProgressNotificationParams>,
+        ),
         (
             "LoggingMessageNotification",
             notification::<LoggingMessageNotificationParams>,
@@ -193,7 +221,10 @@ fn covered() -> Vec<(&'static str, RoundTrip)> {
             direct::<LoggingMessageNotificationParams>,
         ),
         ("PromptListChangedNotification", notification::<MetaParams>),
-        ("ResourceListChangedNotification", notification::<MetaParams>),
+        (
+            "ResourceListChangedNotification",
+            notification::<MetaParams>,
+        ),
         ("ToolListChangedNotification", notification::<MetaParams>),
         (
             "ResourceUpdatedNotification",
@@ -204,7 +235,10 @@ fn covered() -> Vec<(&'static str, RoundTrip)> {
             direct::<ResourceUpdatedNotificationParams>,
         ),
         // errors
-        ("HeaderMismatchError", error_response::<Value>(ErrorCode::HEADER_MISMATCH)),
+        (
+            "HeaderMismatchError",
+            error_response::<Value>(ErrorCode::HEADER_MISMATCH),
+        ),
         (
             "MissingRequiredClientCapabilityError",
             error_response::<MissingRequiredClientCapabilityData>(
@@ -229,19 +263,58 @@ const NOT_COVERED: &[(&str, &str)] = &[
     ("BooleanSchema", "requestedSchema property: frontdesk-form"),
     ("NumberSchema", "requestedSchema property: frontdesk-form"),
     ("StringSchema", "requestedSchema property: frontdesk-form"),
-    ("TitledMultiSelectEnumSchema", "requestedSchema property: frontdesk-form"),
-    ("TitledSingleSelectEnumSchema", "requestedSchema property: frontdesk-form"),
-    ("UntitledMultiSelectEnumSchema", "requestedSchema property: frontdesk-form"),
-    ("UntitledSingleSelectEnumSchema", "requestedSchema property: frontdesk-form"),
-    ("ModelPreferences", "kept as a raw object inside sampling params"),
-    ("CompleteRequest", "completion/complete is outside elicitation"),
-    ("CompleteRequestParams", "completion/complete is outside elicitation"),
-    ("CompleteResult", "completion/complete is outside elicitation"),
-    ("CompleteResultResponse", "completion/complete is outside elicitation"),
-    ("SubscriptionsAcknowledgedNotification", "subscriptions/listen is outside elicitation"),
-    ("SubscriptionsListenRequest", "subscriptions/listen is outside elicitation"),
-    ("SubscriptionsListenResult", "subscriptions/listen is outside elicitation"),
-    ("SubscriptionsListenResultResponse", "subscriptions/listen is outside elicitation"),
+    (
+        "TitledMultiSelectEnumSchema",
+        "requestedSchema property: frontdesk-form",
+    ),
+    (
+        "TitledSingleSelectEnumSchema",
+        "requestedSchema property: frontdesk-form",
+    ),
+    (
+        "UntitledMultiSelectEnumSchema",
+        "requestedSchema property: frontdesk-form",
+    ),
+    (
+        "UntitledSingleSelectEnumSchema",
+        "requestedSchema property: frontdesk-form",
+    ),
+    (
+        "ModelPreferences",
+        "kept as a raw object inside sampling params",
+    ),
+    (
+        "CompleteRequest",
+        "completion/complete is outside elicitation",
+    ),
+    (
+        "CompleteRequestParams",
+        "completion/complete is outside elicitation",
+    ),
+    (
+        "CompleteResult",
+        "completion/complete is outside elicitation",
+    ),
+    (
+        "CompleteResultResponse",
+        "completion/complete is outside elicitation",
+    ),
+    (
+        "SubscriptionsAcknowledgedNotification",
+        "subscriptions/listen is outside elicitation",
+    ),
+    (
+        "SubscriptionsListenRequest",
+        "subscriptions/listen is outside elicitation",
+    ),
+    (
+        "SubscriptionsListenResult",
+        "subscriptions/listen is outside elicitation",
+    ),
+    (
+        "SubscriptionsListenResultResponse",
+        "subscriptions/listen is outside elicitation",
+    ),
 ];
 
 fn example_folders() -> BTreeSet<String> {
@@ -260,12 +333,21 @@ fn every_example_folder_is_either_covered_or_listed_as_not_covered() {
     let folders = example_folders();
     let covered: BTreeSet<String> = covered().iter().map(|(n, _)| n.to_string()).collect();
     let skipped: BTreeSet<String> = NOT_COVERED.iter().map(|(n, _)| n.to_string()).collect();
-    assert!(covered.is_disjoint(&skipped), "a folder is both covered and skipped");
+    assert!(
+        covered.is_disjoint(&skipped),
+        "a folder is both covered and skipped"
+    );
     let known: BTreeSet<String> = covered.union(&skipped).cloned().collect();
     let unknown: Vec<_> = folders.difference(&known).collect();
-    assert!(unknown.is_empty(), "new example folders, map or skip them: {unknown:?}");
+    assert!(
+        unknown.is_empty(),
+        "new example folders, map or skip them: {unknown:?}"
+    );
     let stale: Vec<_> = known.difference(&folders).collect();
-    assert!(stale.is_empty(), "listed folders that no longer exist: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "listed folders that no longer exist: {stale:?}"
+    );
     assert_eq!(covered.len(), 72);
     assert_eq!(skipped.len(), 16);
     assert_eq!(folders.len(), 88);
@@ -333,9 +415,11 @@ fn unknown_members_survive_everywhere() {
         for entry in std::fs::read_dir(dir.join(folder)).unwrap() {
             let path = entry.unwrap().path();
             let mut value = common::read_json(&path);
-            add_unknown(&mut value, matches!(folder, "InputRequests" | "InputResponses"));
-            let out = round_trip(&value)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            add_unknown(
+                &mut value,
+                matches!(folder, "InputRequests" | "InputResponses"),
+            );
+            let out = round_trip(&value).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(out, value, "{}", path.display());
         }
     }
@@ -348,23 +432,32 @@ fn typed_views_of_examples_are_right() {
         "InputRequiredResult/input-required-result-with-elicitation-and-sampling-and-request-state.json",
     ));
     let r: MaybeInputRequired<CallToolResult> = serde_json::from_value(v).unwrap();
-    let MaybeInputRequired::InputRequired(r) = r else { panic!("complete?") };
+    let MaybeInputRequired::InputRequired(r) = r else {
+        panic!("complete?")
+    };
     r.check().unwrap();
     let reqs = r.input_requests.as_ref().unwrap();
     let keys: Vec<_> = reqs.0.keys().cloned().collect();
     assert_eq!(keys, ["github_login", "capital_of_france"]);
-    let InputRequest::Elicit(e) = &reqs.0["github_login"] else { panic!() };
+    let InputRequest::Elicit(e) = &reqs.0["github_login"] else {
+        panic!()
+    };
     // `mode` absent means form; it stays absent on the way out.
-    let ElicitRequestParams::Form(f) = &e.params else { panic!() };
+    let ElicitRequestParams::Form(f) = &e.params else {
+        panic!()
+    };
     assert!(f.mode.is_none());
-    assert!(matches!(reqs.0["capital_of_france"], InputRequest::CreateMessage(_)));
+    assert!(matches!(
+        reqs.0["capital_of_france"],
+        InputRequest::CreateMessage(_)
+    ));
     let needs = r.required_capabilities();
     assert_eq!(needs.elicitation_modes(), ElicitationModes::FORM);
     assert!(needs.sampling.is_some());
 
-    let v = common::read_json(&dir.join(
-        "InputResponses/elicitation-and-sampling-input-responses.json",
-    ));
+    let v = common::read_json(
+        &dir.join("InputResponses/elicitation-and-sampling-input-responses.json"),
+    );
     let responses: InputResponses = serde_json::from_value(v).unwrap();
     assert_eq!(
         responses.elicit_result("github_login").unwrap().action,
@@ -376,7 +469,9 @@ fn typed_views_of_examples_are_right() {
     ));
 
     let v = common::read_json(&dir.join("CallToolRequest/call-tool-request.json"));
-    let JsonRpcMessage::Request(req) = JsonRpcMessage::from_value(v).unwrap() else { panic!() };
+    let JsonRpcMessage::Request(req) = JsonRpcMessage::from_value(v).unwrap() else {
+        panic!()
+    };
     assert_eq!(req.id, RequestId::from("call-tool-example"));
     let params: CallToolRequestParams = req.parse_params().unwrap();
     let fields = request_fields(params.meta.as_ref()).unwrap();
@@ -384,20 +479,34 @@ fn typed_views_of_examples_are_right() {
     assert_eq!(fields.client_capabilities, ClientCapabilities::default());
     assert_eq!(fields.client_info.unwrap().name, "ExampleClient");
 
-    let v = common::read_json(&dir.join(
-        "UnsupportedProtocolVersionError/unsupported-version.json",
-    ));
-    let JsonRpcMessage::Error(e) = JsonRpcMessage::from_value(v).unwrap() else { panic!() };
-    let data = e.error.unsupported_protocol_version_data().unwrap().unwrap();
+    let v =
+        common::read_json(&dir.join("UnsupportedProtocolVersionError/unsupported-version.json"));
+    let JsonRpcMessage::Error(e) = JsonRpcMessage::from_value(v).unwrap() else {
+        panic!()
+    };
+    let data = e
+        .error
+        .unsupported_protocol_version_data()
+        .unwrap()
+        .unwrap();
     assert_eq!(data.requested, "1900-01-01");
     assert_eq!(data.supported, ["2026-07-28", "2025-11-25"]);
 
-    let v = common::read_json(&dir.join(
-        "MissingRequiredClientCapabilityError/missing-elicitation-capability.json",
-    ));
-    let JsonRpcMessage::Error(e) = JsonRpcMessage::from_value(v).unwrap() else { panic!() };
-    let data = e.error.missing_required_client_capability_data().unwrap().unwrap();
-    assert_eq!(data.required_capabilities.elicitation_modes(), ElicitationModes::FORM);
+    let v = common::read_json(
+        &dir.join("MissingRequiredClientCapabilityError/missing-elicitation-capability.json"),
+    );
+    let JsonRpcMessage::Error(e) = JsonRpcMessage::from_value(v).unwrap() else {
+        panic!()
+    };
+    let data = e
+        .error
+        .missing_required_client_capability_data()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        data.required_capabilities.elicitation_modes(),
+        ElicitationModes::FORM
+    );
 
     let _unused: Map<String, Value> = Map::new();
 }

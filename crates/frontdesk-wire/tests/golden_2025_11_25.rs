@@ -5,6 +5,9 @@
 //! Regenerate after an intended change with
 //! `FRONTDESK_UPDATE_GOLDEN=1 cargo test -p frontdesk-wire --test golden_2025_11_25`.
 
+// Test helpers may unwrap too (clippy.toml allows it only inside #[test] fns).
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use std::path::PathBuf;
@@ -83,16 +86,15 @@ fn goldens() -> Vec<Golden> {
         "name": "Monalisa Octocat", "email": "octocat@github.com", "age": 30
     })));
 
-    let mut call = CallToolRequestParams::new(
-        "get_weather",
-        Some(obj(json!({ "location": "New York" }))),
-    );
+    let mut call =
+        CallToolRequestParams::new("get_weather", Some(obj(json!({ "location": "New York" }))));
     call.meta = Some(Meta::new().with_progress_token("call-2"));
 
     let mut call_result = CallToolResult::new(vec![ContentBlock::text(
         "Current weather in New York: 72°F, partly cloudy",
     )]);
-    call_result.structured_content = Some(json!({ "temperatureF": 72, "conditions": "partly cloudy" }));
+    call_result.structured_content =
+        Some(json!({ "temperatureF": 72, "conditions": "partly cloudy" }));
     call_result.is_error = Some(false);
 
     let mut progress = ProgressNotificationParams::new("call-2", 50);
@@ -220,7 +222,10 @@ fn goldens() -> Vec<Golden> {
         },
         Golden {
             file: "call-tool-result-error.json",
-            message: resp(2, &CallToolResult::error("The user declined to choose a repository.")),
+            message: resp(
+                2,
+                &CallToolResult::error("The user declined to choose a repository."),
+            ),
             envelope_def: "JSONRPCResultResponse",
             result_def: Some("CallToolResult"),
         },
@@ -259,7 +264,9 @@ fn goldens() -> Vec<Golden> {
             file: "error-response-invalid-params.json",
             message: JsonRpcErrorResponse::new(
                 Some(3.into()),
-                ErrorObject::invalid_params("Elicitation mode 'url' is not supported by this client"),
+                ErrorObject::invalid_params(
+                    "Elicitation mode 'url' is not supported by this client",
+                ),
             )
             .into(),
             envelope_def: "JSONRPCErrorResponse",
@@ -267,8 +274,11 @@ fn goldens() -> Vec<Golden> {
         },
         Golden {
             file: "error-response-parse-error.json",
-            message: JsonRpcErrorResponse::new(None, ErrorObject::parse_error("Parse error: Invalid JSON"))
-                .into(),
+            message: JsonRpcErrorResponse::new(
+                None,
+                ErrorObject::parse_error("Parse error: Invalid JSON"),
+            )
+            .into(),
             envelope_def: "JSONRPCErrorResponse",
             result_def: None,
         },
@@ -297,7 +307,10 @@ mod erased {
 }
 
 fn golden_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/2025-11-25"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/2025-11-25"
+    ))
 }
 
 #[test]
@@ -350,35 +363,59 @@ fn golden_messages_parse_into_their_typed_params() {
         JsonRpcMessage::from_slice(text.as_bytes()).unwrap()
     };
 
-    let JsonRpcMessage::Request(r) = read("initialize-request.json") else { panic!() };
+    let JsonRpcMessage::Request(r) = read("initialize-request.json") else {
+        panic!()
+    };
     let p: InitializeRequestParams = r.parse_params().unwrap();
     assert_eq!(p.capabilities.elicitation_modes(), ElicitationModes::BOTH);
 
-    let JsonRpcMessage::Request(r) = read("elicit-request-url.json") else { panic!() };
+    let JsonRpcMessage::Request(r) = read("elicit-request-url.json") else {
+        panic!()
+    };
     let p: ElicitRequestParams = r.parse_params().unwrap();
-    let ElicitRequestParams::Url(u) = p else { panic!() };
+    let ElicitRequestParams::Url(u) = p else {
+        panic!()
+    };
     assert_eq!(u.elicitation_id.as_deref(), Some(ELICITATION_ID));
 
-    let JsonRpcMessage::Request(r) = read("elicit-request-form.json") else { panic!() };
+    let JsonRpcMessage::Request(r) = read("elicit-request-form.json") else {
+        panic!()
+    };
     let p: ElicitRequestParams = r.parse_params().unwrap();
     assert_eq!(p.mode(), ElicitationMode::Form);
-    let ElicitRequestParams::Form(f) = p else { panic!() };
+    let ElicitRequestParams::Form(f) = p else {
+        panic!()
+    };
     // requestedSchema keeps its key order.
-    let keys: Vec<_> = f.requested_schema["properties"].as_object().unwrap().keys().cloned().collect();
+    let keys: Vec<_> = f.requested_schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     assert_eq!(keys, ["name", "email", "age"]);
 
-    let JsonRpcMessage::Error(e) = read("url-elicitation-required-error.json") else { panic!() };
+    let JsonRpcMessage::Error(e) = read("url-elicitation-required-error.json") else {
+        panic!()
+    };
     let data = e.error.url_elicitation_required_data().unwrap().unwrap();
     assert_eq!(data.elicitations.len(), 1);
-    assert_eq!(data.elicitations[0].elicitation_id.as_deref(), Some(ELICITATION_ID));
+    assert_eq!(
+        data.elicitations[0].elicitation_id.as_deref(),
+        Some(ELICITATION_ID)
+    );
 
-    let JsonRpcMessage::Response(r) = read("elicit-result-decline.json") else { panic!() };
+    let JsonRpcMessage::Response(r) = read("elicit-result-decline.json") else {
+        panic!()
+    };
     let res: ElicitResult = r.parse_result().unwrap();
     assert_eq!(res.action, ElicitAction::Decline);
     // A 2025-11-25 result has no resultType: it classifies as complete.
     assert_eq!(ResultType::of(&r.result).unwrap(), ResultType::Complete);
 
-    let JsonRpcMessage::Request(r) = read("call-tool-request.json") else { panic!() };
+    let JsonRpcMessage::Request(r) = read("call-tool-request.json") else {
+        panic!()
+    };
     let p: CallToolRequestParams = r.parse_params().unwrap();
     let token = p.meta.unwrap().progress_token().unwrap().unwrap();
     assert_eq!(token, ProgressToken::from("call-2"));

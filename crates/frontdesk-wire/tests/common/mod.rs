@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: locating the shared spec folder and
 //! validating instances against a `$defs` entry of an official schema.json.
 
+// Test helpers may unwrap too (clippy.toml allows it only inside #[test] fns).
+#![allow(clippy::unwrap_used)]
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -9,10 +11,7 @@ use serde_json::{Map, Value, json};
 
 /// `shared/spec` (CI keeps `shared/` at the same relative place).
 pub fn spec_dir() -> PathBuf {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/spec"
-    ));
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/spec"));
     assert!(
         dir.is_dir(),
         "the shared spec folder is missing: expected it at {} (…/shared/spec next to the repository)",
