@@ -69,10 +69,16 @@ fn every_kind() -> FormSchema {
         .string("meeting", |f| f.title("First meeting").date_time())
         .string("homepage", |f| f.format(StringFormat::Uri))
         .string("zip", |f| f.title("ZIP code").pattern(r"^\d{5}$"))
-        .integer("seats", |f| f.title("Seats").range(1, 100).default(5).required())
+        .integer("seats", |f| {
+            f.title("Seats").range(1, 100).default(5).required()
+        })
         .number("budget", |f| f.title("Budget").minimum(0).default(12.5))
         .boolean("newsletter", |f| f.title("Subscribe").default(false))
-        .select("region", |f| f.title("Region").options(["eu", "us", "apac"]).default("eu"))
+        .select("region", |f| {
+            f.title("Region")
+                .options(["eu", "us", "apac"])
+                .default("eu")
+        })
         .select("color", |f| {
             f.title("Color")
                 .option("#FF0000", "Red")
@@ -118,7 +124,10 @@ fn builder_output_matches_golden_file() {
     }
     let golden = std::fs::read_to_string(GOLDEN)
         .unwrap_or_else(|e| panic!("cannot read {GOLDEN}: {e}; run with UPDATE_GOLDEN=1"));
-    assert_eq!(text, golden, "builder output changed; inspect and run with UPDATE_GOLDEN=1");
+    assert_eq!(
+        text, golden,
+        "builder output changed; inspect and run with UPDATE_GOLDEN=1"
+    );
 }
 
 #[test]
@@ -131,7 +140,10 @@ fn golden_file_validates_against_both_official_schemas() {
         // The wrapper really checks: a nested object is rejected.
         let mut bad = golden.clone();
         bad["requestedSchema"]["properties"]["nested"] = json!({"type": "object"});
-        assert!(!v.is_valid(&bad), "a nested object must not validate under {path}");
+        assert!(
+            !v.is_valid(&bad),
+            "a nested object must not validate under {path}"
+        );
     }
 }
 
@@ -154,7 +166,8 @@ fn an_accepted_answer_validates_against_elicit_result() {
         "zip": "12345", "seats": 5, "budget": 12, "newsletter": true, "region": "us",
         "color": "#00FF00", "legacySize": "m", "tags": ["alpha", "beta"], "palette": []
     });
-    form.validate_value(&content).expect("the answer is valid for our form");
+    form.validate_value(&content)
+        .expect("the answer is valid for our form");
     let result = json!({"action": "accept", "content": content});
     for path in [SCHEMA_2025, SCHEMA_2026] {
         let v = validator(&official(path), "ElicitResult");
@@ -223,10 +236,16 @@ fn builder_reproduces_the_spec_example() {
         .string("email", |f| f.title("Email").email().required())
         .string("birthday", |f| f.date())
         .string("homepage", |f| f.uri())
-        .integer("seats", |f| f.title("Seats").range(1, 100).default(5).required())
+        .integer("seats", |f| {
+            f.title("Seats").range(1, 100).default(5).required()
+        })
         .number("budget", |f| f.minimum(0).default(12.5))
         .boolean("newsletter", |f| f.title("Subscribe").default(false))
-        .select("region", |f| f.title("Region").options(["eu", "us", "apac"]).default("eu"))
+        .select("region", |f| {
+            f.title("Region")
+                .options(["eu", "us", "apac"])
+                .default("eu")
+        })
         .select("color", |f| {
             f.title("Color")
                 .option("#FF0000", "Red")

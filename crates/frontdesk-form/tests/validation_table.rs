@@ -22,7 +22,8 @@ fn validation_table() {
         assert!(names.insert(name), "duplicate case name {name}");
         let parsed = FormSchema::parse(&case["schema"])
             .unwrap_or_else(|e| panic!("{name}: schema does not parse: {e}"));
-        let got: Vec<(Option<String>, String)> = match parsed.schema.validate_value(&case["answer"]) {
+        let got: Vec<(Option<String>, String)> = match parsed.schema.validate_value(&case["answer"])
+        {
             Ok(()) => Vec::new(),
             Err(errors) => errors
                 .errors()
@@ -54,7 +55,9 @@ fn validation_table() {
                 .err()
                 .and_then(|e| e.errors().first().map(|e| e.message.clone()));
             if first.as_deref() != Some(message) {
-                failures.push(format!("{name}: expected message {message:?}, got {first:?}"));
+                failures.push(format!(
+                    "{name}: expected message {message:?}, got {first:?}"
+                ));
             }
         }
     }
