@@ -7,6 +7,8 @@
 //! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).
 
 pub mod clock;
+pub mod demo;
 pub mod flows;
+pub mod server;
 pub mod state;
 pub mod store;

@@ -1,0 +1,457 @@
+//! 2025-11-25: the [`Session`] (negotiated version, client capabilities,
+//! outbound requests awaiting answers, in-flight inbound requests) and the
+//! live `elicitation/create` round trip with its human-wait budget,
+//! progress keep-alives and cancellation.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::OutboundSink;
+use super::answer::{Answer, AskError, ElicitOutcome, InputRequest, parse_elicit_result};
+use super::context::{CallInner, send_progress};
+use super::flow_port::{FlowStatus, FlowTicket};
+use super::form::FormSchema;
+use super::rpc::{self, id_key};
+use super::tool::{ToolError, UrlElicitation};
+
+type Reply = Result<Value, Value>;
+
+#[derive(Debug, Clone, Default)]
+struct Negotiated {
+    version: Option<String>,
+    capabilities: Value,
+    initialized: bool,
+    log_level: Option<String>,
+}
+
+/// One 2025-11-25 connection: a stdio process, or one HTTP `Mcp-Session-Id`.
+///
+/// Holds what `initialize` negotiated, the server's own outstanding requests
+/// (answers from the client are routed back to the waiting question), the
+/// client's in-flight requests (so `notifications/cancelled` can stop them),
+/// and a channel for messages unrelated to any request (on HTTP: the GET
+/// stream), such as `notifications/elicitation/complete` after a `-32042`.
+/// 2026-07-28 requests use none of the protocol state; on stdio they still
+/// register here so they can be cancelled.
+pub struct Session {
+    id: String,
+    negotiated: Mutex<Negotiated>,
+    next_id: AtomicU64,
+    pending: Mutex<HashMap<String, oneshot::Sender<Reply>>>,
+    inflight: Mutex<HashMap<String, CancellationToken>>,
+    closed: CancellationToken,
+    unsolicited_tx: mpsc::UnboundedSender<Value>,
+    unsolicited_rx: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    pub(crate) fn new() -> Self {
+        let mut b = [0u8; 16];
+        rand::fill(&mut b[..]);
+        let (tx, rx) = mpsc::unbounded_channel();
+        Self {
+            id: b.iter().map(|x| format!("{x:02x}")).collect(),
+            negotiated: Mutex::new(Negotiated::default()),
+            next_id: AtomicU64::new(0),
+            pending: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
+            closed: CancellationToken::new(),
+            unsolicited_tx: tx,
+            unsolicited_rx: Mutex::new(Some(rx)),
+        }
+    }
+
+    /// A random id (32 hex characters), usable as the HTTP `Mcp-Session-Id`.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The version `initialize` negotiated, if it happened.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.negotiated.lock().ok().and_then(|n| n.version.clone())
+    }
+
+    /// The capabilities the client declared in `initialize` (`{}` before).
+    pub fn client_capabilities(&self) -> Value {
+        self.negotiated
+            .lock()
+            .map(|n| n.capabilities.clone())
+            .unwrap_or(Value::Null)
+    }
+
+    /// Whether `initialize` succeeded on this session.
+    pub fn is_initialized(&self) -> bool {
+        self.negotiated.lock().is_ok_and(|n| n.version.is_some())
+    }
+
+    /// Take the receiver of unsolicited messages (once; later calls get `None`).
+    /// On HTTP, drain it into the session's GET stream.
+    pub fn unsolicited(&self) -> Option<mpsc::UnboundedReceiver<Value>> {
+        self.unsolicited_rx.lock().ok().and_then(|mut r| r.take())
+    }
+
+    /// The client went away: every question waiting on it ends with
+    /// [`AskError::Disconnected`] and every in-flight request is cancelled.
+    pub fn close(&self) {
+        self.closed.cancel();
+        if let Ok(map) = self.inflight.lock() {
+            for token in map.values() {
+                token.cancel();
+            }
+        }
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.closed.is_cancelled()
+    }
+
+    pub(crate) fn set_negotiated(&self, version: String, capabilities: Value) {
+        if let Ok(mut n) = self.negotiated.lock() {
+            n.version = Some(version);
+            n.capabilities = capabilities;
+        }
+    }
+
+    pub(crate) fn mark_initialized(&self) {
+        if let Ok(mut n) = self.negotiated.lock() {
+            n.initialized = true;
+        }
+    }
+
+    pub(crate) fn set_log_level(&self, level: String) {
+        if let Ok(mut n) = self.negotiated.lock() {
+            n.log_level = Some(level);
+        }
+    }
+
+    pub(crate) fn log_level(&self) -> Option<String> {
+        self.negotiated
+            .lock()
+            .ok()
+            .and_then(|n| n.log_level.clone())
+    }
+
+    pub(crate) fn push_unsolicited(&self, msg: Value) {
+        let _ = self.unsolicited_tx.send(msg);
+    }
+
+    /// Register an inbound request so `notifications/cancelled` can stop it.
+    pub(crate) fn begin_request(&self, id: &Value) -> CancellationToken {
+        let token = self.closed.child_token();
+        if let Ok(mut map) = self.inflight.lock() {
+            map.insert(id_key(id), token.clone());
+        }
+        token
+    }
+
+    pub(crate) fn end_request(&self, id: &Value) {
+        if let Ok(mut map) = self.inflight.lock() {
+            map.remove(&id_key(id));
+        }
+    }
+
+    /// The client cancelled request `id`.
+    pub(crate) fn cancel_request(&self, id: &Value) -> bool {
+        let token = self
+            .inflight
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&id_key(id)).cloned());
+        match token {
+            Some(t) => {
+                t.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A response from the client to one of our requests.
+    pub(crate) fn route_response(&self, id: &Value, reply: Reply) -> bool {
+        let waiter = self
+            .pending
+            .lock()
+            .ok()
+            .and_then(|mut m| m.remove(&id_key(id)));
+        match waiter {
+            Some(tx) => tx.send(reply).is_ok(),
+            None => false,
+        }
+    }
+
+    fn register(&self) -> (Value, oneshot::Receiver<Reply>) {
+        let n = self.next_id.fetch_add(1, Ordering::SeqCst) + 1;
+        let id = Value::from(format!("fd-{n}"));
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut m) = self.pending.lock() {
+            m.insert(id_key(&id), tx);
+        }
+        (id, rx)
+    }
+
+    fn forget(&self, id: &Value) {
+        if let Ok(mut m) = self.pending.lock() {
+            m.remove(&id_key(id));
+        }
+    }
+}
+
+/// Removes the outstanding request when the waiting question goes away, and
+/// tells the client (`notifications/cancelled`) so it can close its form.
+struct Outstanding<'a> {
+    session: &'a Session,
+    sink: &'a OutboundSink,
+    id: Value,
+    answered: bool,
+}
+
+impl Drop for Outstanding<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.session.forget(&self.id);
+            self.sink.send(rpc::notification(
+                "notifications/cancelled",
+                json!({"requestId": self.id, "reason": "The server no longer needs this answer."}),
+            ));
+        }
+    }
+}
+
+/// Send `method` to the client and wait for its result, within the human-wait
+/// budget, with progress keep-alives.
+async fn round_trip(
+    cx: &CallInner,
+    session: &Session,
+    method: &str,
+    params: Value,
+) -> Result<Value, AskError> {
+    if session.is_closed() {
+        return Err(AskError::Disconnected);
+    }
+    let (id, rx) = session.register();
+    let mut guard = Outstanding {
+        session,
+        sink: &cx.sink,
+        id: id.clone(),
+        answered: false,
+    };
+    cx.sink.send(rpc::request(&id, method, params));
+    let config = &cx.server.config;
+    let deadline = tokio::time::Instant::now() + config.human_wait;
+    let mut rx = rx;
+    loop {
+        let tick = tokio::time::Instant::now() + config.keepalive_interval;
+        tokio::select! {
+            reply = &mut rx => {
+                guard.answered = true;
+                return match reply {
+                    Ok(Ok(result)) => Ok(result),
+                    Ok(Err(error)) => Err(AskError::ClientError {
+                        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+                        message: error.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+                    }),
+                    Err(_) => Err(AskError::Disconnected),
+                };
+            }
+            () = session.closed.cancelled() => {
+                return Err(AskError::Disconnected);
+            }
+            () = tokio::time::sleep_until(deadline.min(tick)) => {
+                if tokio::time::Instant::now() >= deadline {
+                    tracing::info!(method, "no answer within the human-wait budget");
+                    return Err(AskError::TimedOut);
+                }
+                send_progress(cx, "Waiting for the person to answer");
+            }
+        }
+    }
+}
+
+fn check(session: &Session, request: &InputRequest) -> Result<(), AskError> {
+    if !session.is_initialized() {
+        return Err(AskError::Internal("the session is not initialized".into()));
+    }
+    request
+        .check_capability(&session.client_capabilities())
+        .map_err(|required| AskError::MissingCapability { required })
+}
+
+/// A form question over `elicitation/create`. Content that fails the schema is
+/// asked again (with the problems added to the message) up to the configured
+/// number of times, then ends in [`AskError::InvalidAnswer`].
+pub(crate) async fn ask_form(
+    cx: &CallInner,
+    session: &Session,
+    message: &str,
+    schema: &FormSchema,
+) -> Result<Answer<Map<String, Value>>, AskError> {
+    let mut request = InputRequest::form(message, schema.clone());
+    check(session, &request)?;
+    let mut attempts = 0;
+    loop {
+        let result = round_trip(cx, session, request.method(), request.params(None)).await?;
+        let outcome = parse_elicit_result(&result).map_err(|reason| AskError::InvalidResponse {
+            key: String::new(),
+            reason,
+        })?;
+        match outcome {
+            ElicitOutcome::Decline => return Ok(Answer::Declined),
+            ElicitOutcome::Cancel => return Ok(Answer::Cancelled),
+            ElicitOutcome::Accept(content) => match super::form::validate(schema, &content) {
+                Ok(clean) => return Ok(Answer::Accepted(clean)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "accepted content does not fit the form");
+                    if attempts >= cx.server.config.reask_limit {
+                        return Err(AskError::InvalidAnswer(e));
+                    }
+                    attempts += 1;
+                    request = InputRequest::form(
+                        format!("{message}\n\nPlease check your answer: {e}."),
+                        schema.clone(),
+                    );
+                }
+            },
+        }
+    }
+}
+
+/// Any question, answered with the client's raw result (form content validated).
+pub(crate) async fn request_input(
+    cx: &CallInner,
+    session: &Session,
+    request: &InputRequest,
+) -> Result<Value, AskError> {
+    check(session, request)?;
+    if let super::answer::Kind::Form { message, schema } = &request.kind {
+        let answer = ask_form(cx, session, message, schema).await?;
+        return Ok(match answer {
+            Answer::Accepted(content) => json!({"action": "accept", "content": content}),
+            other => json!({"action": other.action()}),
+        });
+    }
+    round_trip(cx, session, request.method(), request.params(None)).await
+}
+
+/// A URL question: `elicitation/create` in URL mode; on accept, wait for the
+/// flow to complete, then send `notifications/elicitation/complete`.
+pub(crate) async fn ask_url<F>(
+    cx: &CallInner,
+    session: &Session,
+    message: &str,
+    make_url: F,
+) -> Result<Answer<()>, AskError>
+where
+    F: FnOnce(&FlowTicket) -> String,
+{
+    let flows = &cx.server.flows;
+    let ticket = flows.create(&cx.principal, cx.server.config.human_wait);
+    let request = InputRequest::url(message.to_string(), make_url(&ticket));
+    check(session, &request)?;
+    let result = round_trip(
+        cx,
+        session,
+        request.method(),
+        request.params(Some(&ticket.flow_id)),
+    )
+    .await?;
+    let outcome = parse_elicit_result(&result).map_err(|reason| AskError::InvalidResponse {
+        key: String::new(),
+        reason,
+    })?;
+    match outcome {
+        ElicitOutcome::Decline => {
+            flows.fail(&ticket.flow_id);
+            Ok(Answer::Declined)
+        }
+        ElicitOutcome::Cancel => {
+            flows.fail(&ticket.flow_id);
+            Ok(Answer::Cancelled)
+        }
+        ElicitOutcome::Accept(_) => {
+            let config = &cx.server.config;
+            let deadline = tokio::time::Instant::now() + config.human_wait;
+            loop {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                if left.is_zero() {
+                    flows.fail(&ticket.flow_id);
+                    return Err(AskError::TimedOut);
+                }
+                let step = left.min(config.keepalive_interval);
+                let status = tokio::select! {
+                    s = flows.wait(&ticket.flow_id, &cx.principal, step) => s,
+                    () = session.closed.cancelled() => return Err(AskError::Disconnected),
+                };
+                match status {
+                    FlowStatus::Complete => {
+                        cx.sink.send(rpc::notification(
+                            "notifications/elicitation/complete",
+                            json!({"elicitationId": ticket.flow_id}),
+                        ));
+                        return Ok(Answer::Accepted(()));
+                    }
+                    FlowStatus::Failed => return Ok(Answer::Cancelled),
+                    FlowStatus::Pending => {
+                        send_progress(cx, "Waiting for the person to finish in the browser")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Create the flow for a `-32042` error and announce its completion on the
+/// session's unsolicited channel when it happens.
+pub(crate) async fn url_required<F>(
+    cx: &CallInner,
+    session: &Arc<Session>,
+    message: &str,
+    make_url: F,
+) -> ToolError
+where
+    F: FnOnce(&FlowTicket) -> String,
+{
+    let request_check = InputRequest::url(String::new(), String::new());
+    if let Err(e) = check(session, &request_check) {
+        return ToolError::Ask(e);
+    }
+    let server = Arc::clone(&cx.server);
+    let ticket = server.flows.create(&cx.principal, server.config.human_wait);
+    let url = make_url(&ticket);
+    let weak = Arc::downgrade(session);
+    let flow_id = ticket.flow_id.clone();
+    let principal = cx.principal.clone();
+    tokio::spawn(async move {
+        let status = server
+            .flows
+            .wait(&flow_id, &principal, server.config.human_wait)
+            .await;
+        if status == FlowStatus::Complete
+            && let Some(session) = weak.upgrade()
+        {
+            session.push_unsolicited(rpc::notification(
+                "notifications/elicitation/complete",
+                json!({"elicitationId": flow_id}),
+            ));
+        }
+    });
+    ToolError::UrlElicitationRequired(vec![UrlElicitation {
+        elicitation_id: ticket.flow_id,
+        message: message.to_string(),
+        url,
+    }])
+}

@@ -1,0 +1,374 @@
+//! The MCP server: tools and prompts whose handlers ask the person for input
+//! once and work against every client, 2025-11-25 and 2026-07-28.
+//!
+//! ```no_run
+//! use frontdesk::server::{Answer, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
+//! use frontdesk::server::FormSchema;
+//!
+//! async fn greet(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
+//!     let schema = FormSchema::builder()
+//!         .string("name", |f| f.title("Your name").required())
+//!         .build()
+//!         .map_err(|e| ToolError::execution(e.to_string()))?;
+//!     Ok(match cx.ask("What is your name?", &schema).await? {
+//!         Answer::Accepted(form) => ToolOutput::text(format!("Hello, {}!", form["name"])),
+//!         Answer::Declined => ToolOutput::text("Maybe next time."),
+//!         Answer::Cancelled => ToolOutput::text("Cancelled."),
+//!     })
+//! }
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let server = Server::builder("greeter", "1.0.0")
+//!     .tool(ToolDef::new("greet", "Greet the person", greet))
+//!     .build();
+//! frontdesk::server::stdio::serve_stdio(server).await
+//! # }
+//! ```
+//!
+//! # Transport-facing API
+//!
+//! Transports only move bytes; everything else happens in [`Server::handle`]:
+//!
+//! 1. Make one [`Session`] per connection that can carry 2025-11-25 traffic
+//!    ([`Server::session`]): one per stdio process, one per HTTP
+//!    `Mcp-Session-Id` (mint it on the response to `initialize`; its
+//!    [`Session::id`] is suitable). 2026-07-28 requests need no session
+//!    (pass `None` on HTTP; stdio passes its one session so
+//!    `notifications/cancelled` can stop them).
+//! 2. Turn the bytes of one message into JSON with [`Server::parse_message`]
+//!    (size bound, `-32700` on bad JSON).
+//! 3. Call [`Server::handle`] with an [`OutboundSink`] for messages related
+//!    to this request (progress, log messages and, on 2025-11-25, the
+//!    server's `elicitation/create` requests): on HTTP, the POST's SSE stream;
+//!    on stdio, the single writer. Everything pushed to the sink is sent
+//!    before the final response, which `handle` returns in [`Handled`]
+//!    (`None` for notifications, client responses and cancelled requests).
+//! 4. A JSON-RPC *response* from the client (the answer to our
+//!    `elicitation/create`) also goes through `handle`; the session routes it
+//!    to the waiting question (HTTP: answer `202`).
+//! 5. [`Handled::http_status`] is the status for Streamable HTTP (400 for
+//!    `-32020`/`-32021`/`-32022`/missing `_meta`, 404 for `-32601` on
+//!    2026-07-28, 202 when there is no response body).
+//! 6. Messages unrelated to any request (2025-11-25
+//!    `notifications/elicitation/complete` after a `-32042`) arrive on
+//!    [`Session::unsolicited`]; drain it into the GET stream.
+//! 7. When the connection goes away, call [`Session::close`]: waiting
+//!    questions end and in-flight calls are dropped. On 2026-07-28 HTTP,
+//!    dropping the `handle` future is the cancellation.
+//! 8. URL flows are completed by the server's own page calling
+//!    [`Server::complete_flow`] with the connect token.
+//!
+//! Header checks of 2026-07-28 HTTP (`-32020`) belong to the HTTP transport;
+//! [`Server::era_of`] tells which era a parsed message is for, and
+//! [`RequestInfo::era`] lets the transport force it (e.g. from
+//! `MCP-Protocol-Version`).
+
+pub mod answer;
+mod context;
+mod dispatch;
+mod flow_port;
+pub mod form;
+mod legacy;
+mod modern;
+mod prompt;
+pub mod rpc;
+pub mod stdio;
+mod tool;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+pub use answer::{Answer, AskError, InputRequest};
+pub use context::ToolContext;
+pub use flow_port::{FlowError, FlowStatus, FlowTicket};
+pub use form::{Form, FormError, FormSchema, SchemaError, schema_from_value};
+pub use legacy::Session;
+pub use prompt::{PromptArgument, PromptDef, PromptOutput};
+pub use rpc::RpcError;
+pub use tool::{NoArgs, ToolDef, ToolError, ToolOutput, UrlElicitation, input_schema_for};
+
+use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
+
+/// The 2026-07-28 revision string.
+pub const MODERN_VERSION: &str = "2026-07-28";
+/// Revisions served with the `initialize` handshake, newest first.
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+/// Every revision this server speaks (`server/discover`, `-32022` data).
+pub const SUPPORTED_VERSIONS: &[&str] = &["2026-07-28", "2025-11-25"];
+
+/// Which protocol era a message belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2025-11-25 and earlier: `initialize`, sessions, server-to-client requests.
+    Legacy,
+    /// 2026-07-28: per-request `_meta`, stateless, `input_required`.
+    Modern,
+}
+
+/// Tunables. Human time is not machine time: waiting for a person has its own
+/// budget.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerConfig {
+    /// How long a 2025-11-25 question waits for the person (default 10 min).
+    pub human_wait: Duration,
+    /// Interval of progress keep-alives while waiting (default 15 s).
+    pub keepalive_interval: Duration,
+    /// How long a 2026-07-28 retry is held for a URL flow to finish before the
+    /// same URL is asked again (default 10 s).
+    pub url_hold: Duration,
+    /// Lifetime of a sealed `requestState` (default 30 min).
+    pub state_ttl: Duration,
+    /// How many times 2025-11-25 asks again when accepted content fails the
+    /// schema, before giving up (default 1).
+    pub reask_limit: u32,
+    /// Largest accepted message, in bytes (default 4 MiB).
+    pub max_message_bytes: usize,
+    /// `ttlMs` of 2026-07-28 list and discover results (default 5 min).
+    pub list_ttl_ms: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            human_wait: Duration::from_secs(600),
+            keepalive_interval: Duration::from_secs(15),
+            url_hold: Duration::from_secs(10),
+            state_ttl: Duration::from_secs(1800),
+            reask_limit: 1,
+            max_message_bytes: 4 * 1024 * 1024,
+            list_ttl_ms: 300_000,
+        }
+    }
+}
+
+/// Where messages related to one request go before its response (progress,
+/// log messages, 2025-11-25 server requests). Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct OutboundSink {
+    tx: Option<mpsc::UnboundedSender<Value>>,
+}
+
+impl OutboundSink {
+    /// A sink and the receiver the transport drains.
+    pub fn channel() -> (Self, mpsc::UnboundedReceiver<Value>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Self { tx: Some(tx) }, rx)
+    }
+
+    /// A sink feeding an existing sender.
+    pub fn from_sender(tx: mpsc::UnboundedSender<Value>) -> Self {
+        Self { tx: Some(tx) }
+    }
+
+    /// A sink that drops everything (for transports that cannot stream).
+    pub fn discard() -> Self {
+        Self { tx: None }
+    }
+
+    /// Queue one message; `false` when the transport is gone.
+    pub fn send(&self, message: Value) -> bool {
+        self.tx.as_ref().is_some_and(|tx| tx.send(message).is_ok())
+    }
+}
+
+/// What the transport knows about a message besides its body.
+#[derive(Debug, Clone, Default)]
+pub struct RequestInfo {
+    /// The authenticated principal (e.g. the `sub` of an access token);
+    /// `None` is anonymous. Sealed state and URL flows are bound to it.
+    pub principal: Option<String>,
+    /// Force the era (e.g. HTTP with `MCP-Protocol-Version: 2026-07-28`);
+    /// `None` lets [`Server::era_of`] decide from the body.
+    pub era: Option<Era>,
+}
+
+/// The outcome of [`Server::handle`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handled {
+    /// The response to send, if any.
+    pub response: Option<Value>,
+    /// The status Streamable HTTP should use.
+    pub http_status: u16,
+    /// The era the message was served in (`None` when it could not be read).
+    pub era: Option<Era>,
+}
+
+pub(crate) struct ServerInner {
+    pub(crate) info: Value,
+    pub(crate) instructions: Option<String>,
+    pub(crate) tools: tool::ToolRegistry,
+    pub(crate) prompts: Vec<PromptDef>,
+    pub(crate) config: ServerConfig,
+    pub(crate) sealer: StateSealer,
+    pub(crate) nonces: Option<Arc<dyn NonceStore>>,
+    pub(crate) flows: flow_port::Flows,
+}
+
+/// An MCP server. Cheap to clone; share one between transports.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Start building a server that reports `name` and `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: json!({"name": name.into(), "version": version.into()}),
+            instructions: None,
+            tools: tool::ToolRegistry::default(),
+            prompts: Vec::new(),
+            config: ServerConfig::default(),
+            sealer: None,
+            nonces: Some(Arc::new(InMemoryNonceStore::new())),
+        }
+    }
+
+    /// A new 2025-11-25-capable connection.
+    pub fn session(&self) -> Arc<Session> {
+        Arc::new(Session::new())
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &ServerConfig {
+        &self.inner.config
+    }
+
+    /// Parse one message, enforcing the size bound. On failure, the error
+    /// response to send (`-32700` or `-32600`, id `null`).
+    pub fn parse_message(&self, bytes: &[u8]) -> Result<Value, Value> {
+        if bytes.len() > self.inner.config.max_message_bytes {
+            tracing::warn!(bytes = bytes.len(), "message over the size limit");
+            let e = RpcError::invalid_request(format!(
+                "Invalid request: message larger than {} bytes",
+                self.inner.config.max_message_bytes
+            ));
+            return Err(rpc::error_response(&Value::Null, &e));
+        }
+        serde_json::from_slice(bytes).map_err(|e| {
+            tracing::warn!(error = %e, "malformed JSON");
+            rpc::error_response(&Value::Null, &RpcError::parse_error(e))
+        })
+    }
+
+    /// Which era `message` is for, judged from its body: `server/discover` and
+    /// any request whose `params._meta` carries a 2026-07-28 key are modern.
+    pub fn era_of(message: &Value) -> Era {
+        dispatch::era_of_value(message)
+    }
+
+    /// Handle one parsed message. See the module docs for the contract.
+    pub async fn handle(
+        &self,
+        session: Option<&Arc<Session>>,
+        message: Value,
+        sink: &OutboundSink,
+        info: &RequestInfo,
+    ) -> Handled {
+        dispatch::handle(&self.inner, session, message, sink, info).await
+    }
+
+    /// Complete the URL flow whose connect token is `token` (called by the
+    /// server's own page). 2025-11-25 waiters then send
+    /// `notifications/elicitation/complete`; 2026-07-28 retries see it done.
+    pub fn complete_flow(&self, token: &str) -> Result<(), FlowError> {
+        let id = self.inner.flows.complete(token)?;
+        tracing::info!(flow = %id, "URL flow completed");
+        Ok(())
+    }
+}
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    info: Value,
+    instructions: Option<String>,
+    tools: tool::ToolRegistry,
+    prompts: Vec<PromptDef>,
+    config: ServerConfig,
+    sealer: Option<StateSealer>,
+    nonces: Option<Arc<dyn NonceStore>>,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// Instructions for the client (`initialize`, `server/discover`).
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Register a tool (a later tool with the same name replaces it).
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.tools.add(tool);
+        self
+    }
+
+    /// Register a prompt.
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.prompts.retain(|p| p.name != prompt.name);
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Replace the configuration.
+    pub fn config(mut self, config: ServerConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Set the human-wait budget of 2025-11-25 questions.
+    pub fn human_wait(mut self, budget: Duration) -> Self {
+        self.config.human_wait = budget;
+        self
+    }
+
+    /// Seal `requestState` with this sealer (default: a development key,
+    /// fine for one process, logged as such).
+    pub fn state_sealer(mut self, sealer: StateSealer) -> Self {
+        self.sealer = Some(sealer);
+        self
+    }
+
+    /// Redeem each `requestState` at most once through `store` (default: an
+    /// in-memory store); `None` allows a state to be presented again until it
+    /// expires.
+    pub fn nonce_store(mut self, store: Option<Arc<dyn NonceStore>>) -> Self {
+        self.nonces = store;
+        self
+    }
+
+    /// Finish.
+    pub fn build(self) -> Server {
+        Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                instructions: self.instructions,
+                tools: self.tools,
+                prompts: self.prompts,
+                config: self.config,
+                sealer: self.sealer.unwrap_or_else(StateSealer::development),
+                nonces: self.nonces,
+                flows: flow_port::Flows::default(),
+            }),
+        }
+    }
+}

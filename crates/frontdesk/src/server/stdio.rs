@@ -1,0 +1,193 @@
+//! stdio transport: newline-delimited JSON on any reader/writer pair, logs on
+//! stderr only.
+//!
+//! Each line is one message. Requests that may wait on a person (`tools/call`,
+//! `prompts/get`, `resources/read`) run concurrently; everything else is
+//! handled in order, so `initialize` is done before the next line is read.
+//! One writer task writes every outgoing message as one compact line. Lines
+//! longer than the configured bound are skipped (with a `-32600` error) and
+//! the loop keeps serving. At end of input the session is closed: waiting
+//! questions end and in-flight calls are dropped.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::rpc::{self, RpcError};
+use super::{OutboundSink, RequestInfo, Server};
+
+/// Serve on the process's stdin and stdout until stdin closes.
+pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
+    serve(server, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serve on `reader`/`writer` until `reader` reaches end of input.
+pub async fn serve<R, W>(server: Server, reader: R, writer: W) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out_tx, out_rx) = mpsc::unbounded_channel::<Value>();
+    let writer_task = tokio::spawn(write_loop(writer, out_rx));
+    let session = server.session();
+    let sink = OutboundSink::from_sender(out_tx.clone());
+    let info = RequestInfo::default();
+    let limit = server.config().max_message_bytes;
+    let mut reader = BufReader::new(reader);
+    let mut tasks = JoinSet::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match read_line_bounded(&mut reader, &mut line, limit).await? {
+            LineRead::Eof => break,
+            LineRead::TooLong => {
+                tracing::warn!(limit, "line over the size limit skipped");
+                let e = RpcError::invalid_request(format!(
+                    "Invalid request: message larger than {limit} bytes"
+                ));
+                let _ = out_tx.send(rpc::error_response(&Value::Null, &e));
+                continue;
+            }
+            LineRead::Line => {}
+        }
+        let text = trim_line(&line);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let message = match server.parse_message(text) {
+            Ok(m) => m,
+            Err(error_response) => {
+                let _ = out_tx.send(error_response);
+                continue;
+            }
+        };
+        while tasks.try_join_next().is_some() {}
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let slow = message.get("id").is_some()
+            && matches!(method, "tools/call" | "prompts/get" | "resources/read");
+        if slow {
+            let server = server.clone();
+            let session = Arc::clone(&session);
+            let sink = sink.clone();
+            let info = info.clone();
+            let out = out_tx.clone();
+            tasks.spawn(async move {
+                let handled = server.handle(Some(&session), message, &sink, &info).await;
+                if let Some(r) = handled.response {
+                    let _ = out.send(r);
+                }
+            });
+        } else {
+            let handled = server.handle(Some(&session), message, &sink, &info).await;
+            if let Some(r) = handled.response {
+                let _ = out_tx.send(r);
+            }
+        }
+    }
+    tracing::info!("input closed; ending the session");
+    session.close();
+    while tasks.join_next().await.is_some() {}
+    drop(sink);
+    drop(out_tx);
+    match writer_task.await {
+        Ok(r) => r,
+        Err(e) => Err(std::io::Error::other(e)),
+    }
+}
+
+enum LineRead {
+    Line,
+    TooLong,
+    Eof,
+}
+
+/// Read one line into `buf` (without allocating past `limit`); an over-long
+/// line is consumed up to its newline and reported as `TooLong`.
+async fn read_line_bounded<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<LineRead> {
+    let mut too_long = false;
+    let mut saw_any = false;
+    loop {
+        let chunk = reader.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(if too_long {
+                LineRead::TooLong
+            } else if saw_any {
+                LineRead::Line
+            } else {
+                LineRead::Eof
+            });
+        }
+        saw_any = true;
+        let (part, done) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (&chunk[..=i], true),
+            None => (chunk, false),
+        };
+        let used = part.len();
+        if !too_long {
+            if buf.len() + used > limit + 2 {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(part);
+            }
+        }
+        reader.consume(used);
+        if done {
+            return Ok(if too_long {
+                LineRead::TooLong
+            } else {
+                LineRead::Line
+            });
+        }
+    }
+}
+
+fn trim_line(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end > 0 && (line[end - 1] == b'\n' || line[end - 1] == b'\r') {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut rx: mpsc::UnboundedReceiver<Value>,
+) -> std::io::Result<()> {
+    while let Some(message) = rx.recv().await {
+        let mut bytes = match serde_json::to_vec(&message) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(error = %e, "could not serialize an outgoing message");
+                continue;
+            }
+        };
+        bytes.push(b'\n');
+        let written = async {
+            writer.write_all(&bytes).await?;
+            writer.flush().await
+        };
+        if let Err(e) = written.await {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                // The client went away; what was left to say has no reader.
+                tracing::info!("output closed by the client");
+                return Ok(());
+            }
+            return Err(e);
+        }
+    }
+    match writer.shutdown().await {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e),
+        _ => Ok(()),
+    }
+}

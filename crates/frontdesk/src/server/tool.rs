@@ -1,0 +1,302 @@
+//! Tools: definitions with typed arguments (input schema derived with
+//! `schemars`), the handler adapter, and what a handler returns.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::answer::AskError;
+use super::context::ToolContext;
+use super::rpc::RpcError;
+use crate::store::BoxFuture;
+
+/// What a tool returns: `content` blocks, optional `structuredContent`, and
+/// whether it is a tool-execution error (`isError`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolOutput {
+    content: Vec<Value>,
+    structured: Option<Value>,
+    is_error: bool,
+}
+
+impl ToolOutput {
+    /// One text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::default().with_text(text)
+    }
+
+    /// A tool-execution error the model can read and react to (`isError: true`).
+    pub fn error(text: impl Into<String>) -> Self {
+        let mut out = Self::text(text);
+        out.is_error = true;
+        out
+    }
+
+    /// Structured content, also serialized into a text block for clients that
+    /// read only `content`.
+    pub fn structured(value: Value) -> Self {
+        Self::text(value.to_string()).with_structured(value)
+    }
+
+    /// Append a text block.
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.content
+            .push(json!({"type": "text", "text": text.into()}));
+        self
+    }
+
+    /// Append any content block (`image`, `resource_link`, …) as JSON.
+    pub fn with_block(mut self, block: Value) -> Self {
+        self.content.push(block);
+        self
+    }
+
+    /// Set `structuredContent`.
+    pub fn with_structured(mut self, value: Value) -> Self {
+        self.structured = Some(value);
+        self
+    }
+
+    /// Whether this is a tool-execution error.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+
+    /// The content blocks.
+    pub fn content(&self) -> &[Value] {
+        &self.content
+    }
+
+    /// The `CallToolResult` body (without era decorations).
+    pub(crate) fn to_result(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("content".into(), Value::Array(self.content.clone()));
+        if let Some(s) = &self.structured {
+            m.insert("structuredContent".into(), s.clone());
+        }
+        m.insert("isError".into(), Value::Bool(self.is_error));
+        m
+    }
+}
+
+/// One URL elicitation a request needs before it can proceed (the entries of
+/// a 2025-11-25 `-32042` error).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlElicitation {
+    /// The flow id, sent as `elicitationId`.
+    pub elicitation_id: String,
+    /// Why the interaction is needed.
+    pub message: String,
+    /// The page to open.
+    pub url: String,
+}
+
+/// Why a tool handler stopped without a [`ToolOutput`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolError {
+    /// A question could not be answered (propagated with `?` from `ask`).
+    #[error(transparent)]
+    Ask(#[from] AskError),
+    /// The tool failed in a way the model should see (`isError: true` result).
+    #[error("{0}")]
+    Execution(String),
+    /// A protocol-level failure, answered as this JSON-RPC error.
+    #[error("{0}")]
+    Rpc(RpcError),
+    /// URL interactions must finish first: `-32042` on 2025-11-25, an
+    /// `input_required` result on 2026-07-28. Build it with
+    /// [`ToolContext::url_elicitation_required`].
+    #[error("URL elicitation required")]
+    UrlElicitationRequired(Vec<UrlElicitation>),
+}
+
+impl ToolError {
+    /// A tool-execution error with this message.
+    pub fn execution(message: impl Into<String>) -> Self {
+        Self::Execution(message.into())
+    }
+
+    /// A `-32602` invalid-params JSON-RPC error.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::Rpc(RpcError::invalid_params(message))
+    }
+}
+
+pub(crate) type ToolFn = Arc<
+    dyn Fn(ToolContext, Value) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send + Sync,
+>;
+
+/// Arguments of a tool that takes none.
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize, schemars::JsonSchema)]
+pub struct NoArgs {}
+
+/// A tool: name, description, input schema and handler.
+#[derive(Clone)]
+pub struct ToolDef {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: String,
+    pub(crate) input_schema: Value,
+    pub(crate) handler: ToolFn,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolDef {
+    /// A tool whose arguments deserialize into `A`; the input schema is derived
+    /// from `A` with `schemars`. Arguments that do not fit become an `isError`
+    /// result (2025-11-25 treats input validation as a tool-execution error).
+    ///
+    /// The handler is `async fn(ToolContext, A) -> Result<ToolOutput, ToolError>`.
+    /// On 2026-07-28 it may run several times for one logical call (once per
+    /// round): everything before its last question must be idempotent.
+    pub fn new<A, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Self
+    where
+        A: DeserializeOwned + schemars::JsonSchema + Send + 'static,
+        F: Fn(ToolContext, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        let schema = input_schema_for::<A>();
+        let handler = Arc::new(handler);
+        let erased: ToolFn = Arc::new(move |cx, args| {
+            let handler = Arc::clone(&handler);
+            Box::pin(async move {
+                let args = match serde_json::from_value::<A>(args) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        return Ok(ToolOutput::error(format!("Invalid arguments: {e}")));
+                    }
+                };
+                handler(cx, args).await
+            })
+        });
+        Self::from_parts(name.into(), description.into(), schema, erased)
+    }
+
+    /// A tool with a hand-written input schema (root `type: "object"` is
+    /// enforced) whose handler receives the raw arguments object.
+    pub fn raw<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(ToolContext, Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        let erased: ToolFn = Arc::new(move |cx, args| {
+            let handler = Arc::clone(&handler);
+            Box::pin(async move {
+                let Value::Object(args) = args else {
+                    return Ok(ToolOutput::error("Invalid arguments: expected an object"));
+                };
+                handler(cx, args).await
+            })
+        });
+        Self::from_parts(
+            name.into(),
+            description.into(),
+            object_root(input_schema),
+            erased,
+        )
+    }
+
+    fn from_parts(name: String, description: String, input_schema: Value, handler: ToolFn) -> Self {
+        Self {
+            name,
+            title: None,
+            description,
+            input_schema,
+            handler,
+        }
+    }
+
+    /// Set a display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The `Tool` object of `tools/list`.
+    pub(crate) fn to_listing(&self) -> Value {
+        let mut t = Map::new();
+        t.insert("name".into(), Value::from(self.name.clone()));
+        if let Some(title) = &self.title {
+            t.insert("title".into(), Value::from(title.clone()));
+        }
+        t.insert("description".into(), Value::from(self.description.clone()));
+        t.insert("inputSchema".into(), self.input_schema.clone());
+        Value::Object(t)
+    }
+}
+
+/// The JSON Schema of `A` as a tool `inputSchema` (root `type: "object"`).
+pub fn input_schema_for<A: schemars::JsonSchema>() -> Value {
+    let schema = schemars::schema_for!(A);
+    let mut v = serde_json::to_value(&schema).unwrap_or_else(|_| json!({}));
+    if let Some(obj) = v.as_object_mut() {
+        // Tool schemas are named by the tool, not by the Rust type.
+        obj.remove("title");
+    }
+    object_root(v)
+}
+
+fn object_root(mut schema: Value) -> Value {
+    match schema.as_object_mut() {
+        Some(obj) => {
+            obj.insert("type".into(), Value::from("object"));
+            if !obj.contains_key("properties") {
+                obj.insert("properties".into(), json!({}));
+            }
+            schema
+        }
+        None => json!({"type": "object", "properties": {}}),
+    }
+}
+
+/// The tools of a server, in registration order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ToolRegistry {
+    tools: Vec<ToolDef>,
+}
+
+impl ToolRegistry {
+    pub(crate) fn add(&mut self, tool: ToolDef) {
+        match self.tools.iter_mut().find(|t| t.name == tool.name) {
+            Some(existing) => *existing = tool,
+            None => self.tools.push(tool),
+        }
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&ToolDef> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub(crate) fn listing(&self) -> Vec<Value> {
+        self.tools.iter().map(ToolDef::to_listing).collect()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}

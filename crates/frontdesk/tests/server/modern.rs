@@ -1,0 +1,534 @@
+//! 2026-07-28 over stdio: `_meta` validation, discover, the input_required
+//! loop with sealed state, capability gating, the MRTR fixtures.
+
+use std::sync::Arc;
+
+use frontdesk::server::Server;
+use frontdesk::state::StateSealer;
+use serde_json::{Value, json};
+
+use crate::support::{Client, builder, call, meta, test_server};
+
+const FORM: fn() -> Value = || json!({"elicitation": {}});
+
+fn server_info() -> Value {
+    json!({"io.modelcontextprotocol/serverInfo": {"name": "brightgrid-test", "version": "0.0.1"}})
+}
+
+#[tokio::test]
+async fn discover_and_lists() {
+    let mut c = Client::start(test_server());
+    let d = c
+        .request(
+            json!(1),
+            "server/discover",
+            json!({"_meta": meta(json!({}))}),
+        )
+        .await;
+    assert_eq!(
+        d,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "supportedVersions": ["2026-07-28", "2025-11-25"],
+            "capabilities": {"tools": {}, "prompts": {}},
+            "instructions": "Brightgrid store assistant: book returns and connect your store account.",
+            "ttlMs": 300000,
+            "cacheScope": "public",
+            "resultType": "complete",
+            "_meta": server_info()
+        }})
+    );
+    let l = c
+        .request(json!(2), "tools/list", json!({"_meta": meta(json!({}))}))
+        .await;
+    assert_eq!(l["result"]["resultType"], "complete");
+    assert_eq!(l["result"]["cacheScope"], "public");
+    assert!(l["result"]["tools"].as_array().unwrap().len() > 10);
+    let p = c
+        .request(json!(3), "prompts/list", json!({"_meta": meta(json!({}))}))
+        .await;
+    assert_eq!(
+        p["result"]["prompts"][0]["name"],
+        "test_input_required_result_prompt"
+    );
+}
+
+#[tokio::test]
+async fn meta_errors() {
+    let mut c = Client::start(test_server());
+    let r = c.request(json!(1), "server/discover", json!({})).await;
+    assert_eq!(r["error"]["code"], -32602);
+    assert_eq!(r["id"], 1);
+    let r = c
+        .request(
+            json!(2),
+            "server/discover",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32602);
+    let r = c
+        .request(
+            json!(3),
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "v999.0.0",
+            "io.modelcontextprotocol/clientCapabilities": {}}}),
+        )
+        .await;
+    assert_eq!(
+        r,
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32022, "message": "Unsupported protocol version",
+            "data": {"supported": ["2026-07-28", "2025-11-25"], "requested": "v999.0.0"}}})
+    );
+    // Without clientInfo it is still served.
+    let r = c
+        .request(
+            json!(4),
+            "server/discover",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}),
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "complete");
+    for (i, m) in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "unknown/method",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let r = c
+            .request(json!(10 + i), m, json!({"_meta": meta(json!({}))}))
+            .await;
+        assert_eq!(r["error"]["code"], -32601, "{m}");
+        assert_eq!(r["id"], 10 + i);
+    }
+}
+
+#[tokio::test]
+async fn http_statuses_from_handle() {
+    let server = test_server();
+    let (sink, _rx) = frontdesk::server::OutboundSink::channel();
+    let info = frontdesk::server::RequestInfo::default();
+    let h = server
+        .handle(
+            None,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}),
+            &sink,
+            &info,
+        )
+        .await;
+    assert_eq!(h.http_status, 400);
+    let h = server
+        .handle(None, json!({"jsonrpc": "2.0", "id": 1, "method": "nope", "params": {"_meta": meta(json!({}))}}), &sink, &info)
+        .await;
+    assert_eq!(h.http_status, 404);
+    let h = server
+        .handle(
+            None,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": call("test_missing_capability", json!({}), json!({}))}),
+            &sink,
+            &info,
+        )
+        .await;
+    assert_eq!(h.http_status, 400);
+    assert_eq!(
+        h.response.unwrap()["error"],
+        json!({"code": -32021, "message": "This request requires a client capability that was not declared",
+            "data": {"requiredCapabilities": {"sampling": {}}}})
+    );
+    let h = server
+        .handle(
+            None,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": call("nope", json!({}), json!({}))}),
+            &sink,
+            &info,
+        )
+        .await;
+    assert_eq!(h.http_status, 200);
+    let h = server
+        .handle(
+            None,
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &sink,
+            &info,
+        )
+        .await;
+    assert_eq!((h.response, h.http_status), (None, 202));
+}
+
+#[tokio::test]
+async fn book_return_two_rounds_then_complete() {
+    let mut c = Client::start(test_server());
+    let r1 = c
+        .request(
+            json!(1),
+            "tools/call",
+            call("book_return", json!({"order_id": "A1"}), FORM()),
+        )
+        .await;
+    let res = &r1["result"];
+    assert_eq!(res["resultType"], "input_required");
+    assert_eq!(res["_meta"], server_info());
+    assert_eq!(
+        res["inputRequests"]["return"]["method"],
+        "elicitation/create"
+    );
+    assert_eq!(
+        res["inputRequests"]["return"]["params"]["message"],
+        "Tell us about the return of order A1"
+    );
+    let s1 = res["requestState"].as_str().unwrap().to_string();
+
+    let mut p = call("book_return", json!({"order_id": "A1"}), FORM());
+    p["inputResponses"] = json!({"return": {"action": "accept", "content": {"reason": "wrong_item", "boxes": 2, "pickup_date": "2026-12-01"}}});
+    p["requestState"] = json!(s1);
+    let r2 = c.request(json!(2), "tools/call", p).await;
+    let res = &r2["result"];
+    assert_eq!(res["resultType"], "input_required");
+    assert_eq!(
+        res["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["confirm"]
+    );
+    let s2 = res["requestState"].as_str().unwrap().to_string();
+    assert_ne!(s1, s2);
+
+    let mut p = call("book_return", json!({"order_id": "A1"}), FORM());
+    p["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    p["requestState"] = json!(s2);
+    let r3 = c.request(json!(3), "tools/call", p).await;
+    assert_eq!(
+        r3["result"]["structuredContent"],
+        json!({"orderId": "A1", "reason": "wrong_item", "boxes": 2, "pickupDate": "2026-12-01", "status": "booked"})
+    );
+    assert_eq!(r3["result"]["resultType"], "complete");
+}
+
+async fn first_round(c: &mut Client, tool: &str) -> (Value, String) {
+    let r = c
+        .request(json!(1), "tools/call", call(tool, json!({}), FORM()))
+        .await;
+    let state = r["result"]["requestState"].as_str().unwrap().to_string();
+    (r, state)
+}
+
+fn retry(tool: &str, responses: Value, state: &str) -> Value {
+    let mut p = call(tool, json!({}), FORM());
+    p["inputResponses"] = responses;
+    p["requestState"] = json!(state);
+    p
+}
+
+#[tokio::test]
+async fn basic_elicitation_fixture_exact() {
+    let mut c = Client::start(test_server());
+    let (r, _) = first_round(&mut c, "test_input_required_result_elicitation").await;
+    assert_eq!(
+        r["result"]["inputRequests"],
+        json!({"user_name": {"method": "elicitation/create", "params": {"mode": "form", "message": "What is your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}}})
+    );
+    // Answers without any state are accepted when they validate; extra keys ignored.
+    let mut p = call("test_input_required_result_elicitation", json!({}), FORM());
+    p["inputResponses"] = json!({"user_name": {"action": "accept", "content": {"name": "Alice"}},
+        "unknown_extra_key": {"x": 1}, "another_unexpected": 5});
+    let r = c.request(json!(2), "tools/call", p).await;
+    assert_eq!(
+        r["result"]["content"],
+        json!([{"type": "text", "text": "Hello, Alice!"}])
+    );
+    // A wrong key re-asks.
+    let mut p = call("test_input_required_result_elicitation", json!({}), FORM());
+    p["inputResponses"] = json!({"wrong_key": {"action": "accept", "content": {"name": "Alice"}}});
+    let r = c.request(json!(3), "tools/call", p).await;
+    assert_eq!(r["result"]["resultType"], "input_required");
+}
+
+#[tokio::test]
+async fn malformed_input_responses() {
+    let mut c = Client::start(test_server());
+    let mut p = call("test_input_required_result_elicitation", json!({}), FORM());
+    p["inputResponses"] = json!({"user_name": 12345});
+    let r = c.request(json!(1), "tools/call", p).await;
+    assert_eq!(r["error"]["code"], -32602);
+    let mut p = call("test_input_required_result_elicitation", json!({}), FORM());
+    p["inputResponses"] = Value::Null;
+    let r = c.request(json!(2), "tools/call", p).await;
+    assert_eq!(r["error"]["code"], -32602);
+    // Accepted content that fails the schema is asked again, not an error.
+    let mut p = call("test_input_required_result_elicitation", json!({}), FORM());
+    p["inputResponses"] = json!({"user_name": {"action": "accept", "content": {"name": 7}}});
+    let r = c.request(json!(3), "tools/call", p).await;
+    assert_eq!(r["result"]["resultType"], "input_required");
+    assert!(r["result"]["inputRequests"]["user_name"].is_object());
+}
+
+#[tokio::test]
+async fn multi_round_fixture() {
+    let mut c = Client::start(test_server());
+    let tool = "test_input_required_result_multi_round";
+    let (r1, s1) = first_round(&mut c, tool).await;
+    assert_eq!(
+        r1["result"]["inputRequests"]["step1"]["params"]["message"],
+        "Step 1: What is your name?"
+    );
+    let r2 = c
+        .request(
+            json!(2),
+            "tools/call",
+            retry(
+                tool,
+                json!({"step1": {"action": "accept", "content": {"name": "Ann"}}}),
+                &s1,
+            ),
+        )
+        .await;
+    assert_eq!(
+        r2["result"]["inputRequests"]["step2"]["params"]["message"],
+        "Step 2: What is your favorite color?"
+    );
+    assert!(r2["result"]["inputRequests"].get("step1").is_none());
+    let s2 = r2["result"]["requestState"].as_str().unwrap();
+    assert_ne!(s1, s2);
+    let r3 = c
+        .request(
+            json!(3),
+            "tools/call",
+            retry(
+                tool,
+                json!({"step2": {"action": "accept", "content": {"color": "blue"}}}),
+                s2,
+            ),
+        )
+        .await;
+    assert_eq!(r3["result"]["resultType"], "complete");
+    assert_eq!(
+        r3["result"]["content"][0]["text"],
+        r#"step1 action=accept, content={"name":"Ann"}; step2 action=accept, content={"color":"blue"}"#
+    );
+}
+
+#[tokio::test]
+async fn tampered_replayed_and_wrong_request_state() {
+    let mut c = Client::start(test_server());
+    let tool = "test_input_required_result_tampered_state";
+    let ok = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+    let (_, s) = first_round(&mut c, tool).await;
+    let fixed =
+        json!({"code": -32602, "message": "Invalid params: requestState is invalid or expired"});
+    let r = c
+        .request(
+            json!(2),
+            "tools/call",
+            retry(tool, ok.clone(), &format!("{s}-TAMPERED")),
+        )
+        .await;
+    assert_eq!(r["error"], fixed);
+    // On another tool (request binding).
+    let r = c
+        .request(
+            json!(3),
+            "tools/call",
+            retry("test_input_required_result_request_state", ok.clone(), &s),
+        )
+        .await;
+    assert_eq!(r["error"], fixed);
+    // The genuine state works once…
+    let r = c
+        .request(json!(4), "tools/call", retry(tool, ok.clone(), &s))
+        .await;
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("state-ok")
+    );
+    // …and is refused when replayed.
+    let r = c.request(json!(5), "tools/call", retry(tool, ok, &s)).await;
+    assert_eq!(r["error"], fixed);
+}
+
+#[tokio::test]
+async fn state_is_bound_to_the_principal() {
+    let server = builder().state_sealer(StateSealer::development()).build();
+    let (sink, _rx) = frontdesk::server::OutboundSink::channel();
+    let alice = frontdesk::server::RequestInfo {
+        principal: Some("alice".into()),
+        era: None,
+    };
+    let mallory = frontdesk::server::RequestInfo {
+        principal: Some("mallory".into()),
+        era: None,
+    };
+    let tool = "test_input_required_result_request_state";
+    let msg = |params: Value| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let h = server
+        .handle(None, msg(call(tool, json!({}), FORM())), &sink, &alice)
+        .await;
+    let state = h.response.unwrap()["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let h = server
+        .handle(
+            None,
+            msg(retry(
+                tool,
+                json!({"confirm": {"action": "decline"}}),
+                &state,
+            )),
+            &sink,
+            &mallory,
+        )
+        .await;
+    assert_eq!(h.response.unwrap()["error"]["code"], -32602);
+    let _ = Arc::new(Server::clone(&server));
+}
+
+#[tokio::test]
+async fn other_mrtr_fixtures() {
+    let mut c = Client::start(test_server());
+    let all = json!({"elicitation": {}, "sampling": {}, "roots": {"listChanged": true}});
+    let sampling_answer = json!({"role": "assistant", "content": {"type": "text", "text": "The capital of France is Paris."},
+        "model": "test-model", "stopReason": "endTurn"});
+    let roots_answer = json!({"roots": [{"uri": "file:///test/root", "name": "Test Root"}]});
+
+    let r = c
+        .request(
+            json!(1),
+            "tools/call",
+            call(
+                "test_input_required_result_sampling",
+                json!({}),
+                all.clone(),
+            ),
+        )
+        .await;
+    let reqs = r["result"]["inputRequests"].as_object().unwrap();
+    let (key, req) = reqs.iter().next().unwrap();
+    assert_eq!(req["method"], "sampling/createMessage");
+    assert_eq!(req["params"]["maxTokens"], 100);
+    let mut p = call(
+        "test_input_required_result_sampling",
+        json!({}),
+        all.clone(),
+    );
+    p["inputResponses"] = json!({key: sampling_answer});
+    p["requestState"] = r["result"]["requestState"].clone();
+    let r = c.request(json!(2), "tools/call", p).await;
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "Sampling answered: The capital of France is Paris."
+    );
+
+    let r = c
+        .request(
+            json!(3),
+            "tools/call",
+            call(
+                "test_input_required_result_multiple_inputs",
+                json!({}),
+                all.clone(),
+            ),
+        )
+        .await;
+    let reqs = r["result"]["inputRequests"].as_object().unwrap();
+    let methods: Vec<&str> = reqs
+        .values()
+        .map(|v| v["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        methods,
+        ["elicitation/create", "sampling/createMessage", "roots/list"]
+    );
+    let mut p = call(
+        "test_input_required_result_multiple_inputs",
+        json!({}),
+        all.clone(),
+    );
+    p["inputResponses"] = json!({"user_name": {"action": "accept", "content": {"name": "Bo"}},
+        "greeting": sampling_answer, "client_roots": roots_answer});
+    p["requestState"] = r["result"]["requestState"].clone();
+    let r = c.request(json!(4), "tools/call", p).await;
+    assert_eq!(r["result"]["content"][0]["text"], "Received 3 answers.");
+
+    // Only what the request declared.
+    let r = c
+        .request(
+            json!(5),
+            "tools/call",
+            call(
+                "test_input_required_result_capabilities",
+                json!({}),
+                json!({"sampling": {}}),
+            ),
+        )
+        .await;
+    let reqs = r["result"]["inputRequests"].as_object().unwrap();
+    assert!(
+        reqs.values()
+            .all(|v| v["method"] == "sampling/createMessage"),
+        "{reqs:?}"
+    );
+
+    // prompts/get
+    let params = json!({"name": "test_input_required_result_prompt", "_meta": meta(FORM())});
+    let r = c.request(json!(6), "prompts/get", params.clone()).await;
+    assert_eq!(
+        r["result"]["inputRequests"]["user_context"]["params"]["message"],
+        "What context should the prompt use?"
+    );
+    let mut p = params;
+    p["inputResponses"] =
+        json!({"user_context": {"action": "accept", "content": {"context": "tests"}}});
+    p["requestState"] = r["result"]["requestState"].clone();
+    let r = c.request(json!(7), "prompts/get", p).await;
+    assert_eq!(
+        r["result"]["messages"][0]["content"]["text"],
+        "Use this context: tests"
+    );
+    assert_eq!(r["result"]["resultType"], "complete");
+
+    // Logging only when asked; streaming tool sends no requests.
+    let r = c
+        .request(
+            json!(8),
+            "tools/call",
+            call("test_logging_tool", json!({}), json!({})),
+        )
+        .await;
+    assert_eq!(r["id"], 8);
+    let r = c
+        .request(
+            json!(9),
+            "tools/call",
+            call("test_streaming_elicitation", json!({}), FORM()),
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "input_required");
+}
+
+#[tokio::test]
+async fn missing_capability_is_32021() {
+    let mut c = Client::start(test_server());
+    let r = c
+        .request(
+            json!(1),
+            "tools/call",
+            call("book_return", json!({"order_id": "A"}), json!({})),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32021);
+    assert_eq!(
+        r["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {}}})
+    );
+}

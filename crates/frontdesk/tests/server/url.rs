@@ -1,0 +1,175 @@
+//! URL mode in both eras, the flow completed through `Server::complete_flow`.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::{Client, builder, call};
+
+fn token_of(url: &str) -> String {
+    url.split("token=").nth(1).unwrap().to_string()
+}
+
+#[tokio::test]
+async fn legacy_url_flow_sends_complete() {
+    let server = builder().build();
+    let mut c = Client::start(server.clone());
+    c.initialize(json!({"elicitation": {"form": {}, "url": {}}}))
+        .await;
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "connect_store_account", "arguments": {}}}))
+        .await;
+    let ask = c.recv().await;
+    assert_eq!(ask["method"], "elicitation/create");
+    let p = &ask["params"];
+    assert_eq!(p["mode"], "url");
+    assert_eq!(
+        p["message"],
+        "Sign in to your Brightgrid store account to connect it."
+    );
+    let url = p["url"].as_str().unwrap();
+    assert!(url.starts_with("http://127.0.0.1:9/signin?token="));
+    let eid = p["elicitationId"].as_str().unwrap().to_string();
+    assert!(server.complete_flow("not-a-token").is_err());
+    c.reply(&ask["id"], json!({"action": "accept"})).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.complete_flow(&token_of(url)).unwrap();
+    let done = c.recv().await;
+    assert_eq!(
+        done,
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": eid}})
+    );
+    let result = c.recv().await;
+    assert_eq!(result["id"], 2);
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        "Your store account is connected."
+    );
+}
+
+#[tokio::test]
+async fn legacy_url_decline() {
+    let mut c = Client::start(builder().build());
+    c.initialize(json!({"elicitation": {"url": {}}})).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "connect_store_account"}}))
+        .await;
+    let ask = c.recv().await;
+    c.reply(&ask["id"], json!({"action": "decline"})).await;
+    let r = c.recv().await;
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "The account was not connected: the person declined."
+    );
+}
+
+#[tokio::test]
+async fn modern_url_flow_reasks_until_complete() {
+    let mut config = frontdesk::server::ServerConfig::default();
+    config.url_hold = Duration::from_millis(100);
+    let server = builder().config(config).build();
+    let mut c = Client::start(server.clone());
+    let caps = json!({"elicitation": {"form": {}, "url": {}}});
+    let r1 = c
+        .request(
+            json!(1),
+            "tools/call",
+            call("connect_store_account", json!({}), caps.clone()),
+        )
+        .await;
+    let req = &r1["result"]["inputRequests"]["signin"];
+    assert_eq!(req["method"], "elicitation/create");
+    let params = req["params"].as_object().unwrap();
+    assert_eq!(
+        params.keys().collect::<Vec<_>>(),
+        ["mode", "message", "url"],
+        "no elicitationId"
+    );
+    let url = params["url"].as_str().unwrap().to_string();
+
+    let retry = |state: &Value| {
+        let mut p = call("connect_store_account", json!({}), caps.clone());
+        p["inputResponses"] = json!({"signin": {"action": "accept"}});
+        p["requestState"] = state.clone();
+        p
+    };
+    // Not finished yet: held briefly, then the same URL is asked again.
+    let r2 = c
+        .request(json!(2), "tools/call", retry(&r1["result"]["requestState"]))
+        .await;
+    assert_eq!(r2["result"]["resultType"], "input_required");
+    assert_eq!(
+        r2["result"]["inputRequests"]["signin"]["params"]["url"],
+        url
+    );
+    assert_ne!(r2["result"]["requestState"], r1["result"]["requestState"]);
+    server.complete_flow(&token_of(&url)).unwrap();
+    let r3 = c
+        .request(json!(3), "tools/call", retry(&r2["result"]["requestState"]))
+        .await;
+    assert_eq!(r3["result"]["resultType"], "complete");
+    assert_eq!(
+        r3["result"]["content"][0]["text"],
+        "Your store account is connected."
+    );
+}
+
+#[tokio::test]
+async fn modern_url_needs_url_capability() {
+    let mut c = Client::start(builder().build());
+    let r = c
+        .request(
+            json!(1),
+            "tools/call",
+            call(
+                "connect_store_account",
+                json!({}),
+                json!({"elicitation": {}}),
+            ),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32021);
+    assert_eq!(
+        r["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {"url": {}}}})
+    );
+}
+
+#[tokio::test]
+async fn demo_signin_page_completes_the_flow() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = frontdesk::demo::brightgrid(&frontdesk::demo::DemoOptions::default())
+        .await
+        .unwrap();
+    let mut c = Client::start(server);
+    c.initialize(json!({"elicitation": {"url": {}}})).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "connect_store_account"}}))
+        .await;
+    let ask = c.recv().await;
+    let url = ask["params"]["url"].as_str().unwrap().to_string();
+    c.reply(&ask["id"], json!({"action": "accept"})).await;
+    let rest = url.strip_prefix("http://").unwrap();
+    let (addr, _) = rest.split_once('/').unwrap();
+    let body = format!("token={}&email=a%40b.example&password=x", token_of(&url));
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(
+        format!(
+            "POST /signin HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).await.unwrap();
+    assert!(resp.starts_with("HTTP/1.1 200 OK"), "{resp}");
+    assert_eq!(
+        c.recv().await["method"],
+        "notifications/elicitation/complete"
+    );
+    assert_eq!(
+        c.recv().await["result"]["content"][0]["text"],
+        "Your store account is connected."
+    );
+}
