@@ -76,7 +76,7 @@ async fn handle(mut stream: TcpStream, server: &Server) -> std::io::Result<()> {
         }
         ("POST", "/signin") => {
             let token = form_value(&body, "token").unwrap_or_default();
-            match server.complete_flow(&token) {
+            match server.complete_flow(&token, None).await {
                 Ok(()) => {
                     respond_html(
                         &mut stream,

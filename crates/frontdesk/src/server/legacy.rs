@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::OutboundSink;
 use super::answer::{Answer, AskError, ElicitOutcome, InputRequest, parse_elicit_result};
 use super::context::{CallInner, send_progress};
-use super::flow_port::{FlowStatus, FlowTicket};
+use super::flow_port::{FlowTicket, Progress};
 use super::form::FormSchema;
 use super::rpc::{self, id_key};
 use super::tool::{ToolError, UrlElicitation};
@@ -358,10 +358,12 @@ pub(crate) async fn ask_url<F>(
 where
     F: FnOnce(&FlowTicket) -> String,
 {
+    check(session, &InputRequest::url(String::new(), String::new()))?;
     let flows = &cx.server.flows;
-    let ticket = flows.create(&cx.principal, cx.server.config.human_wait);
+    let ticket = flows
+        .create(&cx.principal, cx.server.config.human_wait, message)
+        .await?;
     let request = InputRequest::url(message.to_string(), make_url(&ticket));
-    check(session, &request)?;
     let result = round_trip(
         cx,
         session,
@@ -375,11 +377,11 @@ where
     })?;
     match outcome {
         ElicitOutcome::Decline => {
-            flows.fail(&ticket.flow_id);
+            flows.fail(&ticket.flow_id, "declined").await;
             Ok(Answer::Declined)
         }
         ElicitOutcome::Cancel => {
-            flows.fail(&ticket.flow_id);
+            flows.fail(&ticket.flow_id, "cancelled").await;
             Ok(Answer::Cancelled)
         }
         ElicitOutcome::Accept(_) => {
@@ -388,7 +390,7 @@ where
             loop {
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now());
                 if left.is_zero() {
-                    flows.fail(&ticket.flow_id);
+                    flows.fail(&ticket.flow_id, "timed out").await;
                     return Err(AskError::TimedOut);
                 }
                 let step = left.min(config.keepalive_interval);
@@ -397,15 +399,15 @@ where
                     () = session.closed.cancelled() => return Err(AskError::Disconnected),
                 };
                 match status {
-                    FlowStatus::Complete => {
+                    Progress::Complete => {
                         cx.sink.send(rpc::notification(
                             "notifications/elicitation/complete",
                             json!({"elicitationId": ticket.flow_id}),
                         ));
                         return Ok(Answer::Accepted(()));
                     }
-                    FlowStatus::Failed => return Ok(Answer::Cancelled),
-                    FlowStatus::Pending => {
+                    Progress::Failed => return Ok(Answer::Cancelled),
+                    Progress::Pending => {
                         send_progress(cx, "Waiting for the person to finish in the browser")
                     }
                 }
@@ -430,7 +432,14 @@ where
         return ToolError::Ask(e);
     }
     let server = Arc::clone(&cx.server);
-    let ticket = server.flows.create(&cx.principal, server.config.human_wait);
+    let ticket = match server
+        .flows
+        .create(&cx.principal, server.config.human_wait, message)
+        .await
+    {
+        Ok(t) => t,
+        Err(e) => return ToolError::Ask(e),
+    };
     let url = make_url(&ticket);
     let weak = Arc::downgrade(session);
     let flow_id = ticket.flow_id.clone();
@@ -440,7 +449,7 @@ where
             .flows
             .wait(&flow_id, &principal, server.config.human_wait)
             .await;
-        if status == FlowStatus::Complete
+        if status == Progress::Complete
             && let Some(session) = weak.upgrade()
         {
             session.push_unsolicited(rpc::notification(

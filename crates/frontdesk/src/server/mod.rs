@@ -83,13 +83,14 @@ use tokio::sync::mpsc;
 
 pub use answer::{Answer, AskError, InputRequest};
 pub use context::ToolContext;
-pub use flow_port::{FlowError, FlowStatus, FlowTicket};
+pub use flow_port::FlowTicket;
 pub use form::{Form, FormError, FormSchema, SchemaError, schema_from_value};
 pub use legacy::Session;
 pub use prompt::{PromptArgument, PromptDef, PromptOutput};
 pub use rpc::RpcError;
 pub use tool::{NoArgs, ToolDef, ToolError, ToolOutput, UrlElicitation, input_schema_for};
 
+use crate::flows::{FlowError, FlowStore, InMemoryFlowStore};
 use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
 
 /// The 2026-07-28 revision string.
@@ -233,6 +234,7 @@ impl Server {
             config: ServerConfig::default(),
             sealer: None,
             nonces: Some(Arc::new(InMemoryNonceStore::new())),
+            flows: None,
         }
     }
 
@@ -280,11 +282,19 @@ impl Server {
         dispatch::handle(&self.inner, session, message, sink, info).await
     }
 
-    /// Complete the URL flow whose connect token is `token` (called by the
-    /// server's own page). 2025-11-25 waiters then send
+    /// Complete the URL flow whose connect token is `token`: the call the
+    /// server's own page (or OAuth callback) makes when the person is done.
+    /// `principal` is who the page identified (e.g. from its session cookie);
+    /// it must be the flow's principal. `None` trusts the token alone (only
+    /// for pages that cannot identify the person, such as a loopback demo).
+    /// The token is single-use. 2025-11-25 waiters then send
     /// `notifications/elicitation/complete`; 2026-07-28 retries see it done.
-    pub fn complete_flow(&self, token: &str) -> Result<(), FlowError> {
-        let id = self.inner.flows.complete(token)?;
+    pub async fn complete_flow(
+        &self,
+        token: &str,
+        principal: Option<&str>,
+    ) -> Result<(), FlowError> {
+        let id = self.inner.flows.complete(token, principal).await?;
         tracing::info!(flow = %id, "URL flow completed");
         Ok(())
     }
@@ -299,6 +309,7 @@ pub struct ServerBuilder {
     config: ServerConfig,
     sealer: Option<StateSealer>,
     nonces: Option<Arc<dyn NonceStore>>,
+    flows: Option<Arc<dyn FlowStore>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -356,6 +367,12 @@ impl ServerBuilder {
         self
     }
 
+    /// Keep URL flows in `store` (default: in memory).
+    pub fn flow_store(mut self, store: Arc<dyn FlowStore>) -> Self {
+        self.flows = Some(store);
+        self
+    }
+
     /// Finish.
     pub fn build(self) -> Server {
         Server {
@@ -367,7 +384,10 @@ impl ServerBuilder {
                 config: self.config,
                 sealer: self.sealer.unwrap_or_else(StateSealer::development),
                 nonces: self.nonces,
-                flows: flow_port::Flows::default(),
+                flows: flow_port::Flows::new(
+                    self.flows
+                        .unwrap_or_else(|| Arc::new(InMemoryFlowStore::new())),
+                ),
             }),
         }
     }

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::answer::{Answer, AskError, ElicitOutcome, InputRequest, Kind, parse_elicit_result};
 use super::context::CallInner;
-use super::flow_port::{FlowStatus, FlowTicket};
+use super::flow_port::{FlowTicket, Progress};
 use super::form::FormSchema;
 use super::rpc::{self, RpcError};
 use super::{MODERN_VERSION, ServerInner};
@@ -291,7 +291,9 @@ impl ModernRound {
         let known = self.with_record(|r| r.flows.get(key).cloned())?;
         let flows = &cx.server.flows;
         let Some(flow) = known else {
-            let ticket = flows.create(&cx.principal, cx.server.config.state_ttl);
+            let ticket = flows
+                .create(&cx.principal, cx.server.config.state_ttl, message)
+                .await?;
             let url = make_url(&ticket);
             self.with_record(|r| {
                 r.flows
@@ -325,24 +327,24 @@ impl ModernRound {
         };
         match action {
             ElicitOutcome::Decline => {
-                flows.fail(&flow_id);
+                flows.fail(&flow_id, "declined").await;
                 Ok(Answer::Declined)
             }
             ElicitOutcome::Cancel => {
-                flows.fail(&flow_id);
+                flows.fail(&flow_id, "cancelled").await;
                 Ok(Answer::Cancelled)
             }
             ElicitOutcome::Accept(_) => {
-                let mut status = flows.status(&flow_id, &cx.principal);
-                if status == FlowStatus::Pending {
+                let mut status = flows.status(&flow_id, &cx.principal).await;
+                if status == Progress::Pending {
                     status = flows
                         .wait(&flow_id, &cx.principal, cx.server.config.url_hold)
                         .await;
                 }
                 match status {
-                    FlowStatus::Complete => Ok(Answer::Accepted(())),
-                    FlowStatus::Failed => Ok(Answer::Cancelled),
-                    FlowStatus::Pending => {
+                    Progress::Complete => Ok(Answer::Accepted(())),
+                    Progress::Failed => Ok(Answer::Cancelled),
+                    Progress::Pending => {
                         // Not finished yet: forget the consent and ask again.
                         self.with_record(|r| {
                             r.answers.remove(key);

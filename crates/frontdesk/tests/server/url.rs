@@ -30,10 +30,10 @@ async fn legacy_url_flow_sends_complete() {
     let url = p["url"].as_str().unwrap();
     assert!(url.starts_with("http://127.0.0.1:9/signin?token="));
     let eid = p["elicitationId"].as_str().unwrap().to_string();
-    assert!(server.complete_flow("not-a-token").is_err());
+    assert!(server.complete_flow("not-a-token", None).await.is_err());
     c.reply(&ask["id"], json!({"action": "accept"})).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    server.complete_flow(&token_of(url)).unwrap();
+    server.complete_flow(&token_of(url), None).await.unwrap();
     let done = c.recv().await;
     assert_eq!(
         done,
@@ -103,7 +103,7 @@ async fn modern_url_flow_reasks_until_complete() {
         url
     );
     assert_ne!(r2["result"]["requestState"], r1["result"]["requestState"]);
-    server.complete_flow(&token_of(&url)).unwrap();
+    server.complete_flow(&token_of(&url), None).await.unwrap();
     let r3 = c
         .request(json!(3), "tools/call", retry(&r2["result"]["requestState"]))
         .await;
@@ -172,4 +172,33 @@ async fn demo_signin_page_completes_the_flow() {
         c.recv().await["result"]["content"][0]["text"],
         "Your store account is connected."
     );
+}
+
+#[tokio::test]
+async fn connect_token_is_single_use_and_bound_to_the_principal() {
+    let server = builder().build();
+    let (sink, _rx) = frontdesk::server::OutboundSink::channel();
+    let info = frontdesk::server::RequestInfo {
+        principal: Some("alice".into()),
+        era: None,
+    };
+    let caps = json!({"elicitation": {"url": {}}});
+    let h = server
+        .handle(
+            None,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": call("connect_store_account", json!({}), caps)}),
+            &sink,
+            &info,
+        )
+        .await;
+    let r = h.response.unwrap();
+    let url = r["result"]["inputRequests"]["signin"]["params"]["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let token = token_of(&url);
+    assert!(server.complete_flow(&token, Some("mallory")).await.is_err());
+    server.complete_flow(&token, Some("alice")).await.unwrap();
+    assert!(server.complete_flow(&token, Some("alice")).await.is_err());
 }
