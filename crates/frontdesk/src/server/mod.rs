@@ -58,8 +58,9 @@
 //! 8. URL flows are completed by the server's own page calling
 //!    [`Server::complete_flow`] with the connect token.
 //!
-//! Header checks of 2026-07-28 HTTP (`-32020`) belong to the HTTP transport;
-//! [`Server::era_of`] tells which era a parsed message is for, and
+//! Header checks of 2026-07-28 HTTP (`-32020`) run before `handle`:
+//! [`http_rules::check_headers`]. [`Server::era_of`] tells which era a
+//! parsed message is for, and
 //! [`RequestInfo::era`] lets the transport force it (e.g. from
 //! `MCP-Protocol-Version`).
 
@@ -68,6 +69,7 @@ mod context;
 mod dispatch;
 mod flow_port;
 pub mod form;
+pub mod http_rules;
 mod legacy;
 mod modern;
 mod prompt;

@@ -17,10 +17,10 @@ use super::{MODERN_VERSION, ServerInner};
 use crate::state::{Binding, RedeemError, RequestDigest, canonical_json, open_single_use};
 
 /// `_meta` keys of 2026-07-28.
-pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub(crate) const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
-pub(crate) const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-pub(crate) const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+pub(crate) use frontdesk_wire::meta_key::{
+    CLIENT_CAPABILITIES as META_CAPS, LOG_LEVEL as META_LOG_LEVEL,
+    PROTOCOL_VERSION as META_VERSION, SERVER_INFO as META_SERVER_INFO,
+};
 
 /// What a valid request `_meta` says.
 pub(crate) struct RequestMeta {

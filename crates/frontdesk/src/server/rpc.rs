@@ -3,24 +3,26 @@
 
 use serde_json::{Map, Value, json};
 
+use frontdesk_wire::ErrorCode;
+
 /// `-32700`: the bytes are not valid JSON.
-pub const PARSE_ERROR: i64 = -32700;
+pub const PARSE_ERROR: i64 = ErrorCode::PARSE_ERROR.0 as i64;
 /// `-32600`: the JSON is not a valid JSON-RPC message.
-pub const INVALID_REQUEST: i64 = -32600;
+pub const INVALID_REQUEST: i64 = ErrorCode::INVALID_REQUEST.0 as i64;
 /// `-32601`: unknown method.
-pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const METHOD_NOT_FOUND: i64 = ErrorCode::METHOD_NOT_FOUND.0 as i64;
 /// `-32602`: invalid params.
-pub const INVALID_PARAMS: i64 = -32602;
+pub const INVALID_PARAMS: i64 = ErrorCode::INVALID_PARAMS.0 as i64;
 /// `-32603`: internal error.
-pub const INTERNAL_ERROR: i64 = -32603;
+pub const INTERNAL_ERROR: i64 = ErrorCode::INTERNAL_ERROR.0 as i64;
 /// `-32042`: URL elicitation required (2025-11-25 only).
-pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+pub const URL_ELICITATION_REQUIRED: i64 = ErrorCode::URL_ELICITATION_REQUIRED.0 as i64;
 /// `-32020`: HTTP headers disagree with the body (2026-07-28).
-pub const HEADER_MISMATCH: i64 = -32020;
+pub const HEADER_MISMATCH: i64 = ErrorCode::HEADER_MISMATCH.0 as i64;
 /// `-32021`: a client capability the request needs was not declared (2026-07-28).
-pub const MISSING_CAPABILITY: i64 = -32021;
+pub const MISSING_CAPABILITY: i64 = ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0 as i64;
 /// `-32022`: unsupported protocol version (2026-07-28).
-pub const UNSUPPORTED_VERSION: i64 = -32022;
+pub const UNSUPPORTED_VERSION: i64 = ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0 as i64;
 
 /// A JSON-RPC error the server answers with, plus the HTTP status a
 /// Streamable HTTP transport should use for it.

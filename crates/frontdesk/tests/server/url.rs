@@ -202,3 +202,37 @@ async fn connect_token_is_single_use_and_bound_to_the_principal() {
     server.complete_flow(&token, Some("alice")).await.unwrap();
     assert!(server.complete_flow(&token, Some("alice")).await.is_err());
 }
+
+#[tokio::test]
+async fn modern_held_retry_is_cancelled_by_notification() {
+    let mut config = frontdesk::server::ServerConfig::default();
+    config.url_hold = Duration::from_secs(30);
+    let mut c = Client::start(builder().config(config).build());
+    let caps = json!({"elicitation": {"url": {}}});
+    let r1 = c
+        .request(
+            json!(1),
+            "tools/call",
+            call("connect_store_account", json!({}), caps.clone()),
+        )
+        .await;
+    let mut p = call("connect_store_account", json!({}), caps);
+    p["inputResponses"] = json!({"signin": {"action": "accept"}});
+    p["requestState"] = r1["result"]["requestState"].clone();
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": p}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}),
+    )
+    .await;
+    c.quiet(150).await;
+    let r = c
+        .request(
+            json!(3),
+            "server/discover",
+            json!({"_meta": crate::support::meta(json!({}))}),
+        )
+        .await;
+    assert_eq!(r["id"], 3);
+}
