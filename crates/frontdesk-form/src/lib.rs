@@ -43,20 +43,20 @@
 //! ```
 
 mod build;
+mod builders;
 mod defaults;
 mod describe;
 pub mod formats;
 mod limits;
 mod lint;
 mod model;
+mod options;
 mod parse;
 pub mod pattern;
 mod validate;
 
-pub use build::{
-    BooleanBuilder, BuildError, FormBuilder, JsonNumber, MultiSelectBuilder, NumberBuilder,
-    SelectBuilder, TextBuilder,
-};
+pub use build::{BuildError, FormBuilder, JsonNumber};
+pub use builders::{BooleanBuilder, MultiSelectBuilder, NumberBuilder, SelectBuilder, TextBuilder};
 pub use describe::{Constraints, Widget};
 pub use limits::Limits;
 pub use lint::{LintWarning, SensitiveKind};
