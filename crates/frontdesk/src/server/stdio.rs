@@ -33,6 +33,18 @@ where
     let (out_tx, out_rx) = mpsc::unbounded_channel::<Value>();
     let writer_task = tokio::spawn(write_loop(writer, out_rx));
     let session = server.session();
+    // Messages unrelated to any request (e.g. `notifications/elicitation/complete`
+    // after a -32042) go out on the same line stream.
+    let forwarder = session.unsolicited().map(|mut rx| {
+        let out = out_tx.clone();
+        tokio::spawn(async move {
+            while let Some(message) = rx.recv().await {
+                if out.send(message).is_err() {
+                    break;
+                }
+            }
+        })
+    });
     let sink = OutboundSink::from_sender(out_tx.clone());
     let info = RequestInfo::default();
     let limit = server.config().max_message_bytes;
@@ -93,6 +105,10 @@ where
     tracing::info!("input closed; ending the session");
     session.close();
     while tasks.join_next().await.is_some() {}
+    drop(session);
+    if let Some(f) = forwarder {
+        f.abort();
+    }
     drop(sink);
     drop(out_tx);
     match writer_task.await {

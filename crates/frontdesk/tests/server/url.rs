@@ -236,3 +236,56 @@ async fn modern_held_retry_is_cancelled_by_notification() {
         .await;
     assert_eq!(r["id"], 3);
 }
+
+fn link_tool() -> frontdesk::server::ToolDef {
+    frontdesk::server::ToolDef::new(
+        "needs_link",
+        "Fails until an account is linked",
+        |cx: frontdesk::server::ToolContext, _: frontdesk::server::NoArgs| async move {
+            Err(cx
+                .url_elicitation_required("Link your account first.", |t| {
+                    format!("https://example.com/link?token={}", t.connect_token)
+                })
+                .await)
+        },
+    )
+}
+
+#[tokio::test]
+async fn url_elicitation_required_is_32042_on_legacy_only() {
+    let server = builder().tool(link_tool()).build();
+    let mut c = Client::start(server.clone());
+    c.initialize(json!({"elicitation": {"url": {}}})).await;
+    let r = c
+        .request(json!(2), "tools/call", json!({"name": "needs_link"}))
+        .await;
+    assert_eq!(r["error"]["code"], -32042);
+    assert_eq!(
+        r["error"]["message"],
+        "This request requires more information."
+    );
+    let e = &r["error"]["data"]["elicitations"][0];
+    assert_eq!(e["mode"], "url");
+    assert_eq!(e["message"], "Link your account first.");
+    let eid = e["elicitationId"].as_str().unwrap().to_string();
+    server
+        .complete_flow(&token_of(e["url"].as_str().unwrap()), None)
+        .await
+        .unwrap();
+    let note = c.recv().await;
+    assert_eq!(
+        note,
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": eid}})
+    );
+
+    // 2026-07-28: never -32042, an input_required instead.
+    let r = c
+        .request(
+            json!(3),
+            "tools/call",
+            call("needs_link", json!({}), json!({"elicitation": {"url": {}}})),
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "input_required");
+    assert_eq!(r["result"]["inputRequests"]["q1"]["params"]["mode"], "url");
+}
