@@ -1,17 +1,23 @@
-//! Applying a schema's defaults.
+//! Applying a schema's defaults, and normalizing answers.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
-use crate::model::FormSchema;
+use crate::model::{FieldKind, FormSchema};
+use crate::validate::MAX_SAFE_INTEGER;
 
 impl FormSchema {
-    /// Fill every field missing from `content` that has a (valid) default, as a client that
-    /// declares `applyDefaults` does. Values already present are never changed. Returns how
-    /// many values were added.
+    /// Fill every *optional* field missing from `content` that has a (valid) default, as a
+    /// client that applies defaults does. Values already present are never changed, and a
+    /// missing required field is left missing so that validation asks the person for it
+    /// rather than silently answering for them (renderers pre-fill with [`prefill`]).
+    /// Returns how many values were added.
+    ///
+    /// [`prefill`]: FormSchema::prefill
     pub fn apply_defaults(&self, content: &mut Map<String, Value>) -> usize {
         let mut added = 0;
         for field in &self.fields {
             if let Some(d) = &field.default
+                && !field.required
                 && !content.contains_key(&field.key)
             {
                 content.insert(field.key.clone(), d.clone());
@@ -21,10 +27,37 @@ impl FormSchema {
         added
     }
 
-    /// The initial values for a renderer: each field's default, in field order.
+    /// The initial values for a renderer: each field's default (required or not), in field
+    /// order.
     pub fn prefill(&self) -> Map<String, Value> {
-        let mut out = Map::new();
-        self.apply_defaults(&mut out);
-        out
+        self.fields
+            .iter()
+            .filter_map(|f| f.default.as_ref().map(|d| (f.key.clone(), d.clone())))
+            .collect()
+    }
+
+    /// Rewrite whole-number floats of integer fields (`3.0`) as integers (`3`), so that a
+    /// typed consumer reading an `i64` accepts every answer that validation accepts.
+    /// Returns how many values were rewritten.
+    pub fn normalize(&self, content: &mut Map<String, Value>) -> usize {
+        let mut changed = 0;
+        for field in &self.fields {
+            let FieldKind::Number(n) = &field.kind else {
+                continue;
+            };
+            if !n.integer {
+                continue;
+            }
+            if let Some(Value::Number(num)) = content.get_mut(&field.key)
+                && num.is_f64()
+                && let Some(f) = num.as_f64()
+                && f.fract() == 0.0
+                && f.abs() <= MAX_SAFE_INTEGER as f64
+            {
+                *num = Number::from(f as i64);
+                changed += 1;
+            }
+        }
+        changed
     }
 }

@@ -94,14 +94,23 @@ fn defaults_prefill_and_apply() {
         .unwrap()
         .clone();
     let added = form.apply_defaults(&mut content);
-    assert_eq!(added, 5);
+    assert_eq!(added, 4, "optional fields only");
     assert_eq!(
         content["seats"],
         json!(2),
         "present values are never replaced"
     );
-    assert_eq!(content["displayName"], json!("octocat"));
+    assert_eq!(content["budget"], json!(12.5));
+    assert_eq!(content["tags"], json!(["alpha"]));
+    assert!(
+        !content.contains_key("displayName"),
+        "a required field is asked, not assumed"
+    );
+    let e = form.validate(&content).unwrap_err();
+    assert_eq!(e.errors()[0].message, "Display name is required");
+    content.insert("displayName".into(), json!("Ada"));
     assert!(form.validate(&content).is_ok());
+    assert_eq!(form.apply_defaults(&mut content), 0);
     assert_eq!(
         form.field("tags").unwrap().default_input().as_deref(),
         Some("alpha")
@@ -111,6 +120,22 @@ fn defaults_prefill_and_apply() {
         Some("no")
     );
     assert_eq!(form.field("email").unwrap().default_input(), None);
+}
+
+#[test]
+fn normalize_turns_whole_floats_into_integers() {
+    let form = spec_form();
+    let mut content = json!({"seats": 3.0, "budget": 2.0, "displayName": "x"})
+        .as_object()
+        .unwrap()
+        .clone();
+    assert_eq!(form.normalize(&mut content), 1);
+    assert_eq!(
+        serde_json::to_string(&content).unwrap(),
+        r#"{"seats":3,"budget":2.0,"displayName":"x"}"#
+    );
+    let seats: i64 = serde_json::from_value(content["seats"].clone()).unwrap();
+    assert_eq!(seats, 3);
 }
 
 #[test]
