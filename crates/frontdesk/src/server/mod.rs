@@ -63,6 +63,40 @@
 //! parsed message is for, and
 //! [`RequestInfo::era`] lets the transport force it (e.g. from
 //! `MCP-Protocol-Version`).
+//!
+//! # Behaviour worth knowing
+//!
+//! - **Invalid accepted content, 2025-11-25**: the question is sent again
+//!   with the problems appended to its message, up to
+//!   [`ServerConfig::reask_limit`] times (default once); then `ask` returns
+//!   [`AskError::InvalidAnswer`], which becomes an `isError` result.
+//! - **Invalid accepted content, 2026-07-28**: the same question is asked
+//!   again under the same key (`input_required`), never an error. A result
+//!   that is not a well-formed `ElicitResult` (e.g. `user_name: 12345`) or an
+//!   `inputResponses` that is not an object is `-32602`. Answers for keys the
+//!   sealed state did not ask (or for a question that changed since) are
+//!   ignored; a first call that already carries valid answers and no state
+//!   completes.
+//! - **Sealed `requestState`**: bound to the principal and to the request
+//!   (method, name, arguments), expiring after [`ServerConfig::state_ttl`],
+//!   single-use through a nonce store by default. Every failure is the same
+//!   `-32602` ("requestState is invalid or expired"). It carries the answers
+//!   so far (each pinned to a digest of its exact question), the digests of
+//!   the questions just asked, and the URL flows in progress.
+//! - **Capabilities**: a question is never sent in a mode the client did not
+//!   declare (`elicitation: {}` means form only). 2026-07-28 answers `-32021`
+//!   with `data.requiredCapabilities`; 2025-11-25 ends the call with an
+//!   `isError` result.
+//! - **Human time**: 2025-11-25 questions wait [`ServerConfig::human_wait`]
+//!   (10 minutes by default), sending `notifications/progress` every
+//!   [`ServerConfig::keepalive_interval`] when the call carried a
+//!   `progressToken`; on timeout or when the call is cancelled, the client is
+//!   sent `notifications/cancelled` for the open question.
+//! - **URL mode**: 2025-11-25 sends `elicitationId` = flow id and, once the
+//!   flow completes, `notifications/elicitation/complete`; 2026-07-28 keeps
+//!   the flow id in the sealed state, holds an `accept` retry up to
+//!   [`ServerConfig::url_hold`], then asks the same URL again. `-32042` is
+//!   only ever produced on 2025-11-25.
 
 pub mod answer;
 mod context;

@@ -1,9 +1,6 @@
 //! 2026-07-28 over stdio: `_meta` validation, discover, the input_required
 //! loop with sealed state, capability gating, the MRTR fixtures.
 
-use std::sync::Arc;
-
-use frontdesk::server::Server;
 use frontdesk::state::StateSealer;
 use serde_json::{Value, json};
 
@@ -390,7 +387,6 @@ async fn state_is_bound_to_the_principal() {
         )
         .await;
     assert_eq!(h.response.unwrap()["error"]["code"], -32602);
-    let _ = Arc::new(Server::clone(&server));
 }
 
 #[tokio::test]
