@@ -4,8 +4,9 @@ use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use chacha20poly1305::XNonce;
-use chacha20poly1305::aead::{Aead, Payload};
+use chacha20poly1305::aead::AeadInOut;
+use chacha20poly1305::aead::inout::InOutBuf;
+use chacha20poly1305::{Tag, XNonce};
 use serde_json::Value;
 use zeroize::Zeroizing;
 
@@ -233,9 +234,22 @@ impl StateSealer {
             .ok_or(SealError::InvalidTtl)?;
         let key = self.keys.current();
 
-        let body = serde_json::to_vec(payload)?;
-        let sealed_len = NONCE_LEN + HEADER_LEN + body.len() + TAG_LEN;
-        let size = VERSION.len() + 1 + key.kid().len() + 1 + base64_len(sealed_len);
+        // One buffer: nonce || header || payload JSON, encrypted in place after
+        // the nonce, then the tag appended.
+        let mut nonce = [0u8; NONCE_LEN];
+        rand::fill(&mut nonce[..]);
+        let mut sealed = Vec::with_capacity(NONCE_LEN + HEADER_LEN + 256 + TAG_LEN);
+        sealed.extend_from_slice(&nonce);
+        sealed.extend_from_slice(&issued_at.to_be_bytes());
+        sealed.extend_from_slice(&expires_at.to_be_bytes());
+        sealed.extend_from_slice(StateId::random().as_bytes());
+        let written = serde_json::to_writer(&mut sealed, payload);
+        // Wipe the plaintext on every way out, errors included (best effort:
+        // a reallocation while writing may leave a copy in freed memory).
+        let mut sealed = Zeroizing::new(sealed);
+        written?;
+
+        let size = VERSION.len() + 1 + key.kid().len() + 1 + base64_len(sealed.len() + TAG_LEN);
         if size > self.max_token_bytes {
             return Err(SealError::TooLarge {
                 size,
@@ -243,30 +257,17 @@ impl StateSealer {
             });
         }
 
-        let mut plaintext = Zeroizing::new(Vec::with_capacity(HEADER_LEN + body.len()));
-        plaintext.extend_from_slice(&issued_at.to_be_bytes());
-        plaintext.extend_from_slice(&expires_at.to_be_bytes());
-        plaintext.extend_from_slice(StateId::random().as_bytes());
-        plaintext.extend_from_slice(&body);
-        drop(Zeroizing::new(body));
-
-        let mut nonce = [0u8; NONCE_LEN];
-        rand::fill(&mut nonce[..]);
         let aad = associated_data(key.kid(), binding);
-        let ciphertext = key
+        let tag = key
             .cipher()
-            .encrypt(
+            .encrypt_inout_detached(
                 &XNonce::from(nonce),
-                Payload {
-                    msg: &plaintext,
-                    aad: &aad,
-                },
+                &aad,
+                InOutBuf::from(&mut sealed[NONCE_LEN..]),
             )
             .map_err(|_| SealError::Encrypt)?;
+        sealed.extend_from_slice(&tag);
 
-        let mut sealed = Vec::with_capacity(sealed_len);
-        sealed.extend_from_slice(&nonce);
-        sealed.extend_from_slice(&ciphertext);
         let mut token = String::with_capacity(size);
         token.push_str(VERSION);
         token.push('.');
@@ -308,24 +309,25 @@ impl StateSealer {
             .ok_or("unknown version")?;
         let (kid, data) = rest.split_once('.').ok_or("malformed")?;
         let key = self.keys.get(kid).ok_or("unknown key id")?;
-        let sealed = URL_SAFE_NO_PAD.decode(data).map_err(|_| "bad base64")?;
+        // Decrypted in place; wiped on every way out.
+        let mut sealed = Zeroizing::new(URL_SAFE_NO_PAD.decode(data).map_err(|_| "bad base64")?);
         if sealed.len() < NONCE_LEN + HEADER_LEN + TAG_LEN {
             return Err("truncated");
         }
-        let (nonce, ciphertext) = sealed.split_at(NONCE_LEN);
-        let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| "truncated")?;
+        let (nonce, rest) = sealed.split_at_mut(NONCE_LEN);
+        let (ciphertext, tag) = rest.split_at_mut(rest.len() - TAG_LEN);
+        let nonce: [u8; NONCE_LEN] = (&*nonce).try_into().map_err(|_| "truncated")?;
+        let tag = Tag::try_from(&*tag).map_err(|_| "truncated")?;
         let aad = associated_data(kid, binding);
-        let plaintext = Zeroizing::new(
-            key.cipher()
-                .decrypt(
-                    &XNonce::from(nonce),
-                    Payload {
-                        msg: ciphertext,
-                        aad: &aad,
-                    },
-                )
-                .map_err(|_| "authentication failed (tampered, other key, principal or request)")?,
-        );
+        key.cipher()
+            .decrypt_inout_detached(
+                &XNonce::from(nonce),
+                &aad,
+                InOutBuf::from(&mut *ciphertext),
+                &tag,
+            )
+            .map_err(|_| "authentication failed (tampered, other key, principal or request)")?;
+        let plaintext: &[u8] = ciphertext;
         let (header, body) = plaintext.split_at_checked(HEADER_LEN).ok_or("truncated")?;
         let issued_at = read_u64(&header[0..8]).ok_or("truncated")?;
         let expires_at = read_u64(&header[8..16]).ok_or("truncated")?;
