@@ -9,6 +9,7 @@
 pub mod clock;
 pub mod demo;
 pub mod flows;
+pub mod http;
 pub mod server;
 pub mod state;
 pub mod store;

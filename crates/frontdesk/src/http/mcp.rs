@@ -1,0 +1,487 @@
+//! The MCP endpoint: POST (both revisions), GET (the 2025-11-25 session
+//! stream and resumption) and DELETE (end a 2025-11-25 session).
+//!
+//! Response rule, both revisions: a request answered within
+//! [`HttpOptions::json_window`](super::HttpOptions::json_window) without
+//! having pushed any related message gets `application/json`; otherwise the
+//! answer is a `text/event-stream` carrying the related messages (progress,
+//! log messages; on 2025-11-25 the `elicitation/create` requests and
+//! `notifications/elicitation/complete`) and then the response, after which
+//! the stream ends.
+//!
+//! 2025-11-25 request work runs in its own task: a disconnect is not a
+//! cancellation, and the events land in the stream's replay buffer, so a GET
+//! with `Last-Event-ID` picks them up. 2026-07-28 request work is owned by
+//! the HTTP response: a disconnect drops it, which is the cancellation.
+
+use std::sync::Arc;
+
+use axum::body::{Body, to_bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::HttpOptions;
+use super::headers::{self, LAST_EVENT_ID, SESSION_ID};
+use super::respond::{self, HandleFuture, readable_id, rpc_error};
+use super::sessions::{Entry, Sessions};
+use super::sse::{EventLog, parse_event_id};
+use crate::server::rpc::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
+use crate::server::{
+    Era, Handled, LEGACY_VERSIONS, MODERN_VERSION, OutboundSink, RequestInfo, Server,
+};
+
+/// Everything the handlers share.
+#[derive(Clone)]
+pub(crate) struct AppState {
+    pub(crate) server: Server,
+    pub(crate) options: Arc<HttpOptions>,
+    pub(crate) sessions: Arc<Sessions>,
+    pub(crate) shutdown: CancellationToken,
+}
+
+fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// `403` with an id-less JSON-RPC error when `Origin` is not allowed.
+pub(crate) fn origin_rejected(st: &AppState, h: &HeaderMap) -> Option<Response> {
+    let origin = h.get(header::ORIGIN).map(HeaderValue::as_bytes);
+    if st.options.origins.allows(origin) {
+        return None;
+    }
+    tracing::warn!(origin = ?origin.map(String::from_utf8_lossy), "request from a disallowed Origin");
+    Some(rpc_error(
+        StatusCode::FORBIDDEN,
+        &Value::Null,
+        INVALID_REQUEST,
+        "Forbidden: Origin not allowed",
+    ))
+}
+
+fn method_not_allowed(allow: &'static str) -> Response {
+    let mut r = rpc_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &Value::Null,
+        INVALID_REQUEST,
+        "Method not allowed",
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
+}
+
+/// Anything but GET, POST and DELETE on the endpoint.
+pub(crate) async fn other() -> Response {
+    method_not_allowed("GET, POST, DELETE")
+}
+
+/// Check the request line up to the body; then read and parse the body.
+async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value, Response> {
+    if let Some(r) = origin_rejected(st, h) {
+        return Err(r);
+    }
+    let content_type = header_str(h, header::CONTENT_TYPE.as_str()).unwrap_or_default();
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    if !essence.eq_ignore_ascii_case("application/json") {
+        tracing::warn!(content_type, "POST without application/json");
+        return Err(rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            &Value::Null,
+            INVALID_REQUEST,
+            "Unsupported Media Type: Content-Type must be application/json",
+        ));
+    }
+    if let Some(accept) = header_str(h, header::ACCEPT.as_str())
+        && !(headers::accepts(accept, "application/json")
+            && headers::accepts(accept, "text/event-stream"))
+    {
+        tracing::warn!(
+            accept,
+            "POST whose Accept lacks application/json or text/event-stream"
+        );
+        return Err(rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            &Value::Null,
+            INVALID_REQUEST,
+            "Not Acceptable: Accept must list application/json and text/event-stream",
+        ));
+    }
+    let limit = st.options.max_body_bytes;
+    let too_large = || {
+        tracing::warn!(limit, "POST body over the size limit");
+        rpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &Value::Null,
+            INVALID_REQUEST,
+            &format!("Invalid request: message larger than {limit} bytes"),
+        )
+    };
+    let declared =
+        header_str(h, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    let bytes = match to_bytes(body, limit).await {
+        Ok(b) => b,
+        Err(e) => {
+            let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+            while let Some(s) = source {
+                if s.is::<axum::extract::rejection::LengthLimitError>()
+                    || s.to_string().contains("length limit")
+                {
+                    return Err(too_large());
+                }
+                source = s.source();
+            }
+            tracing::info!(error = %e, "could not read a POST body");
+            return Err(rpc_error(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                PARSE_ERROR,
+                "Parse error: the body could not be read",
+            ));
+        }
+    };
+    st.server.parse_message(&bytes).map_err(|err| {
+        let code = err["error"]["code"].as_i64().unwrap_or(PARSE_ERROR);
+        let status =
+            if code == INVALID_REQUEST && bytes.len() > st.server.config().max_message_bytes {
+                StatusCode::PAYLOAD_TOO_LARGE
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+        respond::json(status, &err)
+    })
+}
+
+/// POST: one JSON-RPC message of either revision.
+pub(crate) async fn post(State(st): State<AppState>, h: HeaderMap, body: Body) -> Response {
+    let message = match read_message(&st, &h, body).await {
+        Ok(m) => m,
+        Err(r) => return r,
+    };
+    let header_version = headers::protocol_version(&h);
+    let modern = header_version.as_deref() == Some(MODERN_VERSION)
+        || Server::era_of(&message) == Era::Modern;
+    if modern {
+        post_modern(st, &h, message).await
+    } else {
+        post_legacy(st, &h, header_version, message).await
+    }
+}
+
+async fn post_modern(st: AppState, h: &HeaderMap, message: Value) -> Response {
+    let id = readable_id(&message);
+    if let Err(e) = headers::check_modern(h, &message) {
+        tracing::warn!(%id, error = %e, "2026-07-28 header check failed");
+        return rpc_error(StatusCode::BAD_REQUEST, &id, HEADER_MISMATCH, &e.0);
+    }
+    if message.get("method").is_none() && message.get("id").is_some() {
+        tracing::warn!(%id, "2026-07-28 client sent a response");
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            &id,
+            INVALID_REQUEST,
+            "Invalid request: 2026-07-28 clients do not send responses",
+        );
+    }
+    let info = RequestInfo {
+        principal: None,
+        era: Some(Era::Modern),
+    };
+    let (sink, mut rx) = OutboundSink::channel();
+    let server = st.server.clone();
+    let mut work: HandleFuture =
+        Box::pin(async move { server.handle(None, message, &sink, &info).await });
+    let window = tokio::time::sleep(st.options.json_window);
+    tokio::pin!(window);
+    let mut pushed = Vec::new();
+    let finished = tokio::select! {
+        biased;
+        h = &mut work => Some(h),
+        m = rx.recv() => {
+            pushed.extend(m);
+            None
+        }
+        () = &mut window => None,
+    };
+    let keepalive = st.options.keepalive;
+    match finished {
+        Some(handled) => {
+            while let Ok(m) = rx.try_recv() {
+                pushed.push(m);
+            }
+            if pushed.is_empty() || handled.http_status != 200 {
+                return respond::handled(&handled);
+            }
+            pushed.extend(handled.response);
+            respond::request_stream(pushed, None, rx, keepalive, st.shutdown.clone())
+        }
+        None => respond::request_stream(pushed, Some(work), rx, keepalive, st.shutdown.clone()),
+    }
+}
+
+fn session_error(status: StatusCode, id: &Value, message: &str) -> Response {
+    tracing::info!(%id, status = status.as_u16(), message, "session check failed");
+    rpc_error(status, id, INVALID_REQUEST, message)
+}
+
+async fn post_legacy(
+    st: AppState,
+    h: &HeaderMap,
+    header_version: Option<String>,
+    message: Value,
+) -> Response {
+    let id = readable_id(&message);
+    let info = RequestInfo {
+        principal: None,
+        era: Some(Era::Legacy),
+    };
+    let is_request = message.get("method").is_some() && message.get("id").is_some();
+    if is_request && message.get("method").and_then(Value::as_str) == Some("initialize") {
+        return initialize(st, message, info).await;
+    }
+    if let Some(v) = &header_version
+        && !LEGACY_VERSIONS.contains(&v.as_str())
+    {
+        return session_error(
+            StatusCode::BAD_REQUEST,
+            &id,
+            &format!("Bad Request: unsupported MCP-Protocol-Version {v:?}"),
+        );
+    }
+    let Some(sid) = header_str(h, SESSION_ID) else {
+        return session_error(
+            StatusCode::BAD_REQUEST,
+            &id,
+            "Bad Request: Mcp-Session-Id header is required",
+        );
+    };
+    let Some(entry) = st.sessions.get(sid) else {
+        return session_error(StatusCode::NOT_FOUND, &id, "Session not found");
+    };
+    if !is_request {
+        let handled = st
+            .server
+            .handle(
+                Some(&entry.session),
+                message,
+                &OutboundSink::discard(),
+                &info,
+            )
+            .await;
+        return respond::handled(&handled);
+    }
+    let (decided_tx, decided_rx) = oneshot::channel();
+    tokio::spawn(legacy_work(
+        st.server.clone(),
+        Arc::clone(&entry),
+        message,
+        info,
+        st.options.json_window,
+        decided_tx,
+    ));
+    match decided_rx.await {
+        Ok(Decided::Json(handled)) => respond::handled(&handled),
+        Ok(Decided::Stream(log)) => {
+            respond::log_stream(log.attach(None), st.options.keepalive, st.shutdown.clone())
+        }
+        Err(_) => {
+            tracing::error!(%id, "request task ended without an outcome");
+            rpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &id,
+                INTERNAL_ERROR,
+                "Internal error",
+            )
+        }
+    }
+}
+
+async fn initialize(st: AppState, message: Value, info: RequestInfo) -> Response {
+    let session = st.server.session();
+    let handled = st
+        .server
+        .handle(Some(&session), message, &OutboundSink::discard(), &info)
+        .await;
+    let ok = handled
+        .response
+        .as_ref()
+        .is_some_and(|r| r.get("result").is_some());
+    if !ok {
+        session.close();
+        return respond::handled(&handled);
+    }
+    let entry = Entry::new(session, st.options.replay_buffer);
+    let Ok(value) = HeaderValue::from_str(entry.id()) else {
+        entry.close();
+        return rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &Value::Null,
+            INTERNAL_ERROR,
+            "Internal error",
+        );
+    };
+    if st.sessions.insert(Arc::clone(&entry)).is_err() {
+        entry.close();
+        tracing::warn!("session table full; initialize refused");
+        return rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &readable_id(handled.response.as_ref().unwrap_or(&Value::Null)),
+            INTERNAL_ERROR,
+            "Too many sessions; try again later",
+        );
+    }
+    tracing::info!(session = entry.id(), "session started");
+    let mut r = respond::handled(&handled);
+    r.headers_mut().insert(SESSION_ID, value);
+    r
+}
+
+/// What the request task tells the HTTP handler.
+enum Decided {
+    Json(Handled),
+    Stream(Arc<EventLog>),
+}
+
+/// Run one 2025-11-25 request: answer as JSON when it finishes quickly with
+/// nothing pushed, otherwise open a POST stream (priming event first) and log
+/// every related message and the response onto it.
+async fn legacy_work(
+    server: Server,
+    entry: Arc<Entry>,
+    message: Value,
+    info: RequestInfo,
+    window: std::time::Duration,
+    decided: oneshot::Sender<Decided>,
+) {
+    let (sink, mut rx) = OutboundSink::channel();
+    let session = Arc::clone(&entry.session);
+    let work = async move { server.handle(Some(&session), message, &sink, &info).await };
+    tokio::pin!(work);
+    let timer = tokio::time::sleep(window);
+    tokio::pin!(timer);
+    let mut first = None;
+    let early = tokio::select! {
+        biased;
+        h = &mut work => Some(h),
+        m = rx.recv() => {
+            first = m;
+            None
+        }
+        () = &mut timer => None,
+    };
+    if let Some(handled) = &early
+        && rx.is_empty()
+    {
+        let _ = decided.send(Decided::Json(handled.clone()));
+        return;
+    }
+    let log = entry.new_stream();
+    if entry.primes() {
+        log.push(None);
+    }
+    if let Some(m) = &first {
+        log.push(Some(m));
+    }
+    let _ = decided.send(Decided::Stream(Arc::clone(&log)));
+    let handled = match early {
+        Some(h) => h,
+        None => loop {
+            tokio::select! {
+                biased;
+                m = rx.recv() => match m {
+                    Some(m) => {
+                        log.push(Some(&m));
+                    }
+                    None => break work.await,
+                },
+                h = &mut work => break h,
+            }
+        },
+    };
+    while let Ok(m) = rx.try_recv() {
+        log.push(Some(&m));
+    }
+    if let Some(r) = &handled.response {
+        log.push(Some(r));
+    }
+    log.end();
+}
+
+/// GET: the 2025-11-25 session stream, or resumption of any stream of the
+/// session with `Last-Event-ID`. Without a session id: `405` (2026-07-28
+/// has no GET).
+pub(crate) async fn get(State(st): State<AppState>, h: HeaderMap) -> Response {
+    if let Some(r) = origin_rejected(&st, &h) {
+        return r;
+    }
+    let Some(sid) = header_str(&h, SESSION_ID) else {
+        return method_not_allowed("POST");
+    };
+    if let Some(accept) = header_str(&h, header::ACCEPT.as_str())
+        && !headers::accepts(accept, "text/event-stream")
+    {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            &Value::Null,
+            INVALID_REQUEST,
+            "Not Acceptable: Accept must list text/event-stream",
+        );
+    }
+    let Some(entry) = st.sessions.get(sid) else {
+        return session_error(StatusCode::NOT_FOUND, &Value::Null, "Session not found");
+    };
+    let keepalive = st.options.keepalive;
+    if let Some(last) = header_str(&h, LAST_EVENT_ID) {
+        let Some((stream, seq)) = parse_event_id(last) else {
+            return session_error(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                "Bad Request: unknown Last-Event-ID",
+            );
+        };
+        let Some(log) = entry.stream(stream) else {
+            return session_error(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                "Bad Request: that stream is no longer available",
+            );
+        };
+        tracing::info!(session = sid, stream, after = seq, "stream resumed");
+        return respond::log_stream(log.attach(Some(seq)), keepalive, st.shutdown.clone());
+    }
+    if entry.get_log.has_live() {
+        return session_error(
+            StatusCode::CONFLICT,
+            &Value::Null,
+            "Conflict: this session already has a GET stream",
+        );
+    }
+    if entry.primes() {
+        entry.get_log.push(None);
+    }
+    tracing::info!(session = sid, "GET stream opened");
+    respond::log_stream(entry.get_log.attach(None), keepalive, st.shutdown.clone())
+}
+
+/// DELETE: end a 2025-11-25 session (`204`); unknown → `404`; without a
+/// session id → `405`.
+pub(crate) async fn delete(State(st): State<AppState>, h: HeaderMap) -> Response {
+    if let Some(r) = origin_rejected(&st, &h) {
+        return r;
+    }
+    let Some(sid) = header_str(&h, SESSION_ID) else {
+        return method_not_allowed("POST");
+    };
+    if st.sessions.remove(sid) {
+        tracing::info!(session = sid, "session ended by the client");
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        session_error(StatusCode::NOT_FOUND, &Value::Null, "Session not found")
+    }
+}

@@ -1,0 +1,179 @@
+//! Response bodies: JSON, id-less/idful JSON-RPC errors, and the SSE bodies
+//! (a session stream read from its [`EventLog`], and the request-scoped
+//! 2026-07-28 stream that owns the `handle` future).
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::time::{Instant, Interval, interval_at};
+use tokio_util::sync::CancellationToken;
+
+use super::sse::{self, Attached, Event};
+use crate::server::Handled;
+
+/// A boxed `Server::handle` future.
+pub(crate) type HandleFuture = Pin<Box<dyn Future<Output = Handled> + Send>>;
+
+/// A JSON body with `status`.
+pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        sse::compact(body),
+    )
+        .into_response()
+}
+
+/// A JSON-RPC error response with `status`.
+pub(crate) fn rpc_error(status: StatusCode, id: &Value, code: i64, message: &str) -> Response {
+    json(
+        status,
+        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+    )
+}
+
+/// The status of a [`Handled`] as a [`StatusCode`].
+pub(crate) fn status_of(code: u16) -> StatusCode {
+    StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
+/// The JSON (or `202`) response for a finished [`Handled`].
+pub(crate) fn handled(h: &Handled) -> Response {
+    match &h.response {
+        Some(r) => json(status_of(h.http_status), r),
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// The id of a message when it is a readable JSON-RPC id, else `null`.
+pub(crate) fn readable_id(message: &Value) -> Value {
+    match message.get("id") {
+        Some(v @ Value::String(_)) => v.clone(),
+        Some(v @ Value::Number(n)) if n.is_i64() || n.is_u64() => v.clone(),
+        _ => Value::Null,
+    }
+}
+
+/// Wrap an SSE byte stream as a response with the usual headers.
+fn sse_response<S>(stream: S) -> Response
+where
+    S: futures::Stream<Item = Result<Bytes, Infallible>> + Send + 'static,
+{
+    let mut r = Body::from_stream(stream).into_response();
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}
+
+fn ticker(every: Duration) -> Interval {
+    let every = every.max(Duration::from_millis(10));
+    interval_at(Instant::now() + every, every)
+}
+
+struct LogState {
+    replay: VecDeque<Event>,
+    live: Option<mpsc::UnboundedReceiver<Event>>,
+    tick: Interval,
+    shutdown: CancellationToken,
+}
+
+/// An SSE response streaming a session stream: replay first, then live
+/// events, keep-alive comments in between; ends with the stream, when a newer
+/// subscriber replaces this one, or at shutdown.
+pub(crate) fn log_stream(
+    attached: Attached,
+    keepalive: Duration,
+    shutdown: CancellationToken,
+) -> Response {
+    let state = LogState {
+        replay: attached.replay.into(),
+        live: attached.live,
+        tick: ticker(keepalive),
+        shutdown,
+    };
+    sse_response(futures::stream::unfold(state, |mut st| async move {
+        if let Some(e) = st.replay.pop_front() {
+            return Some((Ok(e.bytes), st));
+        }
+        let live = st.live.as_mut()?;
+        let next = tokio::select! {
+            biased;
+            () = st.shutdown.cancelled() => None,
+            e = live.recv() => e.map(|e| e.bytes),
+            _ = st.tick.tick() => Some(sse::keepalive()),
+        };
+        next.map(|b| (Ok(b), st))
+    }))
+}
+
+struct RequestState {
+    pending: VecDeque<Value>,
+    work: Option<HandleFuture>,
+    rx: mpsc::UnboundedReceiver<Value>,
+    rx_open: bool,
+    tick: Interval,
+    shutdown: CancellationToken,
+}
+
+/// A request-scoped SSE response (2026-07-28): the messages already pushed,
+/// then whatever the running `work` pushes, then its response; `data:` lines
+/// only (no ids: nothing is resumable). Dropping the body (the client went
+/// away) drops `work`, which cancels the request.
+pub(crate) fn request_stream(
+    pushed: Vec<Value>,
+    work: Option<HandleFuture>,
+    rx: mpsc::UnboundedReceiver<Value>,
+    keepalive: Duration,
+    shutdown: CancellationToken,
+) -> Response {
+    let state = RequestState {
+        pending: pushed.into(),
+        work,
+        rx,
+        rx_open: true,
+        tick: ticker(keepalive),
+        shutdown,
+    };
+    sse_response(futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(m) = st.pending.pop_front() {
+                return Some((Ok(sse::frame(None, &sse::compact(&m))), st));
+            }
+            let work = st.work.as_mut()?;
+            tokio::select! {
+                biased;
+                () = st.shutdown.cancelled() => {
+                    tracing::info!("shutting down; request stream closed");
+                    return None;
+                }
+                m = st.rx.recv(), if st.rx_open => match m {
+                    Some(m) => st.pending.push_back(m),
+                    None => st.rx_open = false,
+                },
+                h = work => {
+                    st.work = None;
+                    while let Ok(m) = st.rx.try_recv() {
+                        st.pending.push_back(m);
+                    }
+                    if let Some(r) = h.response {
+                        st.pending.push_back(r);
+                    }
+                }
+                _ = st.tick.tick() => return Some((Ok(sse::keepalive()), st)),
+            }
+        }
+    }))
+}

@@ -1,0 +1,222 @@
+//! The 2025-11-25 session table: one [`Entry`] per `Mcp-Session-Id`, holding
+//! the core [`Session`], the session's SSE streams (stream 0 is the GET
+//! stream, fed from [`Session::unsolicited`]; POST streams count up from 1)
+//! and when it was last used. Bounded in size; idle sessions are swept.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+use super::sse::EventLog;
+use crate::server::Session;
+
+/// Ended POST streams kept for replay per session.
+const KEPT_STREAMS: usize = 32;
+
+/// One live session.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    pub(crate) session: Arc<Session>,
+    pub(crate) get_log: Arc<EventLog>,
+    streams: Mutex<BTreeMap<u64, Arc<EventLog>>>,
+    next_stream: AtomicU64,
+    replay: usize,
+    closed: CancellationToken,
+    last_seen: Mutex<Instant>,
+}
+
+impl Entry {
+    /// Wrap `session`; starts the task moving its unsolicited messages onto
+    /// the GET stream's log.
+    pub(crate) fn new(session: Arc<Session>, replay: usize) -> Arc<Self> {
+        let entry = Arc::new(Self {
+            get_log: Arc::new(EventLog::new(0, replay)),
+            session,
+            streams: Mutex::new(BTreeMap::new()),
+            next_stream: AtomicU64::new(1),
+            replay,
+            closed: CancellationToken::new(),
+            last_seen: Mutex::new(Instant::now()),
+        });
+        if let Some(mut rx) = entry.session.unsolicited() {
+            let log = Arc::clone(&entry.get_log);
+            let closed = entry.closed.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        () = closed.cancelled() => break,
+                        msg = rx.recv() => match msg {
+                            Some(m) => {
+                                log.push(Some(&m));
+                            }
+                            None => break,
+                        },
+                    }
+                }
+                log.end();
+            });
+        }
+        entry
+    }
+
+    /// The session id (`Mcp-Session-Id`).
+    pub(crate) fn id(&self) -> &str {
+        self.session.id()
+    }
+
+    /// Whether priming events may be sent: SDK clients before 2025-11-25
+    /// expect every `data:` to be JSON.
+    pub(crate) fn primes(&self) -> bool {
+        self.session
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= "2025-11-25")
+    }
+
+    /// A new POST stream (older ended streams beyond the bound are dropped).
+    pub(crate) fn new_stream(&self) -> Arc<EventLog> {
+        let n = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let log = Arc::new(EventLog::new(n, self.replay));
+        if let Ok(mut map) = self.streams.lock() {
+            map.insert(n, Arc::clone(&log));
+            let ended: Vec<u64> = map
+                .iter()
+                .filter(|(_, l)| l.is_ended())
+                .map(|(k, _)| *k)
+                .collect();
+            let excess = ended.len().saturating_sub(KEPT_STREAMS);
+            for k in ended.into_iter().take(excess) {
+                map.remove(&k);
+            }
+        }
+        log
+    }
+
+    /// Stream `n` (0 is the GET stream), if still known.
+    pub(crate) fn stream(&self, n: u64) -> Option<Arc<EventLog>> {
+        if n == 0 {
+            return Some(Arc::clone(&self.get_log));
+        }
+        self.streams.lock().ok()?.get(&n).cloned()
+    }
+
+    fn busy(&self) -> bool {
+        self.get_log.has_live()
+            || self
+                .streams
+                .lock()
+                .map(|m| m.values().any(|l| !l.is_ended()))
+                .unwrap_or(false)
+    }
+
+    fn touch(&self) {
+        if let Ok(mut t) = self.last_seen.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    fn idle_for(&self) -> Duration {
+        self.last_seen
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// End the session: waiting questions end, streams end.
+    pub(crate) fn close(&self) {
+        self.session.close();
+        self.closed.cancel();
+        self.get_log.end();
+    }
+}
+
+/// The table is full.
+#[derive(Debug)]
+pub(crate) struct Full;
+
+/// All sessions of one endpoint.
+#[derive(Debug)]
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<String, Arc<Entry>>>,
+    max: usize,
+    idle: Duration,
+}
+
+impl Sessions {
+    pub(crate) fn new(max: usize, idle: Duration) -> Self {
+        Self {
+            map: Mutex::new(HashMap::new()),
+            max: max.max(1),
+            idle,
+        }
+    }
+
+    /// Add a session, sweeping idle ones first when needed.
+    pub(crate) fn insert(&self, entry: Arc<Entry>) -> Result<(), Full> {
+        self.sweep();
+        let Ok(mut map) = self.map.lock() else {
+            return Err(Full);
+        };
+        if map.len() >= self.max {
+            return Err(Full);
+        }
+        map.insert(entry.id().to_string(), entry);
+        Ok(())
+    }
+
+    /// The session with this id, marking it used.
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Entry>> {
+        let entry = self.map.lock().ok()?.get(id).cloned()?;
+        if entry.session.is_closed() {
+            return None;
+        }
+        entry.touch();
+        Some(entry)
+    }
+
+    /// Remove and close a session; `false` when unknown.
+    pub(crate) fn remove(&self, id: &str) -> bool {
+        let entry = self.map.lock().ok().and_then(|mut m| m.remove(id));
+        match entry {
+            Some(e) => {
+                e.close();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Close sessions idle longer than the limit with nothing in flight.
+    pub(crate) fn sweep(&self) {
+        let stale: Vec<Arc<Entry>> = match self.map.lock() {
+            Ok(mut map) => {
+                let ids: Vec<String> = map
+                    .iter()
+                    .filter(|(_, e)| {
+                        e.session.is_closed() || (e.idle_for() > self.idle && !e.busy())
+                    })
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                ids.iter().filter_map(|k| map.remove(k)).collect()
+            }
+            Err(_) => Vec::new(),
+        };
+        for e in stale {
+            tracing::info!(session = e.id(), "idle session closed");
+            e.close();
+        }
+    }
+
+    /// Close every session (shutdown).
+    pub(crate) fn close_all(&self) {
+        let all: Vec<Arc<Entry>> = match self.map.lock() {
+            Ok(mut map) => map.drain().map(|(_, e)| e).collect(),
+            Err(_) => Vec::new(),
+        };
+        for e in all {
+            e.close();
+        }
+    }
+}

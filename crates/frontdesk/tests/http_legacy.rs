@@ -1,0 +1,401 @@
+//! Streamable HTTP, 2025-11-25: sessions, POST streams carrying
+//! `elicitation/create`, answers POSTed back, the GET stream, resumption with
+//! `Last-Event-ID`, DELETE, URL mode, and bad input.
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "http_support.rs"]
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{LEGACY, SseReader, TestServer, content_type, start, token_of};
+
+fn call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+}
+
+async fn json_of(r: reqwest::Response, status: u16) -> Value {
+    assert_eq!(r.status(), status);
+    assert!(content_type(&r).starts_with("application/json"));
+    r.json().await.unwrap()
+}
+
+/// Answer the two questions of `book_return` on `reader`; returns the result.
+async fn finish_book_return(
+    s: &TestServer,
+    sid: &str,
+    reader: &mut SseReader,
+    first: Value,
+) -> Value {
+    assert_eq!(first["method"], "elicitation/create");
+    assert_eq!(first["params"]["requestedSchema"]["type"], "object");
+    s.answer(
+        sid,
+        &first["id"],
+        json!({"action": "accept", "content": {"reason": "damaged", "boxes": 2, "pickup_date": "2026-08-03"}}),
+    )
+    .await;
+    let confirm = reader.message().await.unwrap();
+    assert_eq!(confirm["method"], "elicitation/create");
+    s.answer(
+        sid,
+        &confirm["id"],
+        json!({"action": "accept", "content": {"confirm": true}}),
+    )
+    .await;
+    reader.message().await.unwrap()
+}
+
+#[tokio::test]
+async fn session_list_call_with_elicitation_on_the_post_stream() {
+    let s = start(|_| {}).await;
+    let sid = s.initialize(json!({"elicitation": {}})).await;
+    let v = json_of(
+        s.legacy(
+            &sid,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert!(
+        v["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "book_return")
+    );
+
+    let r = s
+        .legacy(&sid, &call(2, "book_return", json!({"order_id": "A-17"})))
+        .await;
+    assert_eq!(r.status(), 200);
+    let mut reader = SseReader::new(r);
+    let priming = reader.next().await.unwrap();
+    assert!(
+        priming.id.is_some() && priming.data.is_empty(),
+        "{priming:?}"
+    );
+    let first = reader.message().await.unwrap();
+    let result = finish_book_return(&s, &sid, &mut reader, first).await;
+    assert_eq!(result["id"], 2);
+    assert_eq!(result["result"]["structuredContent"]["status"], "booked");
+    assert!(
+        reader.next().await.is_none(),
+        "the stream ends after the response"
+    );
+}
+
+#[tokio::test]
+async fn resume_a_post_stream_after_a_disconnect() {
+    let s = start(|_| {}).await;
+    let sid = s.initialize(json!({"elicitation": {"form": {}}})).await;
+    let r = s
+        .legacy(&sid, &call(2, "book_return", json!({"order_id": "B-2"})))
+        .await;
+    let mut reader = SseReader::new(r);
+    let priming = reader.next().await.unwrap();
+    let first = reader.next().await.unwrap();
+    assert!(first.id.is_some());
+    drop(reader); // The client goes away mid-question; the call lives on.
+
+    let r = s
+        .http
+        .get(&s.mcp)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("last-event-id", priming.id.unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let mut resumed = SseReader::new(r);
+    let replayed = resumed.next().await.unwrap();
+    assert_eq!(replayed.id, first.id, "the missed event, with its id");
+    let result = finish_book_return(&s, &sid, &mut resumed, replayed.json()).await;
+    assert_eq!(result["id"], 2);
+    assert_eq!(result["result"]["structuredContent"]["orderId"], "B-2");
+    assert!(resumed.next().await.is_none());
+
+    // An id of another session's numbering, or junk: 400.
+    for bad in ["999-1", "junk"] {
+        let r = s
+            .http
+            .get(&s.mcp)
+            .header("mcp-session-id", &sid)
+            .header("last-event-id", bad)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400, "{bad}");
+    }
+}
+
+#[tokio::test]
+async fn get_stream_one_at_a_time() {
+    let s = start(|_| {}).await;
+    let sid = s.initialize(json!({})).await;
+    let open = || {
+        s.http
+            .get(&s.mcp)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &sid)
+            .send()
+    };
+    let r = open().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let mut first = SseReader::new(r);
+    let priming = first.next().await.unwrap();
+    assert!(priming.id.as_deref().unwrap().starts_with("0-"));
+    assert_eq!(open().await.unwrap().status(), 409);
+    drop(first);
+    // The keep-alive (100 ms here) notices the closed connection.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(open().await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn delete_ends_the_session() {
+    let s = start(|_| {}).await;
+    let sid = s.initialize(json!({})).await;
+    let r = s
+        .http
+        .delete(&s.mcp)
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    let r = s
+        .legacy(
+            &sid,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        )
+        .await;
+    assert_eq!(json_of(r, 404).await["id"], 1);
+    let r = s
+        .http
+        .delete(&s.mcp)
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let r = s
+        .http
+        .get(&s.mcp)
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+}
+
+#[tokio::test]
+async fn url_mode_completes_through_the_sign_in_page() {
+    let s = start(|_| {}).await;
+    let sid = s
+        .initialize(json!({"elicitation": {"form": {}, "url": {}}}))
+        .await;
+    let r = s
+        .legacy(&sid, &call(3, "connect_store_account", json!({})))
+        .await;
+    let mut reader = SseReader::new(r);
+    let ask = reader.message().await.unwrap();
+    assert_eq!(ask["method"], "elicitation/create");
+    assert_eq!(ask["params"]["mode"], "url");
+    let eid = ask["params"]["elicitationId"].as_str().unwrap().to_string();
+    let url = ask["params"]["url"].as_str().unwrap().to_string();
+    assert!(url.starts_with(&format!("{}/signin?token=", s.base)));
+    s.answer(&sid, &ask["id"], json!({"action": "accept"}))
+        .await;
+
+    assert_eq!(s.http.get(&url).send().await.unwrap().status(), 200);
+    let done = s
+        .http
+        .post(format!("{}/signin", s.base))
+        .form(&[("token", token_of(&url))])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(done.status(), 200);
+
+    let complete = reader.message().await.unwrap();
+    assert_eq!(complete["method"], "notifications/elicitation/complete");
+    assert_eq!(complete["params"]["elicitationId"], eid);
+    let result = reader.message().await.unwrap();
+    assert_eq!(result["id"], 3);
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        "Your store account is connected."
+    );
+}
+
+#[tokio::test]
+async fn a_client_leaving_mid_question_does_not_hurt_others() {
+    let s = start(|_| {}).await;
+    let a = s.initialize(json!({"elicitation": {}})).await;
+    let r = s
+        .legacy(&a, &call(2, "book_return", json!({"order_id": "gone"})))
+        .await;
+    let mut reader = SseReader::new(r);
+    assert_eq!(
+        reader.message().await.unwrap()["method"],
+        "elicitation/create"
+    );
+    drop(reader);
+
+    let b = s.initialize(json!({"elicitation": {}})).await;
+    let r = s
+        .legacy(&b, &call(2, "book_return", json!({"order_id": "here"})))
+        .await;
+    let mut reader = SseReader::new(r);
+    let first = reader.message().await.unwrap();
+    let result = finish_book_return(&s, &b, &mut reader, first).await;
+    assert_eq!(result["result"]["structuredContent"]["orderId"], "here");
+    // The first session still answers too.
+    let r = s
+        .legacy(
+            &a,
+            &json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
+        )
+        .await;
+    assert_eq!(json_of(r, 200).await["id"], 9);
+}
+
+#[tokio::test]
+async fn bad_input() {
+    let s = start(|o| o.max_body_bytes = 2048).await;
+    let sid = s.initialize(json!({})).await;
+
+    // No session id: 400; unknown session: 404.
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let r = s.post().body(body.clone()).send().await.unwrap();
+    assert_eq!(json_of(r, 400).await["error"]["code"], -32600);
+    let r = s
+        .legacy(
+            "no-such-session",
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        )
+        .await;
+    assert_eq!(r.status(), 404);
+
+    // Malformed JSON: 400, -32700, id null.
+    let r = s
+        .post()
+        .header("mcp-session-id", &sid)
+        .body("{\"jsonrpc\": ")
+        .send()
+        .await
+        .unwrap();
+    let v = json_of(r, 400).await;
+    assert_eq!(v["error"]["code"], -32700);
+    assert_eq!(v["id"], Value::Null);
+
+    // Wrong shapes: a batch, a wrong jsonrpc.
+    let r = s
+        .legacy(
+            &sid,
+            &json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
+        )
+        .await;
+    assert_eq!(json_of(r, 400).await["error"]["code"], -32600);
+    let r = s
+        .legacy(&sid, &json!({"jsonrpc": "1.0", "id": 4, "method": "ping"}))
+        .await;
+    let v = json_of(r, 400).await;
+    assert_eq!(
+        (v["error"]["code"].as_i64(), v["id"].as_i64()),
+        (Some(-32600), Some(4))
+    );
+
+    // Unknown method: -32601.
+    let r = s
+        .legacy(
+            &sid,
+            &json!({"jsonrpc": "2.0", "id": 5, "method": "no/such"}),
+        )
+        .await;
+    assert_eq!(json_of(r, 200).await["error"]["code"], -32601);
+
+    // Oversize body: 413 with a JSON-RPC error.
+    let big =
+        json!({"jsonrpc": "2.0", "id": 6, "method": "ping", "params": {"pad": "x".repeat(4096)}});
+    let r = s.legacy(&sid, &big).await;
+    assert_eq!(json_of(r, 413).await["error"]["code"], -32600);
+
+    // Bad Origin: 403, id-less error body. Loopback origins are fine.
+    let r = s
+        .post()
+        .header("origin", "http://evil.example")
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    let v = json_of(r, 403).await;
+    assert!(v["error"]["code"].is_i64());
+    assert_eq!(v["id"], Value::Null);
+    let r = s
+        .post()
+        .header("origin", "http://localhost:5173")
+        .header("mcp-session-id", &sid)
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+
+    // Content-Type and Accept.
+    let r = s
+        .http
+        .post(&s.mcp)
+        .header("content-type", "text/plain")
+        .header("mcp-session-id", &sid)
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 415);
+    let r = s
+        .http
+        .post(&s.mcp)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("mcp-session-id", &sid)
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 406);
+
+    // Unsupported MCP-Protocol-Version after init: 400.
+    let r = s
+        .post()
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "1999-01-01")
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+
+    // A stray response (to nothing) is accepted and ignored.
+    let r = s
+        .legacy(
+            &sid,
+            &json!({"jsonrpc": "2.0", "id": "fd-99", "result": {}}),
+        )
+        .await;
+    assert_eq!(r.status(), 202);
+
+    // And the server still serves.
+    let r = s
+        .legacy(&sid, &json!({"jsonrpc": "2.0", "id": 7, "method": "ping"}))
+        .await;
+    assert_eq!(json_of(r, 200).await["id"], 7);
+    let _ = LEGACY;
+}

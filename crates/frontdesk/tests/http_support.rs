@@ -1,0 +1,262 @@
+//! Shared client helpers for the Streamable HTTP tests (included with
+//! `#[path]` by the `http_*` test files; built alone it has no tests).
+#![allow(dead_code, missing_docs, clippy::unwrap_used)]
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use frontdesk::demo::{self, DemoOptions};
+use frontdesk::http::{self, HttpOptions, headers::encode_value};
+use frontdesk::server::Server;
+use futures::{Stream, StreamExt};
+use reqwest::header::CONTENT_TYPE;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+pub const MODERN: &str = "2026-07-28";
+pub const LEGACY: &str = "2025-11-25";
+pub const ACCEPT: &str = "application/json, text/event-stream";
+
+pub struct TestServer {
+    pub base: String,
+    pub mcp: String,
+    pub http: reqwest::Client,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// The demo (with conformance fixtures) on 127.0.0.1:0, sign-in links
+/// pointing at itself; `tweak` adjusts the options.
+pub async fn start(tweak: impl FnOnce(&mut HttpOptions)) -> TestServer {
+    let mut options = HttpOptions::default();
+    options.keepalive = Duration::from_millis(100);
+    tweak(&mut options);
+    let listener = http::bind("127.0.0.1:0".parse().unwrap(), options)
+        .await
+        .unwrap();
+    assert!(listener.local_addr().ip().is_loopback());
+    let base = listener.base_url();
+    let mcp = listener.endpoint_url();
+    let server = demo::register(
+        Server::builder("brightgrid-test", "0.0.1"),
+        &base,
+        &DemoOptions {
+            conformance_fixtures: true,
+        },
+    )
+    .build();
+    let (tx, rx) = oneshot::channel::<()>();
+    tokio::spawn(listener.serve_with_shutdown(server, async {
+        let _ = rx.await;
+    }));
+    TestServer {
+        base,
+        mcp,
+        http: reqwest::Client::new(),
+        stop: Some(tx),
+    }
+}
+
+pub fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "http-test", "version": "1.0.0"},
+    })
+}
+
+pub fn modern_call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, "_meta": meta()}})
+}
+
+impl TestServer {
+    /// A POST with the usual headers and no session or version headers.
+    pub fn post(&self) -> reqwest::RequestBuilder {
+        self.http
+            .post(&self.mcp)
+            .header(CONTENT_TYPE, "application/json")
+            .header("accept", ACCEPT)
+    }
+
+    /// A 2026-07-28 POST with the mirrored headers derived from `body`.
+    pub async fn modern(&self, body: &Value) -> reqwest::Response {
+        let mut req = self.post().header("mcp-protocol-version", MODERN);
+        if let Some(m) = body["method"].as_str() {
+            req = req.header("mcp-method", m);
+        }
+        let name = body["params"]["name"]
+            .as_str()
+            .or(body["params"]["uri"].as_str());
+        if let Some(n) = name {
+            req = req.header("mcp-name", encode_value(n));
+        }
+        req.body(body.to_string()).send().await.unwrap()
+    }
+
+    /// A 2025-11-25 POST on session `sid`.
+    pub async fn legacy(&self, sid: &str, body: &Value) -> reqwest::Response {
+        self.post()
+            .header("mcp-session-id", sid)
+            .header("mcp-protocol-version", LEGACY)
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// `initialize` + `notifications/initialized`; the session id.
+    pub async fn initialize(&self, capabilities: Value) -> String {
+        let r = self
+            .post()
+            .body(
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": LEGACY, "capabilities": capabilities,
+                    "clientInfo": {"name": "http-test", "version": "1.0.0"}}})
+                .to_string(),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
+        assert!(sid.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+        let v: Value = r.json().await.unwrap();
+        assert_eq!(v["result"]["protocolVersion"], LEGACY);
+        let r = self
+            .legacy(
+                &sid,
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            )
+            .await;
+        assert_eq!(r.status(), 202);
+        sid
+    }
+
+    /// POST our answer to the server's request `id`; expects `202`.
+    pub async fn answer(&self, sid: &str, id: &Value, result: Value) {
+        let r = self
+            .legacy(sid, &json!({"jsonrpc": "2.0", "id": id, "result": result}))
+            .await;
+        assert_eq!(r.status(), 202);
+        assert!(r.bytes().await.unwrap().is_empty());
+    }
+}
+
+pub fn content_type(r: &reqwest::Response) -> String {
+    r.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[derive(Debug, Clone)]
+pub struct SseEvent {
+    pub id: Option<String>,
+    pub data: String,
+}
+
+impl SseEvent {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.data).unwrap()
+    }
+}
+
+type ByteStream = Pin<Box<dyn Stream<Item = reqwest::Result<axum::body::Bytes>> + Send>>;
+
+/// Reads SSE events one by one, line by line as the conformance harness
+/// does: every `data:` line must be a whole compact JSON value.
+pub struct SseReader {
+    stream: ByteStream,
+    buf: String,
+}
+
+impl SseReader {
+    pub fn new(r: reqwest::Response) -> Self {
+        assert!(content_type(&r).starts_with("text/event-stream"));
+        assert_eq!(r.headers()["x-accel-buffering"], "no");
+        Self {
+            stream: Box::pin(r.bytes_stream()),
+            buf: String::new(),
+        }
+    }
+
+    /// The next event with an id or data (comments skipped); `None` at end.
+    pub async fn next(&mut self) -> Option<SseEvent> {
+        tokio::time::timeout(Duration::from_secs(10), self.next_inner())
+            .await
+            .expect("no SSE event within 10 s")
+    }
+
+    async fn next_inner(&mut self) -> Option<SseEvent> {
+        loop {
+            if let Some(i) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..i + 2).collect();
+                let mut ev = SseEvent {
+                    id: None,
+                    data: String::new(),
+                };
+                let mut any = false;
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id: ") {
+                        ev.id = Some(v.to_string());
+                        any = true;
+                    } else if let Some(v) = line.strip_prefix("data: ") {
+                        assert!(ev.data.is_empty(), "one data line per event");
+                        if !v.is_empty() {
+                            let _: Value = serde_json::from_str(v).expect("compact JSON data line");
+                        }
+                        ev.data = v.to_string();
+                        any = true;
+                    } else {
+                        assert!(
+                            line.is_empty() || line.starts_with(':'),
+                            "odd line {line:?}"
+                        );
+                    }
+                }
+                if any {
+                    return Some(ev);
+                }
+                continue;
+            }
+            match self.stream.next().await {
+                Some(Ok(chunk)) => self.buf.push_str(std::str::from_utf8(&chunk).unwrap()),
+                Some(Err(_)) | None => return None,
+            }
+        }
+    }
+
+    /// The next event carrying a JSON message (priming events skipped).
+    pub async fn message(&mut self) -> Option<Value> {
+        loop {
+            let ev = self.next().await?;
+            if !ev.data.is_empty() {
+                return Some(ev.json());
+            }
+        }
+    }
+}
+
+/// Every JSON message of a finished SSE response.
+pub async fn all_messages(r: reqwest::Response) -> Vec<Value> {
+    let mut reader = SseReader::new(r);
+    let mut out = Vec::new();
+    while let Some(m) = reader.message().await {
+        out.push(m);
+    }
+    out
+}
+
+/// The connect token of a sign-in URL.
+pub fn token_of(url: &str) -> String {
+    url.split("token=").nth(1).unwrap().to_string()
+}
