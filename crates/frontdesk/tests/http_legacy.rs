@@ -9,8 +9,9 @@ mod support;
 
 use std::time::Duration;
 
+use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
 use serde_json::{Value, json};
-use support::{LEGACY, SseReader, TestServer, content_type, start, token_of};
+use support::{LEGACY, SseReader, TestServer, content_type, start, start_with, token_of};
 
 fn call(id: i64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -398,4 +399,77 @@ async fn bad_input() {
         .await;
     assert_eq!(json_of(r, 200).await["id"], 7);
     let _ = LEGACY;
+}
+
+/// A tool that answers `-32042` (URL elicitation required) on 2025-11-25.
+fn url_required_server(base: &str) -> Server {
+    let base = base.to_string();
+    Server::builder("url-required", "0.0.1")
+        .tool(ToolDef::new(
+            "needs_sign_in",
+            "Needs a browser sign-in first",
+            move |cx: ToolContext, _: NoArgs| {
+                let base = base.clone();
+                async move {
+                    Err::<ToolOutput, ToolError>(
+                        cx.url_elicitation_required("Sign in first.", |t| {
+                            format!("{base}/signin?token={}", t.connect_token)
+                        })
+                        .await,
+                    )
+                }
+            },
+        ))
+        .build()
+}
+
+#[tokio::test]
+async fn unsolicited_completion_arrives_on_the_get_stream() {
+    let s = start_with(url_required_server, |_| {}).await;
+    let sid = s.initialize(json!({"elicitation": {"url": {}}})).await;
+    let r = s.legacy(&sid, &call(1, "needs_sign_in", json!({}))).await;
+    let v = json_of(r, 200).await;
+    assert_eq!(v["error"]["code"], -32042);
+    let e = &v["error"]["data"]["elicitations"][0];
+    let eid = e["elicitationId"].as_str().unwrap().to_string();
+    let url = e["url"].as_str().unwrap().to_string();
+
+    let r = s
+        .http
+        .get(&s.mcp)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    let mut stream = SseReader::new(r);
+    let priming = stream.next().await.unwrap();
+    assert!(priming.data.is_empty());
+
+    let done = s
+        .http
+        .post(format!("{}/signin", s.base))
+        .form(&[("token", token_of(&url))])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(done.status(), 200);
+    let ev = stream.next().await.unwrap();
+    assert!(ev.id.as_deref().unwrap().starts_with("0-"));
+    let note = ev.json();
+    assert_eq!(note["method"], "notifications/elicitation/complete");
+    assert_eq!(note["params"]["elicitationId"], eid);
+
+    // Resuming the GET stream replays what came after the priming event.
+    drop(stream);
+    let r = s
+        .http
+        .get(&s.mcp)
+        .header("mcp-session-id", &sid)
+        .header("last-event-id", priming.id.unwrap())
+        .send()
+        .await
+        .unwrap();
+    let mut resumed = SseReader::new(r);
+    assert_eq!(resumed.message().await.unwrap(), note);
 }

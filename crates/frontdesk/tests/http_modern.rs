@@ -6,8 +6,15 @@
 #[path = "http_support.rs"]
 mod support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
 use serde_json::{Value, json};
-use support::{MODERN, all_messages, content_type, meta, modern_call, start, token_of};
+use support::{
+    MODERN, SseReader, all_messages, content_type, meta, modern_call, start, start_with, token_of,
+};
 
 async fn json_of(r: reqwest::Response, status: u16) -> Value {
     assert_eq!(r.status(), status);
@@ -308,4 +315,56 @@ async fn sign_in_post_from_a_foreign_origin_is_refused() {
         .await
         .unwrap();
     assert_eq!(r.status(), 403);
+}
+
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn closing_the_response_stream_cancels_the_request() {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&dropped);
+    let s = start_with(
+        move |_| {
+            Server::builder("slow", "0.0.1")
+                .tool(ToolDef::new(
+                    "slow",
+                    "Takes a minute",
+                    move |_cx: ToolContext, _: NoArgs| {
+                        let guard = SetOnDrop(Arc::clone(&flag));
+                        async move {
+                            let _guard = guard;
+                            tokio::time::sleep(Duration::from_secs(60)).await;
+                            Ok::<_, ToolError>(ToolOutput::text("late"))
+                        }
+                    },
+                ))
+                .build()
+        },
+        |o| o.json_window = Duration::from_millis(50),
+    )
+    .await;
+    let r = s.modern(&modern_call(1, "slow", json!({}))).await;
+    assert_eq!(r.status(), 200);
+    let reader = SseReader::new(r);
+    drop(reader);
+    for _ in 0..50 {
+        if dropped.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the handler was not dropped"
+    );
+    // The server still serves.
+    let body =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta()}});
+    assert_eq!(json_of(s.modern(&body).await, 200).await["id"], 2);
 }

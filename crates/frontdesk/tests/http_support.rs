@@ -35,6 +35,27 @@ impl Drop for TestServer {
 /// The demo (with conformance fixtures) on 127.0.0.1:0, sign-in links
 /// pointing at itself; `tweak` adjusts the options.
 pub async fn start(tweak: impl FnOnce(&mut HttpOptions)) -> TestServer {
+    start_with(
+        |base| {
+            demo::register(
+                Server::builder("brightgrid-test", "0.0.1"),
+                base,
+                &DemoOptions {
+                    conformance_fixtures: true,
+                },
+            )
+            .build()
+        },
+        tweak,
+    )
+    .await
+}
+
+/// Any server on 127.0.0.1:0; `build` gets the listener's base URL.
+pub async fn start_with(
+    build: impl FnOnce(&str) -> Server,
+    tweak: impl FnOnce(&mut HttpOptions),
+) -> TestServer {
     let mut options = HttpOptions::default();
     options.keepalive = Duration::from_millis(100);
     tweak(&mut options);
@@ -44,14 +65,7 @@ pub async fn start(tweak: impl FnOnce(&mut HttpOptions)) -> TestServer {
     assert!(listener.local_addr().ip().is_loopback());
     let base = listener.base_url();
     let mcp = listener.endpoint_url();
-    let server = demo::register(
-        Server::builder("brightgrid-test", "0.0.1"),
-        &base,
-        &DemoOptions {
-            conformance_fixtures: true,
-        },
-    )
-    .build();
+    let server = build(&base);
     let (tx, rx) = oneshot::channel::<()>();
     tokio::spawn(listener.serve_with_shutdown(server, async {
         let _ = rx.await;
