@@ -53,6 +53,7 @@ mod model;
 mod options;
 mod parse;
 pub mod pattern;
+mod typed;
 mod validate;
 
 pub use build::{BuildError, FormBuilder, JsonNumber};
@@ -66,4 +67,8 @@ pub use model::{
 };
 pub use parse::{Diagnostic, DiagnosticCode, ParseError, ParsedForm};
 pub use pattern::{Pattern, PatternError, PatternWorkExceeded};
+pub use typed::{
+    __private, Date, DateTime, Email, Form, FormEnum, FormError, FormOption, FormatError,
+    TextValue, Url,
+};
 pub use validate::{ErrorCode, MAX_SAFE_INTEGER, ValidationError, ValidationErrors};

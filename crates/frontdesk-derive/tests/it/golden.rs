@@ -1,0 +1,143 @@
+//! Golden files: the derived schema, byte for byte, and valid against the official
+//! `schema.json` of both protocol revisions. `UPDATE_GOLDEN=1` rewrites the files.
+
+use frontdesk_form::{Form, FormSchema};
+use serde_json::{Value, json};
+
+use crate::forms::{Empty, EveryKind, Plain};
+
+const SCHEMA_2025: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/spec/schema/2025-11-25/schema.json"
+);
+const SCHEMA_2026: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../../shared/spec/schema/2026-07-28/schema.json"
+);
+
+fn golden_path(name: &str) -> String {
+    format!("{}/tests/golden/{name}.json", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn official(path: &str) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!("cannot read {path}: {e}. The shared spec folder must sit beside the checkout")
+    });
+    serde_json::from_str(&text).expect("official schema.json is JSON")
+}
+
+/// A validator for `#/$defs/<def>` of an official schema document.
+fn validator(doc: &Value, def: &str) -> jsonschema::Validator {
+    let wrapper = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": format!("#/$defs/{def}"),
+        "$defs": doc["$defs"].clone(),
+    });
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&wrapper)
+        .expect("official schema compiles")
+}
+
+fn check_golden(name: &str, schema: &FormSchema) {
+    let text = serde_json::to_string_pretty(schema).expect("serializable") + "\n";
+    let path = golden_path(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &text).expect("write golden");
+    }
+    let want = std::fs::read_to_string(&path).expect("golden file exists");
+    assert_eq!(text, want, "{name}: derived schema differs from {path}");
+
+    let params = json!({
+        "mode": "form",
+        "message": "Please answer",
+        "requestedSchema": schema.to_json(),
+    });
+    for path in [SCHEMA_2025, SCHEMA_2026] {
+        let v = validator(&official(path), "ElicitRequestFormParams");
+        let errors: Vec<String> = v.iter_errors(&params).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name} against {path}: {errors:#?}");
+    }
+}
+
+#[test]
+fn every_kind_golden() {
+    check_golden("every_kind", &EveryKind::schema());
+}
+
+#[test]
+fn plain_golden() {
+    check_golden("plain", &Plain::schema());
+}
+
+#[test]
+fn empty_golden() {
+    check_golden("empty", &Empty::schema());
+}
+
+/// The derive and a hand-written builder give the very same JSON.
+#[test]
+fn derive_equals_builder() {
+    let hand = FormSchema::builder()
+        .string("type", |f| f.required())
+        .integer("count", |f| {
+            f.range(0i64, 9_007_199_254_740_991i64).required()
+        })
+        .boolean("flag", |f| f)
+        .build()
+        .expect("valid");
+    assert_eq!(
+        serde_json::to_string(&Plain::schema()).expect("json"),
+        serde_json::to_string(&hand).expect("json")
+    );
+}
+
+#[test]
+fn order_is_field_order_and_required_is_right() {
+    let s = EveryKind::schema();
+    let keys: Vec<&str> = s.fields().iter().map(|f| f.key()).collect();
+    assert_eq!(
+        keys,
+        [
+            "reason",
+            "region",
+            "numberOfBoxes",
+            "weightKg",
+            "temperature",
+            "ratio",
+            "parcelCount",
+            "orderNumber",
+            "trackingId",
+            "offset",
+            "insured",
+            "notify",
+            "displayName",
+            "order_ref",
+            "backupEmail",
+            "email",
+            "homepage",
+            "pickupDate",
+            "pickupWindow",
+            "colors",
+            "regions",
+            "reasons",
+        ]
+    );
+    assert_eq!(
+        s.required(),
+        [
+            "reason",
+            "weightKg",
+            "ratio",
+            "orderNumber",
+            "offset",
+            "insured",
+            "notify",
+            "email",
+            "pickupDate",
+            "reasons",
+        ]
+    );
+    assert!(s.is_fully_supported());
+    assert_eq!(s.title(), Some("Return a package"));
+}

@@ -1,0 +1,1 @@
+//! Compile-fail tests: each shape outside the subset, with its expected message.
