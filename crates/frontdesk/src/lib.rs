@@ -4,6 +4,8 @@
 //! - [`state`]: sealed `requestState` (AEAD, key rotation, expiry, principal and
 //!   request binding) and single-use redemption through a nonce store.
 //! - [`flows`]: URL-mode elicitations as pending flows, with connect tokens.
+//! - [`http`]: the Streamable HTTP transport (both revisions on one endpoint)
+//!   and the demo's sign-in page.
 //! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).
 
 pub mod clock;

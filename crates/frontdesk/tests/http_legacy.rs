@@ -328,6 +328,18 @@ async fn bad_input() {
         json!({"jsonrpc": "2.0", "id": 6, "method": "ping", "params": {"pad": "x".repeat(4096)}});
     let r = s.legacy(&sid, &big).await;
     assert_eq!(json_of(r, 413).await["error"]["code"], -32600);
+    // The same without Content-Length (chunked).
+    let chunks = futures::stream::iter(
+        [big.to_string().into_bytes(), Vec::new()].map(Ok::<_, std::io::Error>),
+    );
+    let r = s
+        .post()
+        .header("mcp-session-id", &sid)
+        .body(reqwest::Body::wrap_stream(chunks))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json_of(r, 413).await["error"]["code"], -32600);
 
     // Bad Origin: 403, id-less error body. Loopback origins are fine.
     let r = s

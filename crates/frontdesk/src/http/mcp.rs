@@ -16,10 +16,11 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, to_bytes};
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -125,27 +126,26 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    let bytes = match to_bytes(body, limit).await {
-        Ok(b) => b,
-        Err(e) => {
-            let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&e);
-            while let Some(s) = source {
-                if s.is::<axum::extract::rejection::LengthLimitError>()
-                    || s.to_string().contains("length limit")
-                {
-                    return Err(too_large());
-                }
-                source = s.source();
+    let mut bytes = Vec::new();
+    let mut chunks = body.into_data_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::info!(error = %e, "could not read a POST body");
+                return Err(rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    &Value::Null,
+                    PARSE_ERROR,
+                    "Parse error: the body could not be read",
+                ));
             }
-            tracing::info!(error = %e, "could not read a POST body");
-            return Err(rpc_error(
-                StatusCode::BAD_REQUEST,
-                &Value::Null,
-                PARSE_ERROR,
-                "Parse error: the body could not be read",
-            ));
+        };
+        if bytes.len() + chunk.len() > limit {
+            return Err(too_large());
         }
-    };
+        bytes.extend_from_slice(&chunk);
+    }
     st.server.parse_message(&bytes).map_err(|err| {
         let code = err["error"]["code"].as_i64().unwrap_or(PARSE_ERROR);
         let status =
