@@ -1,0 +1,64 @@
+//! `frontdesk serve`: the brightgrid demo server for other hosts.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use clap::Args;
+use frontdesk::demo::{DemoOptions, brightgrid};
+
+/// Arguments of `frontdesk serve`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  frontdesk serve --stdio                       # for hosts that spawn the server
+  frontdesk serve --http 127.0.0.1:8080         # Streamable HTTP at http://127.0.0.1:8080/mcp
+  frontdesk serve --conformance-fixtures --http 127.0.0.1:3000   # for the official suite
+
+Logs go to stderr (RUST_LOG=debug for more); stdout is the stdio transport.")]
+pub struct ServeArgs {
+    /// Speak MCP over stdin/stdout (newline-delimited JSON).
+    #[arg(long, conflicts_with = "http", required_unless_present = "http")]
+    stdio: bool,
+    /// Serve Streamable HTTP on this address (both protocol revisions on one endpoint).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Also serve the official conformance suite's fixture tools and prompt.
+    #[arg(long)]
+    conformance_fixtures: bool,
+}
+
+/// Run `frontdesk serve` until the transport closes or Ctrl-C.
+pub fn run(args: &ServeArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("frontdesk serve: cannot start the async runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(serve(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("frontdesk serve: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
+    let options = DemoOptions {
+        conformance_fixtures: args.conformance_fixtures,
+    };
+    let server = brightgrid(&options).await?;
+    match args.http {
+        Some(addr) => serve_http(server, addr).await,
+        None => Ok(frontdesk::server::stdio::serve_stdio(server).await?),
+    }
+}
+
+async fn serve_http(_server: frontdesk::server::Server, addr: SocketAddr) -> anyhow::Result<()> {
+    anyhow::bail!("Streamable HTTP on {addr} is not built yet; use --stdio")
+}
