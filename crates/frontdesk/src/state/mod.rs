@@ -48,3 +48,7 @@ pub use binding::{Binding, RequestDigest, canonical_json};
 pub use keyring::{KeyConfigError, Keyring, StateKey};
 pub use nonce::{InMemoryNonceStore, NonceStore, RedeemError, open_single_use};
 pub use sealer::{OpenedState, SealError, StateId, StateRejected, StateSealer};
+
+/// The environment variable the keyring is read from by convention:
+/// `kid:key,kid:key,…`, current key first (see [`Keyring::parse`]).
+pub const KEYS_ENV: &str = "FRONTDESK_STATE_KEYS";
