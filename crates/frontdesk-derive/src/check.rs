@@ -328,7 +328,13 @@ fn error_span(f: &FormField, spec: &FieldSpec, code: DiagnosticCode) -> Span {
 
 /// Check every rule; return the specs of all fields (only meaningful without errors).
 pub(crate) fn check_form(cx: &mut Ctxt, input: &FormInput) -> Vec<FieldSpec> {
-    let specs: Vec<FieldSpec> = input.fields.iter().map(|f| field_spec(cx, f)).collect();
+    let mut clean = Vec::with_capacity(input.fields.len());
+    let mut specs = Vec::with_capacity(input.fields.len());
+    for f in &input.fields {
+        let before = cx.count();
+        specs.push(field_spec(cx, f));
+        clean.push(cx.count() == before);
+    }
 
     // Rule: two fields never share a key (after renaming).
     for (i, f) in input.fields.iter().enumerate() {
@@ -350,12 +356,16 @@ pub(crate) fn check_form(cx: &mut Ctxt, input: &FormInput) -> Vec<FieldSpec> {
             ),
         );
     }
-    if cx.has_errors() {
-        return specs;
-    }
-    // Rule: each field, built alone by the strict builder, is inside the subset.
-    let mut field_errors = false;
-    for (f, spec) in input.fields.iter().zip(&specs) {
+    // Rule: each field, built alone by the strict builder, is inside the subset (checked
+    // for every field whose attributes could be read, so all errors show at once).
+    let mut field_errors = cx.has_errors();
+    for ((f, spec), _) in input
+        .fields
+        .iter()
+        .zip(&specs)
+        .zip(&clean)
+        .filter(|(_, c)| **c)
+    {
         let b = spec.apply(FormSchema::builder(), &placeholders(spec));
         if let Err(e) = b.build() {
             field_errors = true;

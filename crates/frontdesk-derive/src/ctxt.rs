@@ -28,6 +28,11 @@ impl Ctxt {
         self.errors.push(err);
     }
 
+    /// How many errors have been recorded so far.
+    pub(crate) fn count(&self) -> usize {
+        self.errors.len()
+    }
+
     /// Has anything been recorded?
     pub(crate) fn has_errors(&self) -> bool {
         !self.errors.is_empty()

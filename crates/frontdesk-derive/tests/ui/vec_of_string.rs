@@ -1,0 +1,8 @@
+use frontdesk_derive::Form;
+
+#[derive(Form)]
+pub struct Tags {
+    pub tags: Vec<String>,
+}
+
+fn main() {}
