@@ -12,6 +12,8 @@
 //!   render-neutral **field description** ([`Field::widget`], [`Field::parse_input`], …), a
 //!   **sensitive-field lint** ([`FormSchema::lint`]) and **bounds** on every input
 //!   ([`Limits`]).
+//! - **Typed forms** ([`Form`], [`FormEnum`], [`Email`], [`Url`], [`Date`], [`DateTime`]):
+//!   a Rust type that knows its schema and reads its answers; derived by `frontdesk-derive`.
 //!
 //! ```
 //! use frontdesk_form::{ErrorCode, FormSchema, Widget};

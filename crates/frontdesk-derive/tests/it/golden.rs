@@ -141,3 +141,56 @@ fn order_is_field_order_and_required_is_right() {
     assert!(s.is_fully_supported());
     assert_eq!(s.title(), Some("Return a package"));
 }
+
+/// The brightgrid demo's `book_return` form, derived, is the very schema the runtime's
+/// hand-written version builds today (so the demo can switch without a wire change).
+#[test]
+fn demo_return_form_matches_the_hand_written_one() {
+    use frontdesk_derive::{Form, FormEnum};
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, FormEnum)]
+    #[form(rename_all = "snake_case")]
+    enum ReturnReason {
+        #[form(title = "It arrived damaged")]
+        Damaged,
+        #[form(title = "Wrong item")]
+        WrongItem,
+        #[form(title = "No longer needed")]
+        NotNeeded,
+    }
+
+    #[derive(Debug, Form)]
+    struct ReturnForm {
+        #[form(title = "Reason")]
+        reason: ReturnReason,
+        #[form(title = "Number of boxes", min = 1, max = 3, default = 1)]
+        boxes: i64,
+        #[form(title = "Pickup date")]
+        pickup_date: frontdesk_form::Date,
+    }
+
+    let hand = FormSchema::builder()
+        .select("reason", |f| {
+            f.title("Reason")
+                .option("damaged", "It arrived damaged")
+                .option("wrong_item", "Wrong item")
+                .option("not_needed", "No longer needed")
+                .required()
+        })
+        .integer("boxes", |f| {
+            f.title("Number of boxes").range(1, 3).default(1)
+        })
+        .string("pickup_date", |f| f.title("Pickup date").date().required())
+        .build()
+        .expect("valid");
+    assert_eq!(
+        serde_json::to_string(&ReturnForm::schema()).expect("json"),
+        serde_json::to_string(&hand).expect("json")
+    );
+    let answer = json!({ "reason": "wrong_item", "pickup_date": "2026-04-02" });
+    let form = ReturnForm::from_answer(answer.as_object().cloned().unwrap_or_default())
+        .expect("valid answer");
+    assert_eq!(form.reason, ReturnReason::WrongItem);
+    assert_eq!(form.boxes, 1);
+    assert_eq!(form.pickup_date.as_str(), "2026-04-02");
+}
