@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use frontdesk::demo::{DemoOptions, brightgrid};
+use frontdesk::http::{HttpOptions, serve_demo};
 
 /// Arguments of `frontdesk serve`.
 #[derive(Debug, Args)]
@@ -52,13 +53,12 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
     let options = DemoOptions {
         conformance_fixtures: args.conformance_fixtures,
     };
-    let server = brightgrid(&options).await?;
     match args.http {
-        Some(addr) => serve_http(server, addr).await,
-        None => Ok(frontdesk::server::stdio::serve_stdio(server).await?),
+        // One listener serves the MCP endpoint and the demo's sign-in page.
+        Some(addr) => Ok(serve_demo(addr, HttpOptions::default(), &options).await?),
+        None => {
+            let server = brightgrid(&options).await?;
+            Ok(frontdesk::server::stdio::serve_stdio(server).await?)
+        }
     }
-}
-
-async fn serve_http(_server: frontdesk::server::Server, addr: SocketAddr) -> anyhow::Result<()> {
-    anyhow::bail!("Streamable HTTP on {addr} is not built yet; use --stdio")
 }

@@ -1,0 +1,105 @@
+//! The one interface between the client runtime and whatever shows a request to a
+//! person: a terminal form, a browser page, a script of answers, or your own code.
+//!
+//! The runtime turns both revisions' elicitations (a live 2025-11-25
+//! `elicitation/create`, or an entry of a 2026-07-28 `input_required` result) into one
+//! [`Elicitation`], hands it to an [`ElicitationHandler`], validates what comes back
+//! and sends it. A handler never sees JSON-RPC.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use frontdesk_form::{ParsedForm, ValidationErrors};
+use frontdesk_url::UrlReview;
+use frontdesk_wire::Implementation;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+/// A boxed future, so handlers can be stored as `Arc<dyn ElicitationHandler>`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Which modes a handler can really serve; the client declares exactly these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HandlerModes {
+    /// It can show a form and collect typed answers.
+    pub form: bool,
+    /// It can show a URL for consent and open it.
+    pub url: bool,
+}
+
+/// Where an elicitation comes from, so a person can tell parallel requests apart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitationOrigin {
+    /// The server asking (its `serverInfo` / `io.modelcontextprotocol/serverInfo`).
+    pub server: Implementation,
+    /// The tool call (or prompt / resource read) this request belongs to, when known:
+    /// e.g. `tools/call book_return`.
+    pub request: Option<String>,
+    /// The key of the question inside an `input_required` round (2026-07-28), or the
+    /// JSON-RPC id of the `elicitation/create` (2025-11-25), for logs.
+    pub key: String,
+}
+
+/// What the server asks for.
+#[derive(Debug, Clone)]
+pub enum ElicitationKind {
+    /// A form: the requestedSchema parsed leniently. Fields the subset does not allow
+    /// are kept as unsupported with diagnostics; a renderer shows the rest and offers
+    /// decline.
+    Form {
+        /// The parsed schema and its diagnostics.
+        form: ParsedForm,
+        /// The values to pre-fill (defaults), from [`frontdesk_form::FormSchema::prefill`].
+        prefill: Map<String, Value>,
+    },
+    /// A URL to open outside the chat, already reviewed.
+    Url {
+        /// The review: verdict, findings, display parts. Never open a refused URL.
+        review: UrlReview,
+        /// The 2025-11-25 `elicitationId`, when there is one.
+        elicitation_id: Option<String>,
+    },
+}
+
+/// One request for the person.
+#[derive(Debug, Clone)]
+pub struct Elicitation {
+    /// Who asks and for which call.
+    pub origin: ElicitationOrigin,
+    /// The server's message, as sent (a renderer escapes it for display).
+    pub message: String,
+    /// Form or URL.
+    pub kind: ElicitationKind,
+    /// When the previous answer to this same request failed validation, the problems,
+    /// so the form can show them next to the fields. The answer went back to the
+    /// person, never to the server.
+    pub previous_errors: Option<ValidationErrors>,
+    /// Fires when the request is withdrawn (the server cancelled it, the call was
+    /// cancelled, or the connection went away): close the form, answer nothing.
+    pub cancelled: CancellationToken,
+}
+
+/// The person's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitationResponse {
+    /// Form: accept with this content (validated by the runtime before it is sent).
+    /// URL: accept means the person consented and the URL was opened; content is empty.
+    Accept(Map<String, Value>),
+    /// The person explicitly said no.
+    Decline,
+    /// The person dismissed the request without choosing, or nothing could show it.
+    Cancel,
+}
+
+/// Shows elicitations to a person (or a script) and returns the answers.
+///
+/// Honest outcomes: a handler that cannot show a request (no terminal, unsupported
+/// field it cannot render) returns [`ElicitationResponse::Cancel`] and logs why; it
+/// never invents a decline and never accepts with empty content.
+pub trait ElicitationHandler: Send + Sync {
+    /// The modes this handler can serve; the client declares only these.
+    fn modes(&self) -> HandlerModes;
+
+    /// Show one request and wait for the answer.
+    fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse>;
+}
