@@ -1,6 +1,80 @@
 //! frontdesk runtime: the MCP server and client built on the pure crates.
 //!
+//! # Asking the person
+//!
+//! Describe what you need as a plain struct with `#[derive(Form)]`, then ask
+//! for it from a tool with [`ToolContext::ask_form`](server::ToolContext::ask_form).
+//! The same handler works on every client: a 2025-11-25 session gets an
+//! `elicitation/create` request, a 2026-07-28 client an `input_required`
+//! result and a retry. The answer is validated against the form's schema
+//! (on 2025-11-25 the person is asked again with the problems when it does
+//! not fit) and arrives typed.
+//!
+//! ```
+//! use frontdesk::form::{Date, Email};
+//! use frontdesk::server::{Answer, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
+//! use frontdesk::{Form, FormEnum};
+//!
+//! /// Why a return is made: a single-select field.
+//! #[derive(Debug, Clone, Copy, PartialEq, Eq, FormEnum)]
+//! #[form(rename_all = "snake_case")]
+//! enum Reason {
+//!     #[form(title = "It arrived damaged")]
+//!     Damaged,
+//!     #[form(title = "Wrong item")]
+//!     WrongItem,
+//! }
+//!
+//! #[derive(Debug, Form)]
+//! struct Pickup {
+//!     #[form(title = "Reason")]
+//!     reason: Reason,
+//!     #[form(title = "Pickup date")]
+//!     pickup_date: Date,
+//!     #[form(title = "Number of boxes", min = 1, max = 3, default = 1)]
+//!     boxes: u8,
+//!     /// Where we send the label, if not to your account address.
+//!     #[form(title = "Contact email")]
+//!     contact_email: Option<Email>,
+//! }
+//!
+//! async fn book_pickup(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
+//!     Ok(match cx.ask_form::<Pickup>("When should we pick up the parcel?").await? {
+//!         Answer::Accepted(p) => ToolOutput::text(format!(
+//!             "{} box(es) on {} ({:?})",
+//!             p.boxes, p.pickup_date, p.reason
+//!         )),
+//!         Answer::Declined => ToolOutput::text("No pickup was booked."),
+//!         Answer::Cancelled => ToolOutput::text("Dismissed."),
+//!     })
+//! }
+//!
+//! // The `requestedSchema` the client renders, checked at compile time.
+//! let schema = Pickup::schema();
+//! assert_eq!(schema.required(), ["reason", "pickup_date"]);
+//! assert_eq!(
+//!     schema.to_json()["properties"]["pickup_date"],
+//!     serde_json::json!({"type": "string", "title": "Pickup date", "format": "date"})
+//! );
+//!
+//! let server = Server::builder("pickups", "1.0.0")
+//!     .tool(ToolDef::new("book_pickup", "Book a parcel pickup", book_pickup))
+//!     .build();
+//! # async fn serve(server: Server) -> std::io::Result<()> {
+//! frontdesk::server::stdio::serve_stdio(server).await
+//! # }
+//! # let _ = serve;
+//! ```
+//!
+//! The derive's attributes (titles, bounds, formats, defaults, renames) are
+//! documented on [`Form`](macro@Form); forms only known at run time are
+//! built with [`FormSchema::builder`](server::FormSchema::builder) and asked
+//! with [`ToolContext::ask`](server::ToolContext::ask).
+//!
 //! Modules so far:
+//! - [`server`]: the MCP server (tools and prompts that ask, both revisions).
+//! - [`demo`]: the brightgrid demo `frontdesk serve` runs.
+//! - [`form`]: the form model (`frontdesk-form`), re-exported.
 //! - [`client`]: the MCP client and the elicitation handler interface.
 //! - [`state`]: sealed `requestState` (AEAD, key rotation, expiry, principal and
 //!   request binding) and single-use redemption through a nonce store.
@@ -17,3 +91,14 @@ pub mod http;
 pub mod server;
 pub mod state;
 pub mod store;
+
+pub use frontdesk_form as form;
+
+/// `#[derive(Form)]`: a struct as an elicitation form (see the
+/// `frontdesk-derive` crate docs for its attributes).
+pub use frontdesk_derive::Form;
+/// `#[derive(FormEnum)]`: a field-less enum as the options of a select field.
+pub use frontdesk_derive::FormEnum;
+/// The traits the derives implement, so `use frontdesk::Form;` brings both
+/// the derive and the trait (as `use serde::Serialize;` does).
+pub use frontdesk_form::{Form, FormEnum};

@@ -1,17 +1,27 @@
 //! The MCP server: tools and prompts whose handlers ask the person for input
 //! once and work against every client, 2025-11-25 and 2026-07-28.
 //!
+//! The main way to ask is a typed form: a struct with `#[derive(Form)]`
+//! (re-exported here and at the crate root) asked with
+//! [`ToolContext::ask_form`]. The answer comes back validated and typed.
+//!
 //! ```no_run
-//! use frontdesk::server::{Answer, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
-//! use frontdesk::server::FormSchema;
+//! use frontdesk::form::Email;
+//! use frontdesk::server::{Answer, Form, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
+//!
+//! #[derive(Form)]
+//! struct Signup {
+//!     #[form(title = "Your name", min_length = 1)]
+//!     name: String,
+//!     #[form(title = "Email")]
+//!     email: Email,
+//!     #[form(title = "Send me the newsletter", default = false)]
+//!     newsletter: bool,
+//! }
 //!
 //! async fn greet(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
-//!     let schema = FormSchema::builder()
-//!         .string("name", |f| f.title("Your name").required())
-//!         .build()
-//!         .map_err(|e| ToolError::execution(e.to_string()))?;
-//!     Ok(match cx.ask("What is your name?", &schema).await? {
-//!         Answer::Accepted(form) => ToolOutput::text(format!("Hello, {}!", form["name"])),
+//!     Ok(match cx.ask_form::<Signup>("Who are you?").await? {
+//!         Answer::Accepted(s) => ToolOutput::text(format!("Hello, {} <{}>!", s.name, s.email)),
 //!         Answer::Declined => ToolOutput::text("Maybe next time."),
 //!         Answer::Cancelled => ToolOutput::text("Cancelled."),
 //!     })
@@ -24,6 +34,13 @@
 //! frontdesk::server::stdio::serve_stdio(server).await
 //! # }
 //! ```
+//!
+//! A form only known at run time is built with [`FormSchema::builder`] (or
+//! read from JSON with [`schema_from_value`]) and asked with
+//! [`ToolContext::ask`]; its answer is the validated content as a JSON map.
+//! Either way, the content is re-validated on the server (whole numbers sent
+//! as `3.0` to integer fields are accepted as `3`, missing optional fields
+//! take their defaults, undeclared keys are dropped).
 //!
 //! # Transport-facing API
 //!
@@ -121,6 +138,8 @@ pub use answer::{Answer, AskError, InputRequest};
 pub use context::ToolContext;
 pub use flow_port::FlowTicket;
 pub use form::{Form, FormError, FormSchema, SchemaError, schema_from_value};
+pub use frontdesk_derive::{Form, FormEnum};
+pub use frontdesk_form::FormEnum;
 pub use legacy::Session;
 pub use prompt::{PromptArgument, PromptDef, PromptOutput};
 pub use rpc::RpcError;
