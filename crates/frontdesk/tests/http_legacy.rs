@@ -36,7 +36,8 @@ async fn finish_book_return(
     s.answer(
         sid,
         &first["id"],
-        json!({"action": "accept", "content": {"reason": "damaged", "boxes": 2, "pickup_date": "2026-08-03"}}),
+        json!({"action": "accept", "content": {"reason": "damaged", "boxes": 2, "pickup_date": "2026-08-03",
+            "contact_email": "ana@example.com"}}),
     )
     .await;
     let confirm = reader.message().await.unwrap();

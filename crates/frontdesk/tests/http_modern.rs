@@ -68,7 +68,8 @@ async fn book_return_input_required_then_complete() {
 
     let mut retry = modern_call(2, "book_return", args.clone());
     retry["params"]["inputResponses"] = json!({"return": {"action": "accept",
-        "content": {"reason": "damaged", "boxes": 2, "pickup_date": "2026-08-03"}}});
+        "content": {"reason": "damaged", "boxes": 2, "pickup_date": "2026-08-03",
+            "contact_email": "ana@example.com"}}});
     retry["params"]["requestState"] = json!(state);
     let v = json_of(s.modern(&retry).await, 200).await;
     let r2 = &v["result"];
@@ -85,6 +86,10 @@ async fn book_return_input_required_then_complete() {
     assert_eq!(v["result"]["resultType"], "complete");
     assert_eq!(v["result"]["structuredContent"]["status"], "booked");
     assert_eq!(v["result"]["structuredContent"]["boxes"], 2);
+    assert_eq!(
+        v["result"]["structuredContent"]["contactEmail"],
+        "ana@example.com"
+    );
 }
 
 #[tokio::test]

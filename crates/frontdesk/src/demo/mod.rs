@@ -1,6 +1,8 @@
 //! The "brightgrid" demo server: what `frontdesk serve` runs.
 //!
-//! - `book_return`: a typed form ([`ReturnForm`]), then a confirmation.
+//! - `book_return`: a typed form ([`ReturnForm`], `#[derive(Form)]`), then a
+//!   confirmation; the result echoes what was booked (text and
+//!   `structuredContent`, see [`ReturnForm::booked`]).
 //! - `connect_store_account`: URL mode to a sign-in page the demo serves
 //!   itself on loopback; submitting that page completes the flow.
 //!
@@ -11,10 +13,11 @@
 pub mod fixtures;
 mod signin;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use crate::form::{Date, Email};
 use crate::server::{
-    Answer, Form, FormError, FormSchema, Server, ServerBuilder, ToolContext, ToolDef, ToolError,
+    Answer, Form, FormEnum, FormSchema, Server, ServerBuilder, ToolContext, ToolDef, ToolError,
     ToolOutput,
 };
 
@@ -25,84 +28,70 @@ pub struct DemoOptions {
     pub conformance_fixtures: bool,
 }
 
-/// Why a return is made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a return is made: the options of the form's `reason` field
+/// (wire values `damaged`, `wrong_item`, `not_needed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FormEnum)]
+#[form(rename_all = "snake_case")]
 pub enum ReturnReason {
     /// It arrived damaged.
+    #[form(title = "It arrived damaged")]
     Damaged,
     /// It is not what was ordered.
+    #[form(title = "Wrong item")]
     WrongItem,
     /// No longer needed.
+    #[form(title = "No longer needed")]
     NotNeeded,
 }
 
-impl ReturnReason {
-    fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "damaged" => Self::Damaged,
-            "wrong_item" => Self::WrongItem,
-            "not_needed" => Self::NotNeeded,
-            _ => return None,
-        })
-    }
-
-    /// The wire value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Damaged => "damaged",
-            Self::WrongItem => "wrong_item",
-            Self::NotNeeded => "not_needed",
-        }
-    }
-}
-
-/// The return form of `book_return` (a hand-written [`Form`] until
-/// `#[derive(Form)]` lands).
-#[derive(Debug, Clone, PartialEq)]
+/// The return form of `book_return`.
+///
+/// Field doc comments are the descriptions the person sees under each field.
+#[derive(Debug, Clone, PartialEq, Form)]
 pub struct ReturnForm {
-    /// Why.
+    /// Why you are sending it back.
+    #[form(title = "Reason")]
     pub reason: ReturnReason,
-    /// How many boxes (1–3).
+    /// How many boxes the courier collects.
+    #[form(title = "Number of boxes", min = 1, max = 3, default = 1)]
     pub boxes: i64,
-    /// Pickup date (`YYYY-MM-DD`).
-    pub pickup_date: String,
+    /// The day the courier comes.
+    #[form(title = "Pickup date")]
+    pub pickup_date: Date,
+    /// Where we send the return label.
+    #[form(title = "Contact email")]
+    pub contact_email: Email,
+    /// Anything the courier should know.
+    #[form(title = "Notes", max_length = 500)]
+    pub notes: Option<String>,
 }
 
-impl Form for ReturnForm {
-    fn schema() -> FormSchema {
-        FormSchema::builder()
-            .select("reason", |f| {
-                f.title("Reason")
-                    .option("damaged", "It arrived damaged")
-                    .option("wrong_item", "Wrong item")
-                    .option("not_needed", "No longer needed")
-                    .required()
-            })
-            .integer("boxes", |f| {
-                f.title("Number of boxes").range(1, 3).default(1)
-            })
-            .string("pickup_date", |f| f.title("Pickup date").date().required())
-            .build()
-            .expect("the return form is a fixed, valid schema")
+impl ReturnForm {
+    /// What was booked, as the tool's `structuredContent`.
+    pub fn booked(&self, order_id: &str) -> Value {
+        json!({
+            "orderId": order_id,
+            "reason": self.reason.value(),
+            "boxes": self.boxes,
+            "pickupDate": self.pickup_date.as_str(),
+            "contactEmail": self.contact_email.as_str(),
+            "notes": self.notes,
+            "status": "booked",
+        })
     }
 
-    fn from_content(content: Map<String, Value>) -> Result<Self, FormError> {
-        let reason = content
-            .get("reason")
-            .and_then(Value::as_str)
-            .and_then(ReturnReason::parse)
-            .ok_or_else(|| FormError::message("Reason is required"))?;
-        let boxes = content.get("boxes").and_then(Value::as_i64).unwrap_or(1);
-        let pickup_date = content
-            .get("pickup_date")
-            .and_then(Value::as_str)
-            .ok_or_else(|| FormError::message("Pickup date is required"))?
-            .to_string();
-        Ok(Self {
-            reason,
-            boxes,
-            pickup_date,
-        })
+    /// What was booked, in a sentence.
+    pub fn summary(&self, order_id: &str) -> String {
+        let reason = self.reason.title().unwrap_or(self.reason.value());
+        let mut text = format!(
+            "Return booked for order {order_id}: {} box(es) collected on {} ({reason}); \
+             the label goes to {}.",
+            self.boxes, self.pickup_date, self.contact_email
+        );
+        if let Some(notes) = &self.notes {
+            text.push_str(&format!(" Notes: {notes}"));
+        }
+        text
     }
 }
 
@@ -146,13 +135,8 @@ pub async fn book_return(cx: ToolContext, args: BookReturnArgs) -> Result<ToolOu
     );
     match cx.ask_with_key("confirm", &message, &confirm).await? {
         Answer::Accepted(c) if c.get("confirm") == Some(&Value::Bool(true)) => {
-            Ok(ToolOutput::structured(json!({
-                "orderId": args.order_id,
-                "reason": form.reason.as_str(),
-                "boxes": form.boxes,
-                "pickupDate": form.pickup_date,
-                "status": "booked",
-            })))
+            Ok(ToolOutput::text(form.summary(&args.order_id))
+                .with_structured(form.booked(&args.order_id)))
         }
         _ => Ok(ToolOutput::text("No return was booked: not confirmed.")),
     }

@@ -7,6 +7,52 @@ use frontdesk::demo::ReturnForm;
 use frontdesk::server::Form;
 use serde_json::{Value, json};
 
+/// The `requestedSchema` of `book_return`'s form, as it goes on the wire.
+fn return_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "reason": {
+                "type": "string",
+                "title": "Reason",
+                "description": "Why you are sending it back.",
+                "oneOf": [
+                    {"const": "damaged", "title": "It arrived damaged"},
+                    {"const": "wrong_item", "title": "Wrong item"},
+                    {"const": "not_needed", "title": "No longer needed"}
+                ]
+            },
+            "boxes": {
+                "type": "integer",
+                "title": "Number of boxes",
+                "description": "How many boxes the courier collects.",
+                "minimum": 1,
+                "maximum": 3,
+                "default": 1
+            },
+            "pickup_date": {
+                "type": "string",
+                "title": "Pickup date",
+                "description": "The day the courier comes.",
+                "format": "date"
+            },
+            "contact_email": {
+                "type": "string",
+                "title": "Contact email",
+                "description": "Where we send the return label.",
+                "format": "email"
+            },
+            "notes": {
+                "type": "string",
+                "title": "Notes",
+                "description": "Anything the courier should know.",
+                "maxLength": 500
+            }
+        },
+        "required": ["reason", "pickup_date", "contact_email"]
+    })
+}
+
 use crate::support::{Client, builder, test_server};
 
 async fn start_book_return(c: &mut Client) -> Value {
@@ -62,12 +108,14 @@ async fn book_return_accept_then_confirm() {
         json!({"jsonrpc": "2.0", "id": "fd-1", "method": "elicitation/create", "params": {
             "mode": "form",
             "message": "Tell us about the return of order A1",
-            "requestedSchema": ReturnForm::schema().to_json()
+            "requestedSchema": return_schema()
         }})
     );
+    assert_eq!(ReturnForm::schema().to_json(), return_schema());
     c.reply(
         &ask["id"],
-        json!({"action": "accept", "content": {"reason": "damaged", "pickup_date": "2026-12-01"}}),
+        json!({"action": "accept", "content": {"reason": "damaged", "pickup_date": "2026-12-01",
+            "contact_email": "ana@example.com"}}),
     )
     .await;
     let confirm = c.recv().await;
@@ -86,7 +134,13 @@ async fn book_return_accept_then_confirm() {
     assert_eq!(done["id"], 2);
     assert_eq!(
         done["result"]["structuredContent"],
-        json!({"orderId": "A1", "reason": "damaged", "boxes": 1, "pickupDate": "2026-12-01", "status": "booked"})
+        json!({"orderId": "A1", "reason": "damaged", "boxes": 1, "pickupDate": "2026-12-01",
+            "contactEmail": "ana@example.com", "notes": null, "status": "booked"})
+    );
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "Return booked for order A1: 1 box(es) collected on \
+            2026-12-01 (It arrived damaged); the label goes to ana@example.com."}])
     );
     assert_eq!(done["result"]["isError"], false);
     c.close().await.unwrap();
@@ -120,7 +174,8 @@ async fn invalid_content_is_asked_again_then_fails() {
     let ask = start_book_return(&mut c).await;
     c.reply(
         &ask["id"],
-        json!({"action": "accept", "content": {"reason": "stolen", "boxes": 9}}),
+        json!({"action": "accept", "content": {"reason": "stolen", "boxes": 9,
+            "contact_email": "not an email"}}),
     )
     .await;
     let again = c.recv().await;
@@ -128,6 +183,10 @@ async fn invalid_content_is_asked_again_then_fails() {
     let msg = again["params"]["message"].as_str().unwrap();
     assert!(
         msg.starts_with("Tell us about the return of order A1\n\nPlease check your answer: "),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("Contact email must be an email address like name@example.com"),
         "{msg}"
     );
     c.reply(

@@ -182,7 +182,8 @@ async fn book_return_two_rounds_then_complete() {
     let s1 = res["requestState"].as_str().unwrap().to_string();
 
     let mut p = call("book_return", json!({"order_id": "A1"}), FORM());
-    p["inputResponses"] = json!({"return": {"action": "accept", "content": {"reason": "wrong_item", "boxes": 2, "pickup_date": "2026-12-01"}}});
+    p["inputResponses"] = json!({"return": {"action": "accept", "content": {"reason": "wrong_item", "boxes": 2, "pickup_date": "2026-12-01",
+        "contact_email": "ana@example.com", "notes": "Leave at the door"}}});
     p["requestState"] = json!(s1);
     let r2 = c.request(json!(2), "tools/call", p).await;
     let res = &r2["result"];
@@ -204,9 +205,30 @@ async fn book_return_two_rounds_then_complete() {
     let r3 = c.request(json!(3), "tools/call", p).await;
     assert_eq!(
         r3["result"]["structuredContent"],
-        json!({"orderId": "A1", "reason": "wrong_item", "boxes": 2, "pickupDate": "2026-12-01", "status": "booked"})
+        json!({"orderId": "A1", "reason": "wrong_item", "boxes": 2, "pickupDate": "2026-12-01",
+            "contactEmail": "ana@example.com", "notes": "Leave at the door", "status": "booked"})
+    );
+    assert_eq!(
+        r3["result"]["content"],
+        json!([{"type": "text", "text": "Return booked for order A1: 2 box(es) collected on \
+            2026-12-01 (Wrong item); the label goes to ana@example.com. Notes: Leave at the door"}])
     );
     assert_eq!(r3["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn whole_float_for_an_integer_field_reads_as_the_integer() {
+    let mut c = Client::start(test_server());
+    let mut p = call("book_return", json!({"order_id": "A2"}), FORM());
+    p["inputResponses"] = json!({"return": {"action": "accept", "content": {"reason": "damaged",
+        "boxes": 3.0, "pickup_date": "2026-12-01", "contact_email": "ana@example.com"}}});
+    let r = c.request(json!(1), "tools/call", p).await;
+    let res = &r["result"];
+    assert_eq!(res["resultType"], "input_required", "{r}");
+    assert_eq!(
+        res["inputRequests"]["confirm"]["params"]["message"],
+        "Book a pickup of 3 box(es) on 2026-12-01 for order A2?"
+    );
 }
 
 async fn first_round(c: &mut Client, tool: &str) -> (Value, String) {
