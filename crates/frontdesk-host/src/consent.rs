@@ -1,0 +1,205 @@
+//! The URL consent screen: which server asks, its message, the full URL with its
+//! registrable domain highlighted, every finding of the review, and a choice that
+//! defaults to nothing. A link is handed to the browser only after the person pressed
+//! `o`, and never when the review refused it.
+
+use std::sync::Arc;
+
+use frontdesk_url::{ConsentedUrl, UrlReview, Verdict};
+
+use crate::screen::{MenuKey, Screen};
+use crate::terminal::Header;
+
+/// Opens a consented URL outside this program.
+pub trait Opener: Send + Sync {
+    /// Open `url`; `Err(reason)` when no browser could be started.
+    fn open(&self, url: &ConsentedUrl) -> Result<(), String>;
+}
+
+/// The system browser (through the `webbrowser` crate, hardened: http(s) only).
+///
+/// On Linux without `DISPLAY`, `WAYLAND_DISPLAY` or `BROWSER`, it does not try: a text
+/// browser would take over this terminal. The person gets the URL to copy instead.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemBrowser;
+
+impl Opener for SystemBrowser {
+    fn open(&self, url: &ConsentedUrl) -> Result<(), String> {
+        if cfg!(target_os = "linux")
+            && ["DISPLAY", "WAYLAND_DISPLAY", "BROWSER"]
+                .iter()
+                .all(|v| std::env::var_os(v).is_none_or(|s| s.is_empty()))
+        {
+            return Err("no graphical session, so no browser to open".to_owned());
+        }
+        webbrowser::open(url.as_str()).map_err(|e| e.to_string())
+    }
+}
+
+/// An opener that never opens anything (headless hosts, tests): the URL is printed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoBrowser;
+
+impl Opener for NoBrowser {
+    fn open(&self, _url: &ConsentedUrl) -> Result<(), String> {
+        Err("no browser is available here".to_owned())
+    }
+}
+
+/// What a [`UrlAction`] runs after consent: `Ok(note)` or `Err(reason)`, both shown.
+pub type UrlActionFn = Arc<dyn Fn(&ConsentedUrl) -> Result<String, String> + Send + Sync>;
+
+/// An extra choice on the consent screen that does something with the consented URL
+/// instead of opening it (the lab's "simulate signing in").
+#[derive(Clone)]
+pub struct UrlAction {
+    /// Its key (not `o`, `d` or `c`).
+    pub key: char,
+    /// What the menu says, e.g. `simulate signing in`.
+    pub label: &'static str,
+    /// Runs after consent; `Ok(note)` is shown, `Err(reason)` too.
+    pub run: UrlActionFn,
+}
+
+/// How the consent screen ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConsentOutcome {
+    /// The person consented and the browser was started.
+    Opened,
+    /// The person consented, no browser could be started, and the URL was printed
+    /// for copying.
+    Printed,
+    /// The person consented and the extra [`UrlAction`] ran (its note).
+    Acted(String),
+    /// The person said no.
+    Declined,
+    /// The person dismissed it (or the screen failed).
+    Cancelled,
+    /// The review refused the link; the person closed the screen.
+    Refused,
+}
+
+impl ConsentOutcome {
+    /// Whether the person gave consent (the answer is `accept`).
+    pub fn consented(&self) -> bool {
+        matches!(
+            self,
+            ConsentOutcome::Opened | ConsentOutcome::Printed | ConsentOutcome::Acted(_)
+        )
+    }
+}
+
+/// The URL as one line with its registrable domain (or host) highlighted: ANSI bold
+/// and underline when `styled`; and a second line of carets under it for plain
+/// terminals (omitted when the URL is too long to line up).
+pub fn highlighted_url(review: &UrlReview, styled: bool) -> Vec<String> {
+    let Some(url) = review.url() else {
+        return vec![format!(
+            "Input:    {} (not a usable URL)",
+            review.input_preview()
+        )];
+    };
+    let parts = review.highlight_parts().or_else(|| {
+        let host = review.host()?;
+        let from = url.find("://").map_or(0, |i| i + 3);
+        let start = from + url.get(from..)?.find(host)?;
+        let end = start + host.len();
+        Some((url.get(..start)?, url.get(start..end)?, url.get(end..)?))
+    });
+    let Some((pre, mark, post)) = parts else {
+        return vec![format!("URL:      {url}")];
+    };
+    let mut lines = vec![if styled {
+        format!("URL:      {pre}\x1b[1;4m{mark}\x1b[0m{post}")
+    } else {
+        format!("URL:      {url}")
+    }];
+    if url.chars().count() <= 120 {
+        let what = if review.registrable_domain().is_some() {
+            "registrable domain: check it"
+        } else {
+            "host: check it"
+        };
+        lines.push(format!(
+            "          {}{} {what}",
+            " ".repeat(pre.chars().count()),
+            "^".repeat(mark.chars().count().max(1))
+        ));
+    }
+    lines
+}
+
+/// Show the consent screen for `review` and act on the person's choice.
+pub fn run_consent(
+    screen: &mut dyn Screen,
+    header: &Header,
+    review: &UrlReview,
+    opener: &dyn Opener,
+    action: Option<&UrlAction>,
+) -> ConsentOutcome {
+    header.show(screen, "asks you to open a link");
+    for line in highlighted_url(review, screen.styled()) {
+        screen.show(&format!("  {line}"));
+    }
+    // plain_text's first line is the URL again; show the rest (domain, verdict, findings).
+    for line in review.plain_text().lines().skip(1) {
+        screen.show(&format!("  {line}"));
+    }
+    screen.show("");
+    if review.verdict() == Verdict::Refused {
+        screen.show("This link is refused and will not be opened.");
+        let _ = screen.key("", &[('c', "close")]);
+        screen.show("Closed: the server was told the request was dismissed.");
+        return ConsentOutcome::Refused;
+    }
+    screen.show("Nothing has been opened. Open it only if you expected this request.");
+    let mut keys: Vec<MenuKey> = vec![('o', "open in browser")];
+    if let Some(a) = action {
+        keys.push((a.key, a.label));
+    }
+    keys.extend([('d', "decline"), ('c', "cancel")]);
+    let Ok(key) = screen.key("Your choice:", &keys) else {
+        screen.show("Cancelled: nothing was opened.");
+        return ConsentOutcome::Cancelled;
+    };
+    let Some(consented) = review.consented() else {
+        return ConsentOutcome::Refused;
+    };
+    match key {
+        'o' => match opener.open(&consented) {
+            Ok(()) => {
+                screen.show("Opened in your browser. Finish there, then come back.");
+                ConsentOutcome::Opened
+            }
+            Err(reason) => {
+                screen.show(&format!("Could not open a browser ({reason})."));
+                screen.show("Copy this URL into a browser, finish there, then come back:");
+                screen.show("");
+                screen.show(&format!("    {}", consented.as_str()));
+                screen.show("");
+                ConsentOutcome::Printed
+            }
+        },
+        'd' => {
+            screen.show("Declined: nothing was opened.");
+            ConsentOutcome::Declined
+        }
+        'c' => {
+            screen.show("Cancelled: nothing was opened.");
+            ConsentOutcome::Cancelled
+        }
+        other => match action.filter(|a| a.key == other) {
+            Some(a) => match (a.run)(&consented) {
+                Ok(note) => {
+                    screen.show(&note);
+                    ConsentOutcome::Acted(note)
+                }
+                Err(reason) => {
+                    screen.show(&format!("That did not work: {reason}"));
+                    ConsentOutcome::Acted(reason)
+                }
+            },
+            None => ConsentOutcome::Cancelled,
+        },
+    }
+}

@@ -1,0 +1,59 @@
+//! frontdesk host: what shows an MCP elicitation to a person and brings the answer
+//! back, as [`frontdesk::client::ElicitationHandler`]s.
+//!
+//! - [`terminal::TerminalHandler`]: a terminal form (every field with its label,
+//!   description, required marker and pre-filled default; live validation; titled
+//!   lists; multi-select with item limits; a review screen where any field can be
+//!   edited; accept, decline and cancel always one key away; Esc / Ctrl-C cancel) and
+//!   the URL consent screen ([`consent`]), one request at a time ([`queue`]).
+//! - [`scripted::ScriptedHandler`]: answers from a JSON file, validated like a
+//!   person's answer.
+//! - [`headless::HeadlessHandler`]: no person and no script: `cancel`, with a reason.
+//!
+//! Everything a server says is escaped before it is printed ([`sanitize`]). The flows
+//! run on a [`screen::Screen`], so they are tested with [`screen::FakeScreen`]:
+//!
+//! ```
+//! use frontdesk_form::FormSchema;
+//! use frontdesk_host::screen::{FakeInput, FakeScreen};
+//! use frontdesk_host::terminal::{FormOutcome, FormRequest, Header, run_form};
+//! use serde_json::json;
+//!
+//! let schema = FormSchema::builder()
+//!     .string("email", |f| f.title("Email").email().required())
+//!     .build()
+//!     .expect("valid");
+//! let form = FormSchema::parse(&schema.to_json()).expect("an object");
+//! let header = Header {
+//!     server: "shop 1.0".into(),
+//!     request: Some("tools/call subscribe".into()),
+//!     message: "Where should we write?".into(),
+//!     waiting: 0,
+//! };
+//! let mut screen = FakeScreen::new([
+//!     FakeInput::Line("not-an-email".into()),
+//!     FakeInput::Line("ann@example.com".into()),
+//!     FakeInput::Key('a'),
+//! ]);
+//! let prefill = schema.prefill();
+//! let outcome = run_form(
+//!     &mut screen,
+//!     &FormRequest { header: &header, form: &form, prefill: &prefill, previous_errors: None },
+//! );
+//! let sent = json!({ "email": "ann@example.com" });
+//! assert_eq!(outcome, FormOutcome::Accept(sent.as_object().cloned().unwrap_or_default()));
+//! assert!(screen.transcript().contains("Email must be an email address"));
+//! ```
+
+pub mod consent;
+pub mod headless;
+pub mod queue;
+pub mod sanitize;
+pub mod screen;
+pub mod scripted;
+pub mod terminal;
+
+pub use consent::{ConsentOutcome, NoBrowser, Opener, SystemBrowser, UrlAction};
+pub use headless::HeadlessHandler;
+pub use scripted::{Answers, ScriptedHandler};
+pub use terminal::{TerminalHandler, terminal_available};

@@ -1,0 +1,245 @@
+//! One field of a form as a prompt: a line with live validation for text, email, URL,
+//! date, date-time, integer, number and checkbox; a list of titles for a select; a
+//! checklist with its item limits for a multi-select.
+
+use std::sync::Arc;
+
+use frontdesk_form::{Field, Widget};
+use serde_json::Value;
+
+use crate::sanitize::display_line;
+use crate::screen::{ChoiceValidator, LineQuestion, ListQuestion, Prompted, Screen};
+
+/// The label shown for a field: its title (escaped), with ` *` when required.
+pub fn field_label(field: &Field) -> String {
+    let label = display_line(field.label(), 120);
+    if field.is_required() {
+        format!("{label} *")
+    } else {
+        label
+    }
+}
+
+/// A value as the review screen shows it (option titles, Yes/No; masked when sensitive).
+pub fn shown_value(field: &Field, value: Option<&Value>, masked: bool) -> String {
+    match value {
+        None => "(no answer)".to_owned(),
+        Some(_) if masked => "••••••••".to_owned(),
+        Some(v) => display_line(&field.display_value(v), 200),
+    }
+}
+
+/// What kind of input a field expects and its limits, for the help line.
+pub fn field_hint(field: &Field) -> String {
+    let c = field.constraints();
+    let range = |what: &str| match (c.minimum, c.maximum) {
+        (Some(lo), Some(hi)) => format!("{what} from {} to {}", num(lo), num(hi)),
+        (Some(lo), None) => format!("{what}, at least {}", num(lo)),
+        (None, Some(hi)) => format!("{what}, at most {}", num(hi)),
+        (None, None) => what.to_owned(),
+    };
+    let mut hint = match field.widget() {
+        Widget::Email => "an email address, like name@example.com".to_owned(),
+        Widget::Url => "a URL, like https://example.com/page".to_owned(),
+        Widget::Date => "a date, YYYY-MM-DD".to_owned(),
+        Widget::DateTime => "a date and time, like 2026-12-01T09:30:00Z".to_owned(),
+        Widget::Integer => range("a whole number"),
+        Widget::Number => range("a number"),
+        Widget::Checkbox => "y or n".to_owned(),
+        Widget::Select => "↑/↓ to move, Enter to choose".to_owned(),
+        Widget::MultiSelect => {
+            let count = match (c.min_items, c.max_items) {
+                (Some(lo), Some(hi)) if lo == hi => format!("choose exactly {lo}"),
+                (Some(lo), Some(hi)) => format!("choose {lo} to {hi}"),
+                (Some(lo), None) => format!("choose at least {lo}"),
+                (None, Some(hi)) => format!("choose at most {hi}"),
+                (None, None) => "choose any".to_owned(),
+            };
+            format!("{count}; Space to tick, Enter to confirm")
+        }
+        _ => "text".to_owned(),
+    };
+    if matches!(field.widget(), Widget::Text) {
+        match (c.min_length, c.max_length) {
+            (Some(lo), Some(hi)) => hint = format!("text, {lo} to {hi} characters"),
+            (Some(lo), None) => hint = format!("text, at least {lo} characters"),
+            (None, Some(hi)) => hint = format!("text, at most {hi} characters"),
+            (None, None) => {}
+        }
+    }
+    hint
+}
+
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
+/// Ask one field. `current` is the value it has now (a default or an earlier answer);
+/// the result is the new value, `None` for "no answer".
+pub fn ask_field(
+    screen: &mut dyn Screen,
+    field: &Field,
+    current: Option<&Value>,
+    masked: bool,
+) -> Prompted<Option<Value>> {
+    if let Some(description) = field.description().filter(|d| !d.trim().is_empty()) {
+        screen.show(&format!("  {}", display_line(description, 400)));
+    }
+    match field.widget() {
+        Widget::Select => ask_select(screen, field, current),
+        Widget::MultiSelect => ask_multi(screen, field, current),
+        _ => ask_line(screen, field, current, masked),
+    }
+}
+
+fn ask_line(
+    screen: &mut dyn Screen,
+    field: &Field,
+    current: Option<&Value>,
+    masked: bool,
+) -> Prompted<Option<Value>> {
+    let initial = match current {
+        Some(v) if !masked => input_text(field, v),
+        _ => String::new(),
+    };
+    let mut help = field_hint(field);
+    if !field.is_required() {
+        help.push_str("; leave empty for no answer");
+    }
+    if masked {
+        help.push_str("; hidden while you type");
+    }
+    let checker = field.clone();
+    let question = LineQuestion {
+        label: field_label(field),
+        help: Some(help),
+        initial,
+        masked,
+        validator: Arc::new(move |typed: &str| {
+            checker
+                .parse_input(typed)
+                .map(|_| ())
+                .map_err(|e| display_line(&e.message, 300))
+        }),
+    };
+    let typed = screen.line(&question)?;
+    // The validator accepted it, so this parses; if it somehow does not, ask nothing
+    // more and keep no answer rather than inventing one.
+    Ok(field.parse_input(&typed).ok().flatten())
+}
+
+/// The text a person would type for a value (as `default_input` does for defaults).
+fn input_text(field: &Field, value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Bool(true) => "yes".to_owned(),
+        Value::Bool(false) => "no".to_owned(),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_owned))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Null => String::new(),
+        other => {
+            let _ = field;
+            other.to_string()
+        }
+    }
+}
+
+fn ask_select(
+    screen: &mut dyn Screen,
+    field: &Field,
+    current: Option<&Value>,
+) -> Prompted<Option<Value>> {
+    let options = field.options();
+    let mut items: Vec<String> = options
+        .iter()
+        .map(|o| display_line(o.label(), 200))
+        .collect();
+    let optional = !field.is_required();
+    if optional {
+        items.push("(no answer)".to_owned());
+    }
+    let start = current
+        .and_then(Value::as_str)
+        .and_then(|v| options.iter().position(|o| o.value == v))
+        .unwrap_or(if optional && current.is_none() {
+            options.len()
+        } else {
+            0
+        });
+    let question = ListQuestion {
+        label: field_label(field),
+        help: Some(field_hint(field)),
+        items,
+        chosen: vec![start],
+        validator: None,
+    };
+    let index = screen.choose_one(&question)?;
+    Ok(options.get(index).map(|o| Value::String(o.value.clone())))
+}
+
+fn ask_multi(
+    screen: &mut dyn Screen,
+    field: &Field,
+    current: Option<&Value>,
+) -> Prompted<Option<Value>> {
+    let options = field.options();
+    let items: Vec<String> = options
+        .iter()
+        .map(|o| display_line(o.label(), 200))
+        .collect();
+    let chosen: Vec<usize> = current
+        .and_then(Value::as_array)
+        .map(|values| {
+            values
+                .iter()
+                .filter_map(Value::as_str)
+                .filter_map(|v| options.iter().position(|o| o.value == v))
+                .collect()
+        })
+        .unwrap_or_default();
+    let checker = field.clone();
+    let values: Vec<String> = options.iter().map(|o| o.value.clone()).collect();
+    let validator: ChoiceValidator = Arc::new(move |picked: &[usize]| {
+        if picked.is_empty() && !checker.is_required() {
+            return Ok(());
+        }
+        let value = Value::Array(
+            picked
+                .iter()
+                .filter_map(|&i| values.get(i))
+                .map(|v| Value::String(v.clone()))
+                .collect(),
+        );
+        checker.validate(&value).map_err(|errors| {
+            errors
+                .errors()
+                .first()
+                .map_or_else(String::new, |e| display_line(&e.message, 300))
+        })
+    });
+    let question = ListQuestion {
+        label: field_label(field),
+        help: Some(field_hint(field)),
+        items,
+        chosen,
+        validator: Some(validator),
+    };
+    let picked = screen.choose_many(&question)?;
+    if picked.is_empty() && !field.is_required() {
+        return Ok(None);
+    }
+    Ok(Some(Value::Array(
+        picked
+            .iter()
+            .filter_map(|&i| options.get(i))
+            .map(|o| Value::String(o.value.clone()))
+            .collect(),
+    )))
+}
