@@ -1,0 +1,209 @@
+//! What a [`Client`](super::Client) is told before it connects: which
+//! revision to speak, who it is, its budgets and policies, and the hooks a
+//! host uses to watch the wire.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use frontdesk_url::UrlPolicy;
+use frontdesk_wire::{ClientCapabilities, Implementation, version};
+use serde_json::Value;
+
+/// Which protocol revision to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtocolChoice {
+    /// Probe with a 2026-07-28 request (`server/discover`) and fall back to a
+    /// 2025-11-25 `initialize` when the server does not answer like a modern
+    /// one (MRTR C.3).
+    #[default]
+    Auto,
+    /// 2025-11-25: `initialize`, sessions, live `elicitation/create`.
+    Legacy,
+    /// 2026-07-28: stateless, per-request `_meta`, `input_required` rounds.
+    Modern,
+}
+
+/// The revision a connection ended up speaking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// 2025-11-25.
+    Legacy,
+    /// 2026-07-28.
+    Modern,
+}
+
+impl Protocol {
+    /// The version string on the wire.
+    pub fn version(self) -> &'static str {
+        match self {
+            Self::Legacy => version::V2025_11_25,
+            Self::Modern => version::V2026_07_28,
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.version())
+    }
+}
+
+/// Which way a message travelled, for [`ClientConfig::on_wire`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Client → server.
+    Outgoing,
+    /// Server → client.
+    Incoming,
+}
+
+/// Something the runtime decided on the person's behalf (a cancel it had to
+/// send, a round it is retrying), for hosts that explain what happens.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// An elicitation was answered `cancel` without the person choosing:
+    /// the reason says why (headless, rate limit, refused URL, budget spent…).
+    AutoCancelled {
+        /// The request's key / id.
+        key: String,
+        /// Why.
+        reason: String,
+    },
+    /// A 2026-07-28 round finished and the call is retried.
+    Retrying {
+        /// The method (`tools/call`, …).
+        method: String,
+        /// The round just answered (1-based).
+        round: u32,
+        /// Whether it was a state-only round (backed off before the retry).
+        state_only: bool,
+    },
+    /// A 2025-11-25 `-32042` was turned into URL flows; the call is retried
+    /// once they complete.
+    UrlRequired {
+        /// How many URL elicitations the error listed.
+        count: usize,
+    },
+    /// The revision chosen at connect time, and how.
+    Negotiated {
+        /// The revision.
+        protocol: Protocol,
+        /// How it was chosen (`"configured"`, `"server/discover"`, `"fallback"`…).
+        how: String,
+    },
+}
+
+/// A hook called with every JSON-RPC message the client sends or receives.
+pub type WireTap = Arc<dyn Fn(Direction, &Value) + Send + Sync>;
+
+/// A hook called with every [`Notice`].
+pub type NoticeHook = Arc<dyn Fn(&Notice) + Send + Sync>;
+
+/// How the client behaves.
+#[derive(Clone)]
+pub struct ClientConfig {
+    /// Which revision to speak (default: discover, fall back).
+    pub protocol: ProtocolChoice,
+    /// `clientInfo`.
+    pub client_info: Implementation,
+    /// How long one elicitation may wait for the person before it is answered
+    /// `cancel` (default 10 minutes). Separate from `request_timeout`: while
+    /// a person is answering, request timeouts do not run out.
+    pub human_wait: Duration,
+    /// How long a request may go without an answer while nobody is answering a
+    /// question (default 60 s).
+    pub request_timeout: Duration,
+    /// How long the `server/discover` probe may take before a stdio client falls
+    /// back to `initialize` (default 5 s).
+    pub probe_timeout: Duration,
+    /// Cap on `input_required` rounds per call (default 10).
+    pub max_rounds: u32,
+    /// First delay before retrying a state-only round; doubles up to 5 s
+    /// (default 200 ms).
+    pub state_only_backoff: Duration,
+    /// Fill omitted optional fields from schema defaults before validating an
+    /// accepted answer (default on; declared as `form.applyDefaults`).
+    pub apply_defaults: bool,
+    /// Elicitations per server per minute before the runtime answers `cancel`
+    /// itself (default 20).
+    pub rate_limit_per_minute: u32,
+    /// How many times an invalid answer goes back to the person before the
+    /// runtime gives up and answers `cancel` (default 5).
+    pub max_answer_attempts: u32,
+    /// Which URLs may be shown/opened.
+    pub url_policy: UrlPolicy,
+    /// Capabilities declared on top of the elicitation modes the handler serves
+    /// (e.g. a host that also answers `roots/list`). Elicitation here is ignored.
+    pub extra_capabilities: ClientCapabilities,
+    /// What happens to a spawned server's stderr (stdio only).
+    pub server_stderr: super::ServerStderr,
+    /// Wire tap (e.g. `frontdesk lab --show-wire`).
+    pub on_wire: Option<WireTap>,
+    /// Notice hook.
+    pub on_notice: Option<NoticeHook>,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            protocol: ProtocolChoice::Auto,
+            client_info: Implementation::new("frontdesk", env!("CARGO_PKG_VERSION")),
+            human_wait: Duration::from_secs(600),
+            request_timeout: Duration::from_secs(60),
+            probe_timeout: Duration::from_secs(5),
+            max_rounds: 10,
+            state_only_backoff: Duration::from_millis(200),
+            apply_defaults: true,
+            rate_limit_per_minute: 20,
+            max_answer_attempts: 5,
+            url_policy: UrlPolicy::default(),
+            extra_capabilities: ClientCapabilities::default(),
+            server_stderr: super::ServerStderr::default(),
+            on_wire: None,
+            on_notice: None,
+        }
+    }
+}
+
+impl fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("protocol", &self.protocol)
+            .field("client_info", &self.client_info)
+            .field("human_wait", &self.human_wait)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_rounds", &self.max_rounds)
+            .field("apply_defaults", &self.apply_defaults)
+            .field("rate_limit_per_minute", &self.rate_limit_per_minute)
+            .field("on_wire", &self.on_wire.is_some())
+            .field("on_notice", &self.on_notice.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientConfig {
+    /// Speak this revision (builder style).
+    pub fn protocol(mut self, protocol: ProtocolChoice) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// Set the wire tap (builder style).
+    pub fn on_wire(mut self, tap: impl Fn(Direction, &Value) + Send + Sync + 'static) -> Self {
+        self.on_wire = Some(Arc::new(tap));
+        self
+    }
+
+    /// Set the notice hook (builder style).
+    pub fn on_notice(mut self, hook: impl Fn(&Notice) + Send + Sync + 'static) -> Self {
+        self.on_notice = Some(Arc::new(hook));
+        self
+    }
+
+    pub(crate) fn notice(&self, notice: Notice) {
+        if let Some(hook) = &self.on_notice {
+            hook(&notice);
+        }
+    }
+}

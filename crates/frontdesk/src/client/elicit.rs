@@ -1,0 +1,259 @@
+//! One elicitation, either era: wire parameters → [`Elicitation`] → handler →
+//! validated [`ElicitResult`].
+//!
+//! Decisions (the handler may always answer for itself; these are what the
+//! runtime does when it has to decide):
+//! - Accepted form content is normalized, filled from defaults (when
+//!   configured) and validated; an invalid answer goes back to the person
+//!   with `previous_errors`, at most `max_answer_attempts` times, then the
+//!   runtime answers `cancel`. Invalid content never reaches the server.
+//! - A form accepted with no content at all (while the form has fields) is
+//!   not an answer the person gave: `cancel`, logged.
+//! - A URL whose review refuses it is never opened: an `accept` for it
+//!   becomes `cancel`, logged (the person did not decide to decline).
+//! - Over the per-server rate limit, past the human-wait budget, or for a
+//!   mode the handler cannot serve (2026-07-28): `cancel`, logged, with a
+//!   [`Notice`]. Never an invented `decline`.
+
+use std::sync::{Arc, RwLock};
+
+use frontdesk_form::FormSchema;
+use frontdesk_url::review;
+use frontdesk_wire::{ElicitRequestParams, ElicitResult, ErrorObject, Implementation};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::config::{ClientConfig, Notice};
+use super::handler::{
+    Elicitation, ElicitationHandler, ElicitationKind, ElicitationOrigin, ElicitationResponse,
+};
+use super::policy::{HumanClock, RateLimiter};
+
+/// What came of one elicitation.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Outcome {
+    /// Send this answer.
+    Answer(ElicitResult),
+    /// The request was withdrawn (server or caller cancelled): send nothing.
+    Withdrawn,
+    /// The request cannot be served at all (2025-11-25: answer this error).
+    Refused(ErrorObject),
+}
+
+/// Shared by both eras: the handler, the policies, and the server identity.
+pub(crate) struct Elicitor {
+    pub handler: Arc<dyn ElicitationHandler>,
+    pub config: Arc<ClientConfig>,
+    pub limiter: RateLimiter,
+    pub human: HumanClock,
+    pub server: RwLock<Implementation>,
+}
+
+impl Elicitor {
+    pub fn new(handler: Arc<dyn ElicitationHandler>, config: Arc<ClientConfig>) -> Self {
+        Self {
+            limiter: RateLimiter::per_minute(config.rate_limit_per_minute),
+            handler,
+            config,
+            human: HumanClock::default(),
+            server: RwLock::new(Implementation::new("unknown server", "")),
+        }
+    }
+
+    pub fn server(&self) -> Implementation {
+        self.server
+            .read()
+            .map(|s| s.clone())
+            .unwrap_or_else(|_| Implementation::new("unknown server", ""))
+    }
+
+    pub fn set_server(&self, info: Implementation) {
+        if let Ok(mut s) = self.server.write() {
+            *s = info;
+        }
+    }
+
+    fn auto_cancel(&self, key: &str, reason: impl Into<String>) -> Outcome {
+        let reason = reason.into();
+        tracing::warn!(key, %reason, "answering cancel on the person's behalf");
+        self.config.notice(Notice::AutoCancelled {
+            key: key.to_string(),
+            reason,
+        });
+        Outcome::Answer(ElicitResult::cancel())
+    }
+
+    /// Show one request and return what to send.
+    pub async fn elicit(
+        &self,
+        request: Option<String>,
+        key: String,
+        params: &ElicitRequestParams,
+        cancelled: CancellationToken,
+    ) -> Outcome {
+        let modes = self.handler.modes();
+        let served = match params {
+            ElicitRequestParams::Form(_) => modes.form,
+            ElicitRequestParams::Url(_) => modes.url,
+        };
+        if !served {
+            let mode = match params {
+                ElicitRequestParams::Form(_) => "form",
+                ElicitRequestParams::Url(_) => "url",
+            };
+            return Outcome::Refused(ErrorObject::invalid_params(format!(
+                "Elicitation mode '{mode}' is not supported by this client"
+            )));
+        }
+        if !self.limiter.admit() {
+            return self.auto_cancel(
+                &key,
+                format!(
+                    "more than {} questions from this server in a minute",
+                    self.config.rate_limit_per_minute
+                ),
+            );
+        }
+        let origin = ElicitationOrigin {
+            server: self.server(),
+            request,
+            key: key.clone(),
+        };
+        match params {
+            ElicitRequestParams::Form(p) => {
+                let parsed = match FormSchema::parse(&Value::Object(p.requested_schema.clone())) {
+                    Ok(parsed) => parsed,
+                    Err(e) => {
+                        return Outcome::Refused(ErrorObject::invalid_params(format!(
+                            "requestedSchema cannot be used: {e}"
+                        )));
+                    }
+                };
+                let prefill = parsed.schema.prefill();
+                let schema = parsed.schema.clone();
+                let mut ask = Elicitation {
+                    origin,
+                    message: p.message.clone(),
+                    kind: ElicitationKind::Form {
+                        form: parsed,
+                        prefill,
+                    },
+                    previous_errors: None,
+                    cancelled,
+                };
+                for _ in 0..self.config.max_answer_attempts.max(1) {
+                    let content = match self.ask(&ask).await {
+                        Asked::Got(ElicitationResponse::Accept(content)) => content,
+                        Asked::Got(ElicitationResponse::Decline) => {
+                            return Outcome::Answer(ElicitResult::decline());
+                        }
+                        Asked::Got(ElicitationResponse::Cancel) => {
+                            return Outcome::Answer(ElicitResult::cancel());
+                        }
+                        Asked::Withdrawn => return Outcome::Withdrawn,
+                        Asked::OutOfTime => {
+                            return self
+                                .auto_cancel(&key, "nobody answered within the human-wait budget");
+                        }
+                    };
+                    let mut content = content;
+                    if content.is_empty() && !schema.fields().is_empty() {
+                        return self.auto_cancel(
+                            &key,
+                            "the handler accepted with no content; that is no answer from a person",
+                        );
+                    }
+                    schema.normalize(&mut content);
+                    if self.config.apply_defaults {
+                        schema.apply_defaults(&mut content);
+                    }
+                    match schema.validate(&content) {
+                        Ok(()) => return Outcome::Answer(ElicitResult::accept(content)),
+                        Err(errors) => {
+                            tracing::info!(
+                                key,
+                                problems = errors.len(),
+                                "answer does not fit the form; asking again"
+                            );
+                            ask.previous_errors = Some(errors);
+                        }
+                    }
+                }
+                self.auto_cancel(
+                    &key,
+                    "the answer still did not fit the form after every attempt",
+                )
+            }
+            ElicitRequestParams::Url(p) => {
+                let review = review(&p.url, &self.config.url_policy);
+                let may_open = review.may_open();
+                let ask = Elicitation {
+                    origin,
+                    message: p.message.clone(),
+                    kind: ElicitationKind::Url {
+                        review,
+                        elicitation_id: p.elicitation_id.clone(),
+                    },
+                    previous_errors: None,
+                    cancelled,
+                };
+                match self.ask(&ask).await {
+                    Asked::Got(ElicitationResponse::Accept(_)) if !may_open => self.auto_cancel(
+                        &key,
+                        "the URL was refused by the URL policy and was not opened",
+                    ),
+                    Asked::Got(ElicitationResponse::Accept(_)) => {
+                        Outcome::Answer(ElicitResult::accept_url())
+                    }
+                    Asked::Got(ElicitationResponse::Decline) => {
+                        Outcome::Answer(ElicitResult::decline())
+                    }
+                    Asked::Got(ElicitationResponse::Cancel) => {
+                        Outcome::Answer(ElicitResult::cancel())
+                    }
+                    Asked::Withdrawn => Outcome::Withdrawn,
+                    Asked::OutOfTime => {
+                        self.auto_cancel(&key, "nobody answered within the human-wait budget")
+                    }
+                }
+            }
+        }
+    }
+
+    async fn ask(&self, request: &Elicitation) -> Asked {
+        let cancelled = request.cancelled.clone();
+        if cancelled.is_cancelled() {
+            return Asked::Withdrawn;
+        }
+        let _busy = self.human.start();
+        let fut = self.handler.elicit(request.clone());
+        tokio::pin!(fut);
+        let out_of_time = tokio::select! {
+            r = &mut fut => {
+                return if cancelled.is_cancelled() { Asked::Withdrawn } else { Asked::Got(r) };
+            }
+            () = cancelled.cancelled() => false,
+            () = tokio::time::sleep(self.config.human_wait) => {
+                cancelled.cancel();
+                true
+            }
+        };
+        // The token fired: give the handler a moment to close its form
+        // (restore a terminal, close a page) before dropping it.
+        let _ = tokio::time::timeout(WITHDRAW_GRACE, &mut fut).await;
+        if out_of_time {
+            Asked::OutOfTime
+        } else {
+            Asked::Withdrawn
+        }
+    }
+}
+
+/// How long a handler may take to close its form after a withdrawal.
+const WITHDRAW_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+enum Asked {
+    Got(ElicitationResponse),
+    Withdrawn,
+    OutOfTime,
+}

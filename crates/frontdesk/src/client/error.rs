@@ -1,0 +1,50 @@
+//! What can go wrong in a client call.
+
+use frontdesk_wire::ErrorObject;
+
+/// A failed client operation.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    #[error("server error {0}")]
+    Rpc(Box<ErrorObject>),
+    /// The connection could not carry the message (I/O, HTTP status, closed).
+    #[error("transport: {0}")]
+    Transport(String),
+    /// The server sent something the protocol does not allow.
+    #[error("protocol: {0}")]
+    Protocol(String),
+    /// No answer within the request timeout, while nobody was answering a
+    /// question.
+    #[error("{method} timed out")]
+    Timeout {
+        /// The method that timed out.
+        method: String,
+    },
+    /// A 2026-07-28 call needed more `input_required` rounds than allowed.
+    #[error("gave up after {rounds} input_required rounds (max_rounds)")]
+    TooManyRounds {
+        /// Rounds run.
+        rounds: u32,
+    },
+    /// The call was cancelled by the caller.
+    #[error("cancelled")]
+    Cancelled,
+    /// The connection is closed.
+    #[error("connection closed")]
+    Closed,
+}
+
+impl ClientError {
+    /// The JSON-RPC error, if the server sent one.
+    pub fn rpc(&self) -> Option<&ErrorObject> {
+        match self {
+            Self::Rpc(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn transport(e: impl std::fmt::Display) -> Self {
+        Self::Transport(e.to_string())
+    }
+}

@@ -1,0 +1,178 @@
+//! 2026-07-28 multi round-trip requests: run `tools/call`, `prompts/get` and
+//! `resources/read` through `input_required` rounds until they complete.
+//!
+//! Rules kept (MRTR A.5, A.7): every key of the latest round is answered;
+//! `requestState` goes back byte for byte, and only on the retry of the
+//! request it came with; every retry has a new JSON-RPC id and a fresh
+//! `_meta`; state-only rounds are retried after a growing delay; a call
+//! gives up after `max_rounds` requests. A URL elicitation the server asks
+//! again (the flow is not finished) reaches the handler again: answering
+//! `accept` is the person's "retry now", `cancel` ends it.
+
+use std::time::Duration;
+
+use frontdesk_wire::{
+    InputRequest, InputRequests, InputRequiredResult, InputResponses, ResultType,
+};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::config::Notice;
+use super::connection::Core;
+use super::elicit::Outcome;
+use super::error::ClientError;
+use super::modern;
+
+/// What a caller that persists rounds itself carries from one round to the
+/// next.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RoundState {
+    /// The answers to the previous round's `inputRequests`.
+    pub input_responses: Option<InputResponses>,
+    /// The previous round's `requestState`, unchanged.
+    pub request_state: Option<String>,
+}
+
+/// One round of a call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Round<T> {
+    /// The call finished.
+    Complete(T),
+    /// The server needs input: answer `requests` (e.g. with
+    /// [`Client::fulfil`](super::Client::fulfil)) and call again with a
+    /// [`RoundState`] holding the answers and `state`.
+    InputRequired {
+        /// What the server asks, by key.
+        requests: InputRequests,
+        /// The opaque state to echo.
+        state: Option<String>,
+    },
+}
+
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// Send one round.
+pub(crate) async fn round(
+    core: &Core,
+    method: &str,
+    base: &Map<String, Value>,
+    state: Option<RoundState>,
+) -> Result<Round<Map<String, Value>>, ClientError> {
+    let mut params = base.clone();
+    params.remove("inputResponses");
+    params.remove("requestState");
+    if let Some(state) = state {
+        if let Some(responses) = state.input_responses {
+            let v = serde_json::to_value(responses).map_err(ClientError::transport)?;
+            params.insert("inputResponses".into(), v);
+        }
+        if let Some(s) = state.request_state {
+            params.insert("requestState".into(), Value::String(s));
+        }
+    }
+    let result = modern::request(core, method, params).await?;
+    match ResultType::of(&result) {
+        Ok(ResultType::Complete) => Ok(Round::Complete(result)),
+        Ok(ResultType::InputRequired) => {
+            let ir: InputRequiredResult = serde_json::from_value(Value::Object(result))
+                .map_err(|e| ClientError::Protocol(format!("bad input_required result: {e}")))?;
+            ir.check()
+                .map_err(|e| ClientError::Protocol(e.to_string()))?;
+            Ok(Round::InputRequired {
+                requests: ir.input_requests.unwrap_or_default(),
+                state: ir.request_state,
+            })
+        }
+        Ok(ResultType::Other(other)) => Err(ClientError::Protocol(format!(
+            "unsupported resultType {other:?}"
+        ))),
+        Err(e) => Err(ClientError::Protocol(e.to_string())),
+    }
+}
+
+/// Answer every request of one round through the handler.
+pub(crate) async fn fulfil(
+    core: &Core,
+    label: Option<&str>,
+    requests: &InputRequests,
+    cancel: &CancellationToken,
+) -> Result<InputResponses, ClientError> {
+    let mut responses = InputResponses::new();
+    for (key, request) in &requests.0 {
+        let InputRequest::Elicit(e) = request else {
+            return Err(ClientError::Protocol(format!(
+                "the server asked for {} (key {key:?}), which this client does not serve",
+                request.method()
+            )));
+        };
+        let outcome = core
+            .elicitor
+            .elicit(
+                label.map(String::from),
+                key.clone(),
+                &e.params,
+                cancel.child_token(),
+            )
+            .await;
+        let answer = match outcome {
+            Outcome::Answer(r) => r,
+            Outcome::Withdrawn => return Err(ClientError::Cancelled),
+            Outcome::Refused(err) => {
+                // Not declared, so the server must not have asked; say cancel.
+                tracing::warn!(key, error = %err.message, "cannot serve this request; answering cancel");
+                core.config.notice(Notice::AutoCancelled {
+                    key: key.clone(),
+                    reason: err.message.clone(),
+                });
+                frontdesk_wire::ElicitResult::cancel()
+            }
+        };
+        responses.0.insert(key.clone(), answer.into());
+    }
+    Ok(responses)
+}
+
+/// Run a call to completion.
+pub(crate) async fn run(
+    core: &Core,
+    method: &str,
+    base: Map<String, Value>,
+    label: &str,
+    cancel: &CancellationToken,
+) -> Result<Map<String, Value>, ClientError> {
+    let max = core.config.max_rounds.max(1);
+    let mut state = None;
+    let mut backoff = core.config.state_only_backoff;
+    for n in 1..=max {
+        let (requests, request_state) = match round(core, method, &base, state.take()).await? {
+            Round::Complete(result) => return Ok(result),
+            Round::InputRequired { requests, state } => (requests, state),
+        };
+        if n == max {
+            tracing::warn!(method, rounds = n, "round cap reached");
+            return Err(ClientError::TooManyRounds { rounds: n });
+        }
+        let state_only = requests.0.is_empty();
+        let input_responses = if state_only {
+            tokio::select! {
+                () = tokio::time::sleep(backoff) => {}
+                () = cancel.cancelled() => return Err(ClientError::Cancelled),
+            }
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+            None
+        } else {
+            backoff = core.config.state_only_backoff;
+            Some(fulfil(core, Some(label), &requests, cancel).await?)
+        };
+        core.config.notice(Notice::Retrying {
+            method: method.to_string(),
+            round: n,
+            state_only,
+        });
+        state = Some(RoundState {
+            input_responses,
+            request_state,
+        });
+    }
+    Err(ClientError::TooManyRounds { rounds: max })
+}

@@ -1,0 +1,67 @@
+//! What the client needs from a transport: send a request and get its
+//! response, send a notification or a response, and deliver everything the
+//! server sends on its own (requests, notifications) to the inbound queue.
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::config::{Direction, WireTap};
+use super::error::ClientError;
+use super::handler::BoxFuture;
+
+/// Messages the server sent that are not responses to our requests.
+pub(crate) type Inbound = mpsc::UnboundedSender<Value>;
+
+/// The wire tap, shared by the connection and its transport.
+#[derive(Clone, Default)]
+pub(crate) struct Tap(pub Option<WireTap>);
+
+impl Tap {
+    pub fn outgoing(&self, message: &Value) {
+        if let Some(tap) = &self.0 {
+            tap(Direction::Outgoing, message);
+        }
+    }
+
+    pub fn incoming(&self, message: &Value) {
+        if let Some(tap) = &self.0 {
+            tap(Direction::Incoming, message);
+        }
+    }
+}
+
+/// Whether a JSON value is a JSON-RPC response (result or error, no method).
+pub(crate) fn is_response(message: &Value) -> bool {
+    message.get("method").is_none()
+        && (message.get("result").is_some() || message.get("error").is_some())
+}
+
+/// A key for matching ids (numbers and strings never collide).
+pub(crate) fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// One connection to one server.
+pub(crate) trait Transport: Send + Sync {
+    /// Send `message` (a request with id `id`) and wait for its response: the
+    /// whole JSON-RPC response, result or error.
+    fn request<'a>(
+        &'a self,
+        id: &'a Value,
+        message: Value,
+    ) -> BoxFuture<'a, Result<Value, ClientError>>;
+
+    /// Send a notification or a response to a server request.
+    fn send(&self, message: Value) -> BoxFuture<'_, Result<(), ClientError>>;
+
+    /// The 2025-11-25 handshake finished with `version` (HTTP: send the
+    /// version header from now on and open the GET stream).
+    fn initialized<'a>(&'a self, version: &'a str) -> BoxFuture<'a, ()>;
+
+    /// Whether dropping a request is its cancellation (2026-07-28 HTTP).
+    fn is_http(&self) -> bool;
+
+    /// End the connection (stdio: close stdin and reap the child; HTTP:
+    /// DELETE the session).
+    fn close(&self) -> BoxFuture<'_, ()>;
+}

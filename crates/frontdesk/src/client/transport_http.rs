@@ -1,0 +1,395 @@
+//! Streamable HTTP, client side, for both revisions.
+//!
+//! - Every message is a POST to the endpoint; a response comes back as JSON or
+//!   as an SSE stream that may carry server requests and notifications before
+//!   it (those go to the inbound queue).
+//! - 2026-07-28 requests (recognised by `params._meta` naming a version) carry
+//!   `MCP-Protocol-Version` equal to it, `Mcp-Method`, and `Mcp-Name` for
+//!   `tools/call`, `prompts/get` and `resources/read` (non-ASCII values in the
+//!   `=?base64?…?=` form). A 4xx with a JSON-RPC body is that error response.
+//! - 2025-11-25: `Mcp-Session-Id` from the `initialize` response on every later
+//!   request, `MCP-Protocol-Version` after the handshake, the standalone GET
+//!   stream (404/405/400 tolerated), resumption with `Last-Event-ID` when a
+//!   stream breaks before its response, DELETE on close.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use base64::Engine as _;
+use futures::StreamExt;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::error::ClientError;
+use super::handler::BoxFuture;
+use super::sse::{SseEvent, SseParser};
+use super::transport::{Inbound, Tap, Transport, id_key, is_response};
+use frontdesk_wire::{header, meta_key, method};
+
+/// Largest SSE event or JSON body read (bytes).
+const MAX_BODY: usize = 16 * 1024 * 1024;
+/// How often a broken stream is resumed before giving up.
+const MAX_RESUMES: u32 = 3;
+
+pub(crate) struct HttpTransport {
+    http: reqwest::Client,
+    url: String,
+    session_id: Mutex<Option<String>>,
+    legacy_version: Mutex<Option<String>>,
+    inbound: Inbound,
+    tap: Tap,
+    closed: CancellationToken,
+}
+
+/// Encode a header value: printable ASCII as is, anything else (or a value
+/// that looks like the sentinel) as `=?base64?…?=`.
+pub(crate) fn encode_header_value(value: &str) -> String {
+    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !(value.starts_with("=?base64?") && value.ends_with("?="))
+        && value.trim() == value;
+    if plain {
+        value.to_string()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
+        )
+    }
+}
+
+impl HttpTransport {
+    pub fn new(url: String, inbound: Inbound, tap: Tap) -> Result<Self, ClientError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(ClientError::transport)?;
+        Ok(Self {
+            http,
+            url,
+            session_id: Mutex::new(None),
+            legacy_version: Mutex::new(None),
+            inbound,
+            tap,
+            closed: CancellationToken::new(),
+        })
+    }
+
+    fn session(&self) -> Option<String> {
+        self.session_id.lock().ok().and_then(|s| s.clone())
+    }
+
+    fn headers_for(&self, message: &Value) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        let params = message.get("params");
+        let modern_version = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(meta_key::PROTOCOL_VERSION))
+            .and_then(Value::as_str);
+        let mut put = |name: &'static str, value: &str| {
+            if let Ok(v) = HeaderValue::from_str(value) {
+                h.insert(name, v);
+            }
+        };
+        if let Some(version) = modern_version {
+            put(header::MCP_PROTOCOL_VERSION, version);
+            if let Some(m) = message.get("method").and_then(Value::as_str) {
+                put(header::MCP_METHOD, &encode_header_value(m));
+                let name = match m {
+                    method::TOOLS_CALL | method::PROMPTS_GET => params.and_then(|p| p.get("name")),
+                    method::RESOURCES_READ => params.and_then(|p| p.get("uri")),
+                    _ => None,
+                };
+                if let Some(n) = name.and_then(Value::as_str) {
+                    put(header::MCP_NAME, &encode_header_value(n));
+                }
+            }
+        } else {
+            if let Some(v) = self.legacy_version.lock().ok().and_then(|v| v.clone()) {
+                put(header::MCP_PROTOCOL_VERSION, &v);
+            }
+            if let Some(sid) = self.session() {
+                put(header::MCP_SESSION_ID, &sid);
+            }
+        }
+        h
+    }
+
+    /// Read an SSE body until the response with `id` (if any) arrives; other
+    /// messages go inbound. Returns the response, and the last event id and
+    /// retry delay seen (for resumption).
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        id: Option<&str>,
+        last_id: &mut Option<String>,
+        retry: &mut Option<Duration>,
+    ) -> Option<Value> {
+        let mut parser = SseParser::new(MAX_BODY);
+        let mut body = response.bytes_stream();
+        loop {
+            let chunk = tokio::select! {
+                c = body.next() => c,
+                () = self.closed.cancelled() => return None,
+            };
+            let Some(Ok(chunk)) = chunk else {
+                return None;
+            };
+            for ev in parser.feed(&chunk) {
+                if let Some(found) = self.event(ev, id, last_id, retry) {
+                    return Some(found);
+                }
+            }
+        }
+    }
+
+    fn event(
+        &self,
+        ev: SseEvent,
+        id: Option<&str>,
+        last_id: &mut Option<String>,
+        retry: &mut Option<Duration>,
+    ) -> Option<Value> {
+        if ev.id.is_some() {
+            last_id.clone_from(&ev.id);
+        }
+        if ev.retry.is_some() {
+            *retry = ev.retry;
+        }
+        if ev.data.trim().is_empty() {
+            return None;
+        }
+        let message: Value = match serde_json::from_str(&ev.data) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!(error = %e, "unparseable SSE event from the server");
+                return None;
+            }
+        };
+        self.tap.incoming(&message);
+        if is_response(&message) {
+            let key = message.get("id").map(id_key);
+            if key.as_deref() == id {
+                return Some(message);
+            }
+            tracing::debug!(id = ?key, "response to no pending request on this stream");
+            return None;
+        }
+        let _ = self.inbound.send(message);
+        None
+    }
+
+    /// Resume a broken stream with `GET` + `Last-Event-ID` (2025-11-25).
+    async fn resume(
+        &self,
+        key: &str,
+        mut last_id: Option<String>,
+        mut retry: Option<Duration>,
+    ) -> Result<Value, ClientError> {
+        for attempt in 0..MAX_RESUMES {
+            let Some(event_id) = last_id.clone() else {
+                break;
+            };
+            tokio::time::sleep(retry.unwrap_or(Duration::from_millis(100))).await;
+            tracing::debug!(attempt, %event_id, "resuming the response stream");
+            let Ok(resp) = self.get(Some(&event_id)).send().await else {
+                continue;
+            };
+            if !resp.status().is_success() {
+                break;
+            }
+            if let Some(found) = self
+                .read_stream(resp, Some(key), &mut last_id, &mut retry)
+                .await
+            {
+                return Ok(found);
+            }
+        }
+        Err(ClientError::Transport(
+            "the response stream ended before the response".into(),
+        ))
+    }
+
+    fn get(&self, last_event_id: Option<&str>) -> reqwest::RequestBuilder {
+        let mut req = self.http.get(&self.url).header(ACCEPT, "text/event-stream");
+        if let Some(sid) = self.session() {
+            req = req.header(header::MCP_SESSION_ID, sid);
+        }
+        if let Some(v) = self.legacy_version.lock().ok().and_then(|v| v.clone()) {
+            req = req.header(header::MCP_PROTOCOL_VERSION, v);
+        }
+        if let Some(id) = last_event_id {
+            req = req.header(header::LAST_EVENT_ID, id);
+        }
+        req
+    }
+
+    async fn read_body(response: reqwest::Response) -> Result<Vec<u8>, ClientError> {
+        let mut out = Vec::new();
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(ClientError::transport)?;
+            if out.len() + chunk.len() > MAX_BODY {
+                return Err(ClientError::Transport("response body too large".into()));
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out)
+    }
+
+    /// The standalone GET stream of a 2025-11-25 session: server requests and
+    /// notifications not tied to a request. Resumed while the connection lives.
+    async fn get_stream(self: std::sync::Arc<Self>) {
+        let mut last_id: Option<String> = None;
+        let mut retry: Option<Duration> = None;
+        let mut failures = 0u32;
+        while !self.closed.is_cancelled() && failures <= MAX_RESUMES {
+            let resp = tokio::select! {
+                r = self.get(last_id.as_deref()).send() => r,
+                () = self.closed.cancelled() => return,
+            };
+            match resp {
+                Ok(r) if r.status().is_success() => {
+                    failures = 0;
+                    self.read_stream(r, None, &mut last_id, &mut retry).await;
+                }
+                Ok(r) => {
+                    tracing::debug!(status = %r.status(), "no standalone GET stream");
+                    return;
+                }
+                Err(e) => {
+                    failures += 1;
+                    tracing::debug!(error = %e, "GET stream failed");
+                }
+            }
+            if last_id.is_none() {
+                failures += 1;
+            }
+            tokio::time::sleep(retry.unwrap_or(Duration::from_millis(500))).await;
+        }
+    }
+}
+
+/// Wraps the transport so the GET task can hold it.
+pub(crate) struct SharedHttp(pub std::sync::Arc<HttpTransport>);
+
+impl Transport for SharedHttp {
+    fn request<'a>(
+        &'a self,
+        id: &'a Value,
+        message: Value,
+    ) -> BoxFuture<'a, Result<Value, ClientError>> {
+        Box::pin(async move {
+            let t = &self.0;
+            let key = id_key(id);
+            let is_init = message.get("method").and_then(Value::as_str) == Some(method::INITIALIZE);
+            let resp = t
+                .http
+                .post(&t.url)
+                .headers(t.headers_for(&message))
+                .body(serde_json::to_vec(&message).map_err(ClientError::transport)?)
+                .send()
+                .await
+                .map_err(ClientError::transport)?;
+            if is_init
+                && let Some(sid) = resp
+                    .headers()
+                    .get(header::MCP_SESSION_ID)
+                    .and_then(|v| v.to_str().ok())
+                && let Ok(mut s) = t.session_id.lock()
+            {
+                *s = Some(sid.to_string());
+            }
+            let status = resp.status();
+            let is_sse = resp
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/event-stream"));
+            if is_sse && status.is_success() {
+                let mut last_id = None;
+                let mut retry = None;
+                if let Some(found) = t
+                    .read_stream(resp, Some(&key), &mut last_id, &mut retry)
+                    .await
+                {
+                    return Ok(found);
+                }
+                if t.closed.is_cancelled() {
+                    return Err(ClientError::Closed);
+                }
+                return t.resume(&key, last_id, retry).await;
+            }
+            let body = HttpTransport::read_body(resp).await?;
+            match serde_json::from_slice::<Value>(&body) {
+                Ok(v) if is_response(&v) => {
+                    t.tap.incoming(&v);
+                    Ok(v)
+                }
+                _ => Err(ClientError::Transport(format!(
+                    "HTTP {status}: {}",
+                    String::from_utf8_lossy(&body[..body.len().min(200)])
+                ))),
+            }
+        })
+    }
+
+    fn send(&self, message: Value) -> BoxFuture<'_, Result<(), ClientError>> {
+        Box::pin(async move {
+            let t = &self.0;
+            let resp = t
+                .http
+                .post(&t.url)
+                .headers(t.headers_for(&message))
+                .body(serde_json::to_vec(&message).map_err(ClientError::transport)?)
+                .send()
+                .await
+                .map_err(ClientError::transport)?;
+            let status = resp.status();
+            if status.is_success() {
+                Ok(())
+            } else {
+                Err(ClientError::Transport(format!("HTTP {status}")))
+            }
+        })
+    }
+
+    fn initialized<'a>(&'a self, version: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Ok(mut v) = self.0.legacy_version.lock() {
+                *v = Some(version.to_string());
+            }
+            tokio::spawn(self.0.clone().get_stream());
+        })
+    }
+
+    fn is_http(&self) -> bool {
+        true
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let t = &self.0;
+            t.closed.cancel();
+            if let Some(sid) = t.session() {
+                let mut req = t
+                    .http
+                    .delete(&t.url)
+                    .header(header::MCP_SESSION_ID, sid)
+                    .timeout(Duration::from_secs(5));
+                if let Some(v) = t.legacy_version.lock().ok().and_then(|v| v.clone()) {
+                    req = req.header(header::MCP_PROTOCOL_VERSION, v);
+                }
+                match req.send().await {
+                    Ok(r) => tracing::debug!(status = %r.status(), "session deleted"),
+                    Err(e) => tracing::debug!(error = %e, "DELETE failed"),
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,253 @@
+//! Newline-delimited JSON over any reader/writer pair: a spawned server's
+//! stdin/stdout, or an in-process `tokio::io::duplex` pair.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::error::ClientError;
+use super::handler::BoxFuture;
+use super::transport::{Inbound, Tap, Transport, id_key, is_response};
+
+/// Longest line read from a server (bytes); longer lines are skipped.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
+
+/// What to do with a spawned server's stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ServerStderr {
+    /// Pass it through to this process's stderr (default).
+    #[default]
+    Inherit,
+    /// Read it line by line into the log (`tracing` at info).
+    Log,
+    /// Discard it.
+    Discard,
+}
+
+pub(crate) struct LineTransport {
+    out: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    pending: Pending,
+    closed: CancellationToken,
+    child: tokio::sync::Mutex<Option<Child>>,
+}
+
+impl LineTransport {
+    /// Run over `reader`/`writer`; server-initiated messages go to `inbound`.
+    pub fn new<R, W>(reader: R, writer: W, inbound: Inbound, tap: Tap) -> Self
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (tx, rx) = mpsc::unbounded_channel::<String>();
+        let pending: Pending = Arc::default();
+        let closed = CancellationToken::new();
+        tokio::spawn(write_loop(writer, rx));
+        tokio::spawn(read_loop(
+            reader,
+            pending.clone(),
+            inbound,
+            tap,
+            closed.clone(),
+        ));
+        Self {
+            out: Mutex::new(Some(tx)),
+            pending,
+            closed,
+            child: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// Spawn `command` and talk to it over its stdin/stdout.
+    pub fn spawn(
+        mut command: Command,
+        stderr: ServerStderr,
+        inbound: Inbound,
+        tap: Tap,
+    ) -> std::io::Result<Self> {
+        command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        command.stderr(match stderr {
+            ServerStderr::Inherit => std::process::Stdio::inherit(),
+            ServerStderr::Log => std::process::Stdio::piped(),
+            ServerStderr::Discard => std::process::Stdio::null(),
+        });
+        let mut child = command.spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("the server's stdio was not piped"));
+        };
+        if let Some(err) = child.stderr.take() {
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(err).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::info!(target: "frontdesk::client::server_stderr", "{line}");
+                }
+            });
+        }
+        let transport = Self::new(stdout, stdin, inbound, tap);
+        transport
+            .child
+            .try_lock()
+            .map(|mut c| *c = Some(child))
+            .ok();
+        Ok(transport)
+    }
+
+    fn write(&self, message: &Value) -> Result<(), ClientError> {
+        let line = serde_json::to_string(message).map_err(ClientError::transport)?;
+        let guard = self.out.lock().map_err(|_| ClientError::Closed)?;
+        match guard.as_ref() {
+            Some(tx) => tx.send(line).map_err(|_| ClientError::Closed),
+            None => Err(ClientError::Closed),
+        }
+    }
+}
+
+/// Removes a pending entry when its request future is dropped (timeout).
+struct PendingGuard<'a> {
+    pending: &'a Pending,
+    key: String,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut map) = self.pending.lock() {
+            map.remove(&self.key);
+        }
+    }
+}
+
+impl Transport for LineTransport {
+    fn request<'a>(
+        &'a self,
+        id: &'a Value,
+        message: Value,
+    ) -> BoxFuture<'a, Result<Value, ClientError>> {
+        Box::pin(async move {
+            let key = id_key(id);
+            let (tx, rx) = oneshot::channel();
+            self.pending
+                .lock()
+                .map_err(|_| ClientError::Closed)?
+                .insert(key.clone(), tx);
+            let _guard = PendingGuard {
+                pending: &self.pending,
+                key,
+            };
+            self.write(&message)?;
+            rx.await.map_err(|_| ClientError::Closed)
+        })
+    }
+
+    fn send(&self, message: Value) -> BoxFuture<'_, Result<(), ClientError>> {
+        Box::pin(async move { self.write(&message) })
+    }
+
+    fn initialized<'a>(&'a self, _version: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+
+    fn is_http(&self) -> bool {
+        false
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            // Closing stdin is the shutdown signal (both revisions).
+            if let Ok(mut out) = self.out.lock() {
+                out.take();
+            }
+            let mut child = self.child.lock().await;
+            if let Some(child) = child.as_mut() {
+                match tokio::time::timeout(Duration::from_secs(2), child.wait()).await {
+                    Ok(_) => {}
+                    Err(_) => {
+                        tracing::info!("server did not exit after stdin closed; killing it");
+                        let _ = child.kill().await;
+                    }
+                }
+            }
+            self.closed.cancel();
+        })
+    }
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::UnboundedReceiver<String>) {
+    while let Some(line) = rx.recv().await {
+        let ok = writer.write_all(line.as_bytes()).await.is_ok()
+            && writer.write_all(b"\n").await.is_ok()
+            && writer.flush().await.is_ok();
+        if !ok {
+            tracing::debug!("server input closed");
+            break;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(
+    reader: R,
+    pending: Pending,
+    inbound: Inbound,
+    tap: Tap,
+    closed: CancellationToken,
+) {
+    let mut reader = BufReader::new(reader);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let mut bounded = (&mut reader).take(MAX_LINE as u64 + 1);
+        let read = tokio::select! {
+            r = bounded.read_until(b'\n', &mut line) => r,
+            () = closed.cancelled() => break,
+        };
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(_) if line.len() > MAX_LINE => {
+                tracing::warn!("a line from the server is over {MAX_LINE} bytes; skipped");
+                // Skip the rest of the line.
+                let mut rest = Vec::new();
+                let _ = reader.read_until(b'\n', &mut rest).await;
+                continue;
+            }
+            Ok(_) => {}
+        }
+        let trimmed = line.trim_ascii();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let message: Value = match serde_json::from_slice(trimmed) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!(error = %e, "unparseable line from the server");
+                continue;
+            }
+        };
+        tap.incoming(&message);
+        if is_response(&message) {
+            let key = message.get("id").map(id_key).unwrap_or_default();
+            let waiter = pending.lock().ok().and_then(|mut m| m.remove(&key));
+            match waiter {
+                Some(tx) => {
+                    let _ = tx.send(message);
+                }
+                None => tracing::debug!(id = %key, "response to no pending request"),
+            }
+        } else if inbound.send(message).is_err() {
+            break;
+        }
+    }
+    closed.cancel();
+    if let Ok(mut map) = pending.lock() {
+        map.clear();
+    }
+}

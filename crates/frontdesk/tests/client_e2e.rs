@@ -1,0 +1,458 @@
+//! The client against the brightgrid demo (and tiny test servers), both
+//! revisions, in-process and over Streamable HTTP, with scripted answers.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "client_support.rs"]
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use frontdesk::client::{
+    Client, ClientError, ElicitationKind, HeadlessHandler, Protocol, ProtocolChoice, Round,
+    RoundState,
+};
+use frontdesk::demo::{self, DemoOptions};
+use frontdesk::server::{
+    Answer, FormSchema, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput,
+};
+use frontdesk_wire::CallToolResult;
+use serde_json::{Value, json};
+use support::{Step, TestHandler, Wire};
+
+#[derive(Debug, Clone, Copy)]
+enum Via {
+    InProcess,
+    Http,
+}
+
+struct Conn {
+    client: Client,
+    _http: Option<support::HttpServer>,
+}
+
+async fn connect(
+    via: Via,
+    protocol: ProtocolChoice,
+    wire: &Wire,
+    handler: Arc<TestHandler>,
+) -> Conn {
+    let config = wire.config(protocol);
+    match via {
+        Via::InProcess => Conn {
+            client: support::in_process(support::brightgrid().await, config, handler).await,
+            _http: None,
+        },
+        Via::Http => {
+            let server = support::http_demo().await;
+            let client = Client::connect_http(&server.mcp, config, handler)
+                .await
+                .unwrap();
+            Conn {
+                client,
+                _http: Some(server),
+            }
+        }
+    }
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|b| b.as_text())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn good_return() -> Step {
+    Step::Accept(json!({
+        "reason": "damaged",
+        "pickup_date": "2026-09-01",
+        "contact_email": "ada@example.com"
+    }))
+}
+
+async fn book_return_accepted(via: Via, protocol: ProtocolChoice, expect: Protocol) {
+    let wire = Wire::default();
+    let handler = TestHandler::new([good_return(), Step::Accept(json!({"confirm": true}))]);
+    let c = connect(via, protocol, &wire, handler.clone()).await;
+    assert_eq!(c.client.protocol(), expect);
+    assert!(c.client.server_info().name.starts_with("brightgrid"));
+    let tools = c.client.list_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "book_return"));
+    let result = c
+        .client
+        .call_tool("book_return", json!({"order_id": "A-1001"}))
+        .await
+        .unwrap();
+    let s = result.structured_content.clone().unwrap();
+    assert_eq!(s["orderId"], "A-1001");
+    assert_eq!(s["reason"], "damaged");
+    assert_eq!(s["boxes"], 1, "the default was applied before sending");
+    assert_eq!(s["contactEmail"], "ada@example.com");
+    assert_eq!(s["status"], "booked");
+    let seen = handler.seen();
+    assert_eq!(seen.len(), 2);
+    assert!(seen[0].message.contains("A-1001"));
+    assert_eq!(
+        seen[0].origin.request.as_deref(),
+        Some("tools/call book_return")
+    );
+    let ElicitationKind::Form { form, prefill } = &seen[0].kind else {
+        panic!("form expected");
+    };
+    assert!(form.schema.field("pickup_date").is_some());
+    assert_eq!(prefill["boxes"], 1);
+    c.client.close().await;
+}
+
+#[tokio::test]
+async fn legacy_in_process_book_return() {
+    book_return_accepted(Via::InProcess, ProtocolChoice::Legacy, Protocol::Legacy).await;
+}
+
+#[tokio::test]
+async fn modern_in_process_book_return_by_discovery() {
+    book_return_accepted(Via::InProcess, ProtocolChoice::Auto, Protocol::Modern).await;
+}
+
+#[tokio::test]
+async fn legacy_http_book_return() {
+    book_return_accepted(Via::Http, ProtocolChoice::Legacy, Protocol::Legacy).await;
+}
+
+#[tokio::test]
+async fn modern_http_book_return_by_discovery() {
+    book_return_accepted(Via::Http, ProtocolChoice::Auto, Protocol::Modern).await;
+}
+
+async fn refusal(via: Via, protocol: ProtocolChoice, step: Step, expect: &str) {
+    let wire = Wire::default();
+    let handler = TestHandler::new([step]);
+    let c = connect(via, protocol, &wire, handler).await;
+    let result = c
+        .client
+        .call_tool("book_return", json!({"order_id": "A-7"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), expect);
+    c.client.close().await;
+}
+
+#[tokio::test]
+async fn decline_reaches_the_server_in_both_eras() {
+    let declined = "No return was booked: the person declined.";
+    refusal(
+        Via::InProcess,
+        ProtocolChoice::Legacy,
+        Step::Decline,
+        declined,
+    )
+    .await;
+    refusal(Via::Http, ProtocolChoice::Modern, Step::Decline, declined).await;
+}
+
+#[tokio::test]
+async fn cancel_reaches_the_server_in_both_eras() {
+    let dismissed = "No return was booked: the question was dismissed.";
+    refusal(
+        Via::InProcess,
+        ProtocolChoice::Modern,
+        Step::Cancel,
+        dismissed,
+    )
+    .await;
+    refusal(Via::Http, ProtocolChoice::Legacy, Step::Cancel, dismissed).await;
+}
+
+async fn invalid_goes_back_to_the_person(via: Via, protocol: ProtocolChoice) {
+    let wire = Wire::default();
+    let handler = TestHandler::new([
+        Step::Accept(json!({"reason": "bogus-reason", "pickup_date": "2026-09-01", "boxes": 9})),
+        good_return(),
+        Step::Accept(json!({"confirm": true})),
+    ]);
+    let c = connect(via, protocol, &wire, handler.clone()).await;
+    let result = c
+        .client
+        .call_tool("book_return", json!({"order_id": "B-2"}))
+        .await
+        .unwrap();
+    assert_eq!(result.structured_content.unwrap()["status"], "booked");
+    let seen = handler.seen();
+    assert_eq!(seen.len(), 3);
+    assert!(seen[0].previous_errors.is_none());
+    let errors = seen[1]
+        .previous_errors
+        .clone()
+        .expect("the problems came back");
+    assert!(errors.for_field("reason").next().is_some());
+    assert!(errors.for_field("boxes").next().is_some());
+    assert!(
+        !wire.sent_text().contains("bogus-reason"),
+        "the server never saw it"
+    );
+    c.client.close().await;
+}
+
+#[tokio::test]
+async fn invalid_answer_modern_in_process() {
+    invalid_goes_back_to_the_person(Via::InProcess, ProtocolChoice::Modern).await;
+}
+
+#[tokio::test]
+async fn invalid_answer_legacy_http() {
+    invalid_goes_back_to_the_person(Via::Http, ProtocolChoice::Legacy).await;
+}
+
+async fn url_sign_in(via: Via, protocol: ProtocolChoice) {
+    let wire = Wire::default();
+    let handler = TestHandler::new([Step::SignIn]);
+    let c = connect(via, protocol, &wire, handler.clone()).await;
+    let result = c
+        .client
+        .call_tool("connect_store_account", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Your store account is connected.");
+    let seen = handler.seen();
+    let ElicitationKind::Url {
+        review,
+        elicitation_id,
+    } = &seen[0].kind
+    else {
+        panic!("URL expected");
+    };
+    assert!(review.may_open());
+    assert_eq!(elicitation_id.is_some(), protocol == ProtocolChoice::Legacy);
+    c.client.close().await;
+}
+
+#[tokio::test]
+async fn url_mode_modern_in_process() {
+    url_sign_in(Via::InProcess, ProtocolChoice::Modern).await;
+}
+
+#[tokio::test]
+async fn url_mode_legacy_http() {
+    url_sign_in(Via::Http, ProtocolChoice::Legacy).await;
+}
+
+#[tokio::test]
+async fn url_mode_legacy_in_process() {
+    url_sign_in(Via::InProcess, ProtocolChoice::Legacy).await;
+}
+
+/// A tool that answers `-32042` on its first call and succeeds afterwards.
+fn url_required_server(base: &str) -> Server {
+    let base = base.to_string();
+    let calls = Arc::new(AtomicUsize::new(0));
+    Server::builder("url-required", "0.0.1")
+        .tool(ToolDef::new(
+            "needs_sign_in",
+            "Needs a browser sign-in first",
+            move |cx: ToolContext, _: NoArgs| {
+                let base = base.clone();
+                let n = calls.fetch_add(1, Ordering::SeqCst);
+                async move {
+                    if n > 0 {
+                        return Ok(ToolOutput::text("signed in; here are your orders"));
+                    }
+                    Err::<ToolOutput, ToolError>(
+                        cx.url_elicitation_required("Sign in first.", |t| {
+                            format!("{base}/signin?token={}", t.connect_token)
+                        })
+                        .await,
+                    )
+                }
+            },
+        ))
+        .build()
+}
+
+#[tokio::test]
+async fn legacy_32042_runs_the_url_flow_and_retries() {
+    let server = support::http_server(url_required_server).await;
+    let wire = Wire::default();
+    let handler = TestHandler::new([Step::SignIn]);
+    let client = Client::connect_http(
+        &server.mcp,
+        wire.config(ProtocolChoice::Legacy),
+        handler.clone(),
+    )
+    .await
+    .unwrap();
+    let result = client.call_tool("needs_sign_in", json!({})).await.unwrap();
+    assert_eq!(text(&result), "signed in; here are your orders");
+    let seen = handler.seen();
+    assert_eq!(seen.len(), 1);
+    assert!(matches!(
+        &seen[0].kind,
+        ElicitationKind::Url {
+            elicitation_id: Some(_),
+            ..
+        }
+    ));
+    let calls = wire
+        .sent()
+        .iter()
+        .filter(|m| m["method"] == "tools/call")
+        .count();
+    assert_eq!(calls, 2, "the original call was retried once");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn legacy_32042_declined_returns_the_error() {
+    let server = support::http_server(url_required_server).await;
+    let handler = TestHandler::new([Step::Decline]);
+    let client = Client::connect_http(
+        &server.mcp,
+        Wire::default().config(ProtocolChoice::Legacy),
+        handler,
+    )
+    .await
+    .unwrap();
+    let err = client
+        .call_tool("needs_sign_in", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.rpc().unwrap().code.0, -32042);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_server_cancelled_request_closes_the_form() {
+    let server = demo::register(
+        Server::builder("impatient", "0.0.1").human_wait(Duration::from_millis(300)),
+        "http://127.0.0.1:9",
+        &DemoOptions::default(),
+    )
+    .build();
+    let handler = TestHandler::new([Step::AwaitWithdrawal]);
+    let client = support::in_process(
+        server,
+        Wire::default().config(ProtocolChoice::Legacy),
+        handler.clone(),
+    )
+    .await;
+    let result = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.call_tool("book_return", json!({"order_id": "C-3"})),
+    )
+    .await
+    .expect("the call ends")
+    .unwrap();
+    assert!(
+        handler.was_withdrawn(),
+        "the handler's cancelled token fired"
+    );
+    assert_eq!(result.is_error, Some(true));
+    client.close().await;
+}
+
+/// A tool that asks a new question every round, forever.
+fn endless_server() -> Server {
+    let schema = FormSchema::builder()
+        .boolean("ok", |f| f.title("OK?").required())
+        .build()
+        .unwrap();
+    Server::builder("endless", "0.0.1")
+        .tool(ToolDef::new(
+            "endless",
+            "Never satisfied",
+            move |cx: ToolContext, _: NoArgs| {
+                let schema = schema.clone();
+                async move {
+                    for i in 0.. {
+                        match cx.ask_with_key(&format!("q{i}"), "Again?", &schema).await? {
+                            Answer::Accepted(_) => continue,
+                            _ => break,
+                        }
+                    }
+                    Ok(ToolOutput::text("done"))
+                }
+            },
+        ))
+        .build()
+}
+
+#[tokio::test]
+async fn the_round_cap_stops_an_endless_server() {
+    let handler = TestHandler::new((0..20).map(|_| Step::Accept(json!({"ok": true}))));
+    let mut config = Wire::default().config(ProtocolChoice::Modern);
+    config.max_rounds = 3;
+    let client = support::in_process(endless_server(), config, handler.clone()).await;
+    let err = client.call_tool("endless", json!({})).await.unwrap_err();
+    assert!(
+        matches!(err, ClientError::TooManyRounds { rounds: 3 }),
+        "{err:?}"
+    );
+    assert_eq!(handler.seen().len(), 2);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn one_round_at_a_time_for_callers_who_persist() {
+    let wire = Wire::default();
+    let handler = TestHandler::new([good_return(), Step::Accept(json!({"confirm": true}))]);
+    let client = support::in_process(
+        support::brightgrid().await,
+        wire.config(ProtocolChoice::Modern),
+        handler,
+    )
+    .await;
+    let args = json!({"order_id": "D-4"});
+    let mut state: Option<RoundState> = None;
+    let mut rounds = 0;
+    let result = loop {
+        rounds += 1;
+        match client
+            .call_tool_round("book_return", args.clone(), state.take())
+            .await
+            .unwrap()
+        {
+            Round::Complete(r) => break r,
+            Round::InputRequired { requests, state: s } => {
+                let answers = client.fulfil(&requests).await.unwrap();
+                state = Some(RoundState {
+                    input_responses: Some(answers),
+                    request_state: s,
+                });
+            }
+        }
+    };
+    assert_eq!(rounds, 3);
+    assert_eq!(result.structured_content.unwrap()["orderId"], "D-4");
+    // Every retry echoes the state it got, with a fresh id.
+    let sent = wire.sent();
+    let ids: Vec<&Value> = sent.iter().map(|m| &m["id"]).collect();
+    let mut unique = ids.clone();
+    unique.dedup();
+    assert_eq!(ids.len(), unique.len());
+    client.close().await;
+}
+
+#[tokio::test]
+async fn headless_declares_nothing() {
+    let wire = Wire::default();
+    let client = support::in_process(
+        support::brightgrid().await,
+        wire.config(ProtocolChoice::Modern),
+        Arc::new(HeadlessHandler::new("no terminal")),
+    )
+    .await;
+    assert!(client.capabilities().elicitation.is_none());
+    let err = client
+        .call_tool("book_return", json!({"order_id": "E-5"}))
+        .await;
+    // The server cannot ask: a -32021 or a tool error, never an invented answer.
+    match err {
+        Err(e) => assert_eq!(e.rpc().unwrap().code.0, -32021),
+        Ok(r) => assert_eq!(r.is_error, Some(true)),
+    }
+    assert!(!wire.sent_text().contains("\"decline\""));
+    client.close().await;
+}
