@@ -5,7 +5,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod call;
 mod check;
+mod connect;
+mod explain;
+mod hosting;
+mod lab;
 mod serve;
 
 /// MCP elicitation, done completely: forms and URL flows in your terminal.
@@ -19,11 +24,11 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Start the brightgrid demo server and host it in this terminal.
-    Lab,
+    Lab(lab::LabArgs),
     /// Connect to an MCP server and call its tools interactively.
-    Connect,
+    Connect(connect::ConnectArgs),
     /// Call one tool of an MCP server and print its result as JSON.
-    Call,
+    Call(call::CallArgs),
     /// Run the brightgrid demo server for other hosts (stdio or Streamable HTTP).
     Serve(serve::ServeArgs),
     /// Lint a requestedSchema and, optionally, validate an answer against it.
@@ -32,31 +37,29 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
+    // Interactive commands keep the terminal for the forms: warnings only by default.
+    let interactive = matches!(cli.command, Command::Lab(_) | Command::Connect(_));
+    init_logging(if interactive {
+        "warn,frontdesk::state::sealer=error"
+    } else {
+        "info"
+    });
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Serve(args) => serve::run(&args),
-        Command::Lab => not_built("lab"),
-        Command::Connect => not_built("connect"),
-        Command::Call => not_built("call"),
+        Command::Lab(args) => lab::run(&args),
+        Command::Connect(args) => connect::run(&args),
+        Command::Call(args) => call::run(&args),
     }
 }
 
 /// Logs go to stderr: stdout belongs to the stdio transport and to results.
-fn init_logging() {
+fn init_logging(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-}
-
-fn not_built(name: &str) -> ExitCode {
-    eprintln!(
-        "frontdesk {name}: not built yet (the client runtime and terminal host come next). \
-         Try `frontdesk serve --stdio` or `frontdesk check SCHEMA.json`."
-    );
-    ExitCode::from(2)
 }

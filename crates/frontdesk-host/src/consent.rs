@@ -165,8 +165,31 @@ pub fn run_consent(
     let Some(consented) = review.consented() else {
         return ConsentOutcome::Refused;
     };
+    let outcome = choose(screen, key, &consented, opener, action);
+    if matches!(outcome, ConsentOutcome::Opened | ConsentOutcome::Printed) {
+        // The person finishes outside; the answer waits until they come back, so the
+        // server's next look (a 2026-07-28 retry) finds the flow done.
+        let done = screen.key(
+            "When you have finished in the browser:",
+            &[('r', "done, continue"), ('c', "cancel")],
+        );
+        if done != Ok('r') {
+            screen.show("Cancelled.");
+            return ConsentOutcome::Cancelled;
+        }
+    }
+    outcome
+}
+
+fn choose(
+    screen: &mut dyn Screen,
+    key: char,
+    consented: &ConsentedUrl,
+    opener: &dyn Opener,
+    action: Option<&UrlAction>,
+) -> ConsentOutcome {
     match key {
-        'o' => match opener.open(&consented) {
+        'o' => match opener.open(consented) {
             Ok(()) => {
                 screen.show("Opened in your browser. Finish there, then come back.");
                 ConsentOutcome::Opened
@@ -189,7 +212,7 @@ pub fn run_consent(
             ConsentOutcome::Cancelled
         }
         other => match action.filter(|a| a.key == other) {
-            Some(a) => match (a.run)(&consented) {
+            Some(a) => match (a.run)(consented) {
                 Ok(note) => {
                     screen.show(&note);
                     ConsentOutcome::Acted(note)

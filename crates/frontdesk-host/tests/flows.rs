@@ -306,7 +306,7 @@ fn consent_opens_only_after_o() {
         present(&mut screen, &req, 0, &opener, None),
         ElicitationResponse::Decline
     );
-    let mut screen = FakeScreen::new([FakeInput::Key('o')]);
+    let mut screen = FakeScreen::new([FakeInput::Key('o'), FakeInput::Key('r')]);
     assert_eq!(
         present(&mut screen, &req, 0, &opener, None),
         ElicitationResponse::Accept(Map::new())
@@ -360,7 +360,7 @@ fn no_browser_prints_the_url_and_extra_action_runs_after_consent() {
         message: "Sign in".into(),
         waiting: 0,
     };
-    let mut screen = FakeScreen::new([FakeInput::Key('o')]);
+    let mut screen = FakeScreen::new([FakeInput::Key('o'), FakeInput::Key('r')]);
     let outcome = run_consent(&mut screen, &header, &r, &NoBrowser, None);
     assert_eq!(outcome, ConsentOutcome::Printed);
     assert!(

@@ -47,11 +47,7 @@ mod transport_stdio;
 
 use std::sync::Arc;
 
-use frontdesk_wire::{
-    CallToolResult, ClientCapabilities, ElicitationCapability, ElicitationModes, GetPromptResult,
-    Implementation, InputRequests, InputResponses, ListToolsResult, ReadResourceResult,
-    ServerCapabilities, Tool, method,
-};
+use frontdesk_wire::{ElicitationCapability, ElicitationModes, ListToolsResult, method};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -62,6 +58,12 @@ use tokio_util::sync::CancellationToken;
 
 pub use config::{ClientConfig, Direction, Notice, NoticeHook, Protocol, ProtocolChoice, WireTap};
 pub use error::ClientError;
+/// Wire types the client API takes and returns, so hosts need no direct
+/// dependency on `frontdesk-wire`.
+pub use frontdesk_wire::{
+    CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequests,
+    InputResponses, ListChangedCapability, ReadResourceResult, ServerCapabilities, Tool,
+};
 pub use handler::{
     BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationOrigin,
     ElicitationResponse, HandlerModes,

@@ -1,0 +1,170 @@
+//! `frontdesk call` end to end against the real demo server (a `frontdesk serve
+//! --stdio` child, and the in-process demo): scripted accept, decline, cancel, an
+//! invalid scripted answer (not sent), and `lab`/`connect` failing fast without a TTY.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_frontdesk");
+
+fn answers(name: &str, value: &Value) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("call");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, value.to_string()).unwrap();
+    path
+}
+
+fn call(server: &str, tool: &str, answers: &PathBuf, protocol: &str) -> Output {
+    Command::new(BIN)
+        .args(["call", server, tool, "--args", r#"{"order_id":"A-1001"}"#])
+        .arg("--answers")
+        .arg(answers)
+        .args(["--protocol", protocol])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn stdio_server() -> String {
+    format!("{BIN} serve --stdio")
+}
+
+fn result(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn text(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+}
+
+#[test]
+fn scripted_accept_books_the_return_in_both_revisions() {
+    let file = answers(
+        "accept.json",
+        &json!({"tools": {"book_return": [
+            {"action": "accept", "content": {"reason": "wrong_item", "boxes": 2,
+              "pickup_date": "2026-12-01", "contact_email": "ann@example.com"}},
+            {"action": "accept", "content": {"confirm": true}}
+        ]}}),
+    );
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let out = call(&stdio_server(), "book_return", &file, protocol);
+        assert!(
+            out.status.success(),
+            "{protocol}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r = result(&out);
+        assert_eq!(
+            r["structuredContent"]["status"], "booked",
+            "{protocol}: {r}"
+        );
+        assert_eq!(r["structuredContent"]["boxes"], 2, "{protocol}");
+        assert_eq!(r["structuredContent"]["reason"], "wrong_item", "{protocol}");
+        assert_eq!(
+            r["structuredContent"]["contactEmail"], "ann@example.com",
+            "{protocol}"
+        );
+    }
+}
+
+#[test]
+fn scripted_decline_and_cancel_reach_the_server() {
+    let decline = answers(
+        "decline.json",
+        &json!({"tools": {"book_return": [{"action": "decline"}]}}),
+    );
+    let cancel = answers("cancel.json", &json!({"default": {"action": "cancel"}}));
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let out = call("demo", "book_return", &decline, protocol);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = text(&result(&out));
+        assert!(said.contains("declined"), "{protocol}: {said}");
+
+        let out = call("demo", "book_return", &cancel, protocol);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = text(&result(&out));
+        assert!(said.contains("dismissed"), "{protocol}: {said}");
+    }
+}
+
+#[test]
+fn invalid_scripted_answer_is_not_sent_and_exits_3() {
+    let file = answers(
+        "invalid.json",
+        &json!({"tools": {"book_return": [
+            {"action": "accept", "content": {"reason": "damaged", "pickup_date": "2026-12-01",
+              "contact_email": "not-an-email"}}
+        ]}}),
+    );
+    let out = call(&stdio_server(), "book_return", &file, "2026-07-28");
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Contact email must be an email address"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("not sent"), "{stderr}");
+    // What the server got instead: a cancel, so nothing was booked.
+    let said = text(&result(&out));
+    assert!(said.contains("No return was booked"), "{said}");
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let out = Command::new(BIN)
+        .args(["call", "demo", "book_return", "--args", "[1]"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("must be a JSON object"));
+}
+
+#[test]
+fn interactive_commands_fail_fast_without_a_terminal() {
+    for args in [vec!["lab"], vec!["connect", "--demo"]] {
+        let started = std::time::Instant::now();
+        let out = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .env_remove("TERM")
+            .output()
+            .unwrap();
+        if out.status.code() == Some(0) {
+            // Only possible when the test itself runs with a controlling terminal.
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("terminal"),
+            "{args:?}"
+        );
+        assert!(started.elapsed().as_secs() < 10);
+    }
+}
