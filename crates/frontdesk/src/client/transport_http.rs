@@ -243,12 +243,16 @@ impl HttpTransport {
     }
 
     /// The standalone GET stream of a 2025-11-25 session: server requests and
-    /// notifications not tied to a request. Resumed while the connection lives.
-    async fn get_stream(self: std::sync::Arc<Self>) {
+    /// notifications not tied to a request. `first` is the already opened
+    /// stream; it is resumed with `Last-Event-ID` while the connection lives.
+    async fn get_stream(self: std::sync::Arc<Self>, first: reqwest::Response) {
         let mut last_id: Option<String> = None;
         let mut retry: Option<Duration> = None;
+        self.read_stream(first, None, &mut last_id, &mut retry)
+            .await;
         let mut failures = 0u32;
         while !self.closed.is_cancelled() && failures <= MAX_RESUMES {
+            tokio::time::sleep(retry.unwrap_or(Duration::from_millis(500))).await;
             let resp = tokio::select! {
                 r = self.get(last_id.as_deref()).send() => r,
                 () = self.closed.cancelled() => return,
@@ -257,9 +261,12 @@ impl HttpTransport {
                 Ok(r) if r.status().is_success() => {
                     failures = 0;
                     self.read_stream(r, None, &mut last_id, &mut retry).await;
+                    if last_id.is_none() {
+                        failures += 1;
+                    }
                 }
                 Ok(r) => {
-                    tracing::debug!(status = %r.status(), "no standalone GET stream");
+                    tracing::debug!(status = %r.status(), "the GET stream cannot be resumed");
                     return;
                 }
                 Err(e) => {
@@ -267,10 +274,6 @@ impl HttpTransport {
                     tracing::debug!(error = %e, "GET stream failed");
                 }
             }
-            if last_id.is_none() {
-                failures += 1;
-            }
-            tokio::time::sleep(retry.unwrap_or(Duration::from_millis(500))).await;
         }
     }
 }
@@ -364,7 +367,18 @@ impl Transport for SharedHttp {
             if let Ok(mut v) = self.0.legacy_version.lock() {
                 *v = Some(version.to_string());
             }
-            tokio::spawn(self.0.clone().get_stream());
+            // Open the GET stream before returning, so a server that sends
+            // requests there (not on the POST streams) finds it open.
+            let opened =
+                tokio::time::timeout(Duration::from_secs(10), self.0.get(None).send()).await;
+            match opened {
+                Ok(Ok(r)) if r.status().is_success() => {
+                    tokio::spawn(self.0.clone().get_stream(r));
+                }
+                Ok(Ok(r)) => tracing::debug!(status = %r.status(), "no standalone GET stream"),
+                Ok(Err(e)) => tracing::debug!(error = %e, "GET stream failed"),
+                Err(_) => tracing::debug!("GET stream did not open in time"),
+            }
         })
     }
 
