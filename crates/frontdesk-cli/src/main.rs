@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod call;
 mod check;
+mod conformance_client;
 mod connect;
 mod explain;
 mod hosting;
@@ -33,6 +34,11 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Lint a requestedSchema and, optionally, validate an answer against it.
     Check(check::CheckArgs),
+    /// Run one MCP conformance client scenario (from `MCP_CONFORMANCE_SCENARIO`) against URL.
+    ConformanceClient {
+        /// The mock server's endpoint URL.
+        url: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -50,6 +56,7 @@ fn main() -> ExitCode {
         Command::Lab(args) => lab::run(&args),
         Command::Connect(args) => connect::run(&args),
         Command::Call(args) => call::run(&args),
+        Command::ConformanceClient { url } => conformance_client::run(&url),
     }
 }
 
