@@ -456,3 +456,30 @@ async fn headless_declares_nothing() {
     assert!(!wire.sent_text().contains("\"decline\""));
     client.close().await;
 }
+
+#[tokio::test]
+async fn over_the_rate_limit_the_runtime_cancels_and_says_why() {
+    let notices = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = notices.clone();
+    let mut config = Wire::default()
+        .config(ProtocolChoice::Modern)
+        .on_notice(move |n| seen.lock().unwrap().push(n.clone()));
+    config.rate_limit_per_minute = 1;
+    let handler = TestHandler::new([good_return(), Step::Accept(json!({"confirm": true}))]);
+    let client = support::in_process(support::brightgrid().await, config, handler.clone()).await;
+    let result = client
+        .call_tool("book_return", json!({"order_id": "F-6"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "No return was booked: not confirmed.");
+    assert_eq!(
+        handler.seen().len(),
+        1,
+        "the second question never reached the person"
+    );
+    assert!(notices.lock().unwrap().iter().any(|n| matches!(
+        n,
+        frontdesk::client::Notice::AutoCancelled { reason, .. } if reason.contains("in a minute")
+    )));
+    client.close().await;
+}
