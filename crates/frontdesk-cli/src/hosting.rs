@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 use clap::ValueEnum;
-use frontdesk::client::{Client, ClientConfig, Direction, ElicitationHandler, ProtocolChoice};
+use frontdesk::client::{
+    Client, ClientConfig, Direction, ElicitationHandler, HandlerModes, ProtocolChoice,
+};
 use frontdesk::demo::{DemoOptions, brightgrid};
 use frontdesk_host::{Answers, HeadlessHandler, ScriptedHandler, TerminalHandler};
 use serde_json::Value;
@@ -56,9 +58,16 @@ pub fn answerer(answers: Option<&PathBuf>) -> anyhow::Result<Answerer> {
     let handler: Arc<dyn ElicitationHandler> = if frontdesk_host::terminal_available() {
         Arc::new(TerminalHandler::new())
     } else {
-        Arc::new(HeadlessHandler::new(
-            "no terminal to ask on and no --answers file",
-        ))
+        // Declares both modes, so the server asks and hears `cancel` (the
+        // person could not be asked), rather than being told nobody answers.
+        Arc::new(
+            HeadlessHandler::new("no terminal to ask on and no --answers file").declaring(
+                HandlerModes {
+                    form: true,
+                    url: true,
+                },
+            ),
+        )
     };
     Ok(Answerer {
         handler,

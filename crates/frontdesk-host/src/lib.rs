@@ -8,7 +8,8 @@
 //!   the URL consent screen ([`consent`]), one request at a time ([`queue`]).
 //! - [`scripted::ScriptedHandler`]: answers from a JSON file, validated like a
 //!   person's answer.
-//! - [`headless::HeadlessHandler`]: no person and no script: `cancel`, with a reason.
+//! - [`HeadlessHandler`] (the client runtime's, re-exported): no person and no
+//!   script: `cancel`, with a reason.
 //!
 //! Everything a server says is escaped before it is printed ([`sanitize`]). The flows
 //! run on a [`screen::Screen`], so they are tested with [`screen::FakeScreen`]:
@@ -46,7 +47,6 @@
 //! ```
 
 pub mod consent;
-pub mod headless;
 pub mod queue;
 pub mod sanitize;
 pub mod screen;
@@ -54,6 +54,6 @@ pub mod scripted;
 pub mod terminal;
 
 pub use consent::{ConsentOutcome, NoBrowser, Opener, SystemBrowser, UrlAction};
-pub use headless::HeadlessHandler;
+pub use frontdesk::client::HeadlessHandler;
 pub use scripted::{Answers, ScriptedHandler};
 pub use terminal::{TerminalHandler, terminal_available};

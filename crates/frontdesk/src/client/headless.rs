@@ -32,6 +32,11 @@ impl HeadlessHandler {
         self.modes = modes;
         self
     }
+
+    /// Why requests are cancelled.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
 }
 
 impl ElicitationHandler for HeadlessHandler {
@@ -43,6 +48,7 @@ impl ElicitationHandler for HeadlessHandler {
         Box::pin(async move {
             tracing::warn!(
                 server = %request.origin.server.name,
+                request = request.origin.request.as_deref().unwrap_or("-"),
                 key = %request.origin.key,
                 reason = %self.reason,
                 "nothing can show this request; answering cancel"
