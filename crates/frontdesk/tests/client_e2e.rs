@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use frontdesk::client::{
-    Client, ClientError, ElicitationKind, HeadlessHandler, Protocol, ProtocolChoice, Round,
-    RoundState,
+    Client, ClientError, ElicitationKind, HandlerModes, HeadlessHandler, Protocol, ProtocolChoice,
+    Round, RoundState,
 };
 use frontdesk::demo::{self, DemoOptions};
 use frontdesk::server::{
@@ -457,6 +457,39 @@ async fn headless_declares_nothing() {
     client.close().await;
 }
 
+/// A host without a terminal that keeps declaring its modes (as `frontdesk
+/// call` does with no --answers): the server asks and hears `cancel`, in both
+/// revisions; never a decline.
+#[tokio::test]
+async fn headless_declaring_its_modes_answers_cancel() {
+    for protocol in [ProtocolChoice::Legacy, ProtocolChoice::Modern] {
+        let wire = Wire::default();
+        let handler = HeadlessHandler::new("no terminal").declaring(HandlerModes {
+            form: true,
+            url: true,
+        });
+        assert_eq!(handler.reason(), "no terminal");
+        let client = support::in_process(
+            support::brightgrid().await,
+            wire.config(protocol),
+            Arc::new(handler),
+        )
+        .await;
+        assert!(client.capabilities().elicitation.is_some());
+        let result = client
+            .call_tool("book_return", json!({"order_id": "E-6"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            text(&result),
+            "No return was booked: the question was dismissed.",
+            "{protocol:?}"
+        );
+        assert!(!wire.sent_text().contains("\"decline\""));
+        client.close().await;
+    }
+}
+
 #[tokio::test]
 async fn over_the_rate_limit_the_runtime_cancels_and_says_why() {
     let notices = Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -482,4 +515,115 @@ async fn over_the_rate_limit_the_runtime_cancels_and_says_why() {
         frontdesk::client::Notice::AutoCancelled { reason, .. } if reason.contains("in a minute")
     )));
     client.close().await;
+}
+
+/// `https://` to a server that speaks plain HTTP: a TLS error at once, not a
+/// hang and not a panic.
+#[tokio::test]
+async fn https_to_a_plain_http_server_fails_fast_with_a_tls_error() {
+    let server = support::http_demo().await;
+    let url = server.mcp.replacen("http://", "https://", 1);
+    let started = std::time::Instant::now();
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(15),
+        Client::connect_http(
+            &url,
+            Wire::default().config(ProtocolChoice::Auto),
+            TestHandler::new([]),
+        ),
+    )
+    .await
+    .expect("connecting gave up in time");
+    let Err(err) = outcome else {
+        panic!("an https URL to a plain HTTP server connected");
+    };
+    let said = err.to_string();
+    assert!(matches!(err, ClientError::Transport(_)), "{said}");
+    assert!(said.contains("TLS"), "{said}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{said}");
+}
+
+/// A TLS front for `upstream` on a loopback port, with a fresh self-signed
+/// certificate for 127.0.0.1; returns its address and the certificate (DER).
+async fn tls_front(upstream: std::net::SocketAddr) -> (std::net::SocketAddr, Vec<u8>) {
+    use tokio_rustls::rustls;
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    let der = cert.der().to_vec();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone()],
+            rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap(),
+        )
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let Ok(mut plain) = tokio::net::TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+            });
+        }
+    });
+    (addr, der)
+}
+
+/// A real TLS round trip: the demo behind a TLS front whose certificate is
+/// trusted through `extra_root_certificates`; without it the certificate is
+/// refused.
+#[tokio::test]
+async fn https_round_trip_with_a_trusted_self_signed_certificate() {
+    let server = support::http_demo().await;
+    let upstream: std::net::SocketAddr = server
+        .base
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let (front, der) = tls_front(upstream).await;
+    let url = format!("https://{front}/mcp");
+
+    let refused = Client::connect_http(
+        &url,
+        Wire::default().config(ProtocolChoice::Auto),
+        TestHandler::new([]),
+    )
+    .await;
+    let said = refused.expect_err("an untrusted certificate").to_string();
+    assert!(said.contains("TLS"), "{said}");
+    assert!(said.contains("certificate"), "{said}");
+
+    for protocol in [ProtocolChoice::Legacy, ProtocolChoice::Modern] {
+        let wire = Wire::default();
+        let mut config = wire.config(protocol);
+        config.extra_root_certificates = vec![der.clone()];
+        let handler = TestHandler::new([good_return(), Step::Accept(json!({"confirm": true}))]);
+        let client = Client::connect_http(&url, config, handler.clone())
+            .await
+            .unwrap();
+        let result = client
+            .call_tool("book_return", json!({"order_id": "T-1"}))
+            .await
+            .unwrap();
+        let s = result.structured_content.unwrap();
+        assert_eq!(s["status"], "booked", "{protocol:?}");
+        assert_eq!(s["orderId"], "T-1", "{protocol:?}");
+        assert_eq!(handler.seen().len(), 2, "{protocol:?}");
+        client.close().await;
+    }
 }

@@ -136,6 +136,9 @@ pub struct ClientConfig {
     /// Capabilities declared on top of the elicitation modes the handler serves
     /// (e.g. a host that also answers `roots/list`). Elicitation here is ignored.
     pub extra_capabilities: ClientCapabilities,
+    /// Root certificates (DER) trusted for HTTPS on top of the platform's
+    /// trust store, e.g. a private CA (HTTP only; default none).
+    pub extra_root_certificates: Vec<Vec<u8>>,
     /// What happens to a spawned server's stderr (stdio only).
     pub server_stderr: super::ServerStderr,
     /// Wire tap (e.g. `frontdesk lab --show-wire`).
@@ -159,6 +162,7 @@ impl Default for ClientConfig {
             max_answer_attempts: 5,
             url_policy: UrlPolicy::default(),
             extra_capabilities: ClientCapabilities::default(),
+            extra_root_certificates: Vec::new(),
             server_stderr: super::ServerStderr::default(),
             on_wire: None,
             on_notice: None,
@@ -176,6 +180,10 @@ impl fmt::Debug for ClientConfig {
             .field("max_rounds", &self.max_rounds)
             .field("apply_defaults", &self.apply_defaults)
             .field("rate_limit_per_minute", &self.rate_limit_per_minute)
+            .field(
+                "extra_root_certificates",
+                &self.extra_root_certificates.len(),
+            )
             .field("on_wire", &self.on_wire.is_some())
             .field("on_notice", &self.on_notice.is_some())
             .finish_non_exhaustive()

@@ -47,4 +47,39 @@ impl ClientError {
     pub(crate) fn transport(e: impl std::fmt::Display) -> Self {
         Self::Transport(e.to_string())
     }
+
+    /// A transport error with its whole chain of causes, so that e.g. a TLS
+    /// failure says what failed, not only "error sending request".
+    pub(crate) fn transport_chain(e: &(dyn std::error::Error + 'static)) -> Self {
+        let mut text = e.to_string();
+        let mut tls = false;
+        let mut source = e.source();
+        while let Some(cause) = source {
+            tls |= is_tls(cause);
+            let more = cause.to_string();
+            if !text.contains(&more) {
+                text.push_str(": ");
+                text.push_str(&more);
+            }
+            source = cause.source();
+        }
+        if tls {
+            text = format!("TLS failed: {text}");
+        }
+        Self::Transport(text)
+    }
+}
+
+/// Whether `e` is a rustls error, possibly wrapped in I/O errors.
+fn is_tls(e: &(dyn std::error::Error + 'static)) -> bool {
+    if e.is::<rustls::Error>() {
+        return true;
+    }
+    match e
+        .downcast_ref::<std::io::Error>()
+        .and_then(std::io::Error::get_ref)
+    {
+        Some(inner) => is_tls(inner),
+        None => false,
+    }
 }

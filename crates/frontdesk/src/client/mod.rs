@@ -70,6 +70,7 @@ pub use handler::{
 };
 pub use headless::HeadlessHandler;
 pub use mrtr::{Round, RoundState};
+pub use transport_http::install_default_tls_provider;
 pub use transport_stdio::ServerStderr;
 
 use connection::Core;
@@ -163,7 +164,9 @@ impl Client {
         Self::start(Arc::new(transport), rx, tap, config, handler).await
     }
 
-    /// Speak MCP over Streamable HTTP to the endpoint `url`.
+    /// Speak MCP over Streamable HTTP to the endpoint `url` (`http://` or
+    /// `https://`; HTTPS servers are checked against the platform's trust
+    /// store plus [`ClientConfig::extra_root_certificates`]).
     pub async fn connect_http(
         url: &str,
         config: ClientConfig,
@@ -171,7 +174,12 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let tap = Tap(config.on_wire.clone());
-        let transport = transport_http::HttpTransport::new(url.to_string(), tx, tap.clone())?;
+        let transport = transport_http::HttpTransport::new(
+            url.to_string(),
+            &config.extra_root_certificates,
+            tx,
+            tap.clone(),
+        )?;
         let transport = transport_http::SharedHttp(Arc::new(transport));
         Self::start(Arc::new(transport), rx, tap, config, handler).await
     }
@@ -183,6 +191,7 @@ impl Client {
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
     ) -> Result<Self, ClientError> {
+        install_default_tls_provider();
         let config = Arc::new(config);
         let elicitor = Elicitor::new(handler, config.clone());
         let core = Arc::new(Core::new(transport, config.clone(), tap, elicitor));

@@ -12,7 +12,7 @@
 //!   stream (404/405/400 tolerated), resumption with `Last-Event-ID` when a
 //!   stream breaks before its response, DELETE on close.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -58,10 +58,82 @@ pub(crate) fn encode_header_value(value: &str) -> String {
     }
 }
 
+/// Make `ring` the process's default rustls crypto provider, unless one is
+/// installed already (then nothing changes). Idempotent and cheap.
+///
+/// The client's own HTTPS connections do not need it (they are configured
+/// with `ring` explicitly). It is for every *other* `reqwest` client in the
+/// process: this crate builds `reqwest` with provider-less rustls (to avoid
+/// the slow aws-lc build), and such a client panics when it is built while no
+/// default provider is installed. The runtime calls this whenever a
+/// connection starts, and the HTTP server when it binds; an application that
+/// builds its own `reqwest` clients before either, or that wants another
+/// provider, installs its choice first.
+pub fn install_default_tls_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Losing a race with another installer is fine: a default exists.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
+/// The TLS settings of every HTTPS connection: rustls on the `ring` provider
+/// (passed explicitly, so no process-wide default is installed), server
+/// certificates checked against the platform's trust store plus
+/// `extra_roots` (DER), HTTP/1.1 over ALPN.
+///
+/// A platform without any root certificates is an error for an `https` URL
+/// (said at connect time, not as an opaque handshake failure); for a plain
+/// `http` URL the TLS settings are never used, so it falls back to the extra
+/// roots alone.
+fn tls_config(extra_roots: &[Vec<u8>], https: bool) -> Result<rustls::ClientConfig, ClientError> {
+    use rustls::pki_types::CertificateDer;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let roots = || {
+        extra_roots
+            .iter()
+            .map(|der| CertificateDer::from(der.clone()))
+    };
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| ClientError::Transport(format!("TLS: {e}")))?;
+    let mut config =
+        match rustls_platform_verifier::Verifier::new_with_extra_roots(roots(), provider) {
+            Ok(verifier) => builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(verifier))
+                .with_no_client_auth(),
+            Err(e) if https => {
+                return Err(ClientError::Transport(format!(
+                    "TLS: cannot set up certificate verification: {e}"
+                )));
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "no platform root certificates (plain HTTP: unused)");
+                let mut store = rustls::RootCertStore::empty();
+                let (_, ignored) = store.add_parsable_certificates(roots());
+                if ignored > 0 {
+                    tracing::warn!(ignored, "extra root certificates that do not parse");
+                }
+                builder.with_root_certificates(store).with_no_client_auth()
+            }
+        };
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
+}
+
 impl HttpTransport {
-    pub fn new(url: String, inbound: Inbound, tap: Tap) -> Result<Self, ClientError> {
+    pub fn new(
+        url: String,
+        extra_roots: &[Vec<u8>],
+        inbound: Inbound,
+        tap: Tap,
+    ) -> Result<Self, ClientError> {
+        let https = url
+            .get(..8)
+            .is_some_and(|s| s.eq_ignore_ascii_case("https://"));
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            .tls_backend_preconfigured(tls_config(extra_roots, https)?)
             .build()
             .map_err(ClientError::transport)?;
         Ok(Self {
@@ -298,7 +370,7 @@ impl Transport for SharedHttp {
                 .body(serde_json::to_vec(&message).map_err(ClientError::transport)?)
                 .send()
                 .await
-                .map_err(ClientError::transport)?;
+                .map_err(|e| ClientError::transport_chain(&e))?;
             if is_init
                 && let Some(sid) = resp
                     .headers()
@@ -352,7 +424,7 @@ impl Transport for SharedHttp {
                 .body(serde_json::to_vec(&message).map_err(ClientError::transport)?)
                 .send()
                 .await
-                .map_err(ClientError::transport)?;
+                .map_err(|e| ClientError::transport_chain(&e))?;
             let status = resp.status();
             if status.is_success() {
                 Ok(())

@@ -173,6 +173,9 @@ pub struct HttpListener {
 
 /// Bind `addr` (use `127.0.0.1`; port `0` picks a free one).
 pub async fn bind(addr: SocketAddr, options: HttpOptions) -> std::io::Result<HttpListener> {
+    // Whoever serves HTTP here often talks HTTP too (tests, a sign-in step):
+    // make the `reqwest` clients of this process usable (see the function).
+    crate::client::install_default_tls_provider();
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     if !addr.ip().is_loopback() {
