@@ -37,6 +37,7 @@ use std::sync::Mutex;
 
 use frontdesk::client::{
     BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+    check_form_answer,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -119,11 +120,6 @@ impl Answers {
     }
 }
 
-/// The tool name of a request origin like `tools/call book_return`.
-pub fn tool_of(request: Option<&str>) -> Option<&str> {
-    request?.strip_prefix("tools/call ").map(str::trim)
-}
-
 /// An [`ElicitationHandler`] that answers from an [`Answers`] file.
 #[derive(Debug, Default)]
 pub struct ScriptedHandler {
@@ -159,7 +155,7 @@ impl ScriptedHandler {
         if let Some(a) = self.answers.questions.get(&request.origin.key) {
             return Some((a.clone(), format!("questions.{}", request.origin.key)));
         }
-        if let Some(tool) = tool_of(request.origin.request.as_deref())
+        if let Some(tool) = request.origin.tool()
             && let Some(list) = self.answers.tools.get(tool)
             && let Ok(mut used) = self.used.lock()
         {
@@ -198,8 +194,9 @@ impl ScriptedHandler {
                     for (k, v) in answer.content.unwrap_or_default() {
                         content.insert(k, v);
                     }
-                    form.schema.normalize(&mut content);
-                    match form.schema.validate(&content) {
+                    // Judged exactly as the runtime will judge it, so an answer
+                    // that would go back to a person is reported here instead.
+                    match check_form_answer(&form.schema, &mut content, true) {
                         Ok(()) => ElicitationResponse::Accept(content),
                         Err(errors) => {
                             let list: Vec<&str> =

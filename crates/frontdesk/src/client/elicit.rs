@@ -17,10 +17,10 @@
 
 use std::sync::{Arc, RwLock};
 
-use frontdesk_form::FormSchema;
+use frontdesk_form::{FormSchema, ValidationErrors};
 use frontdesk_url::review;
 use frontdesk_wire::{ElicitRequestParams, ElicitResult, ErrorObject, Implementation};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{ClientConfig, Notice};
@@ -28,6 +28,26 @@ use super::handler::{
     Elicitation, ElicitationHandler, ElicitationKind, ElicitationOrigin, ElicitationResponse,
 };
 use super::policy::{HumanClock, RateLimiter};
+
+/// What the runtime does to an accepted form answer before it may be sent:
+/// whole-number floats of integer fields become integers, omitted optional
+/// fields get their defaults (when `apply_defaults`), then the whole answer is
+/// validated against the form. `Err` means it must not be sent.
+///
+/// Hosts that must decide about an answer themselves (e.g. scripted answers,
+/// reported rather than retried) call this so they judge exactly as the
+/// runtime will.
+pub fn check_form_answer(
+    schema: &FormSchema,
+    content: &mut Map<String, Value>,
+    apply_defaults: bool,
+) -> Result<(), ValidationErrors> {
+    schema.normalize(content);
+    if apply_defaults {
+        schema.apply_defaults(content);
+    }
+    schema.validate(content)
+}
 
 /// What came of one elicitation.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,11 +183,7 @@ impl Elicitor {
                             "the handler accepted with no content; that is no answer from a person",
                         );
                     }
-                    schema.normalize(&mut content);
-                    if self.config.apply_defaults {
-                        schema.apply_defaults(&mut content);
-                    }
-                    match schema.validate(&content) {
+                    match check_form_answer(&schema, &mut content, self.config.apply_defaults) {
                         Ok(()) => return Outcome::Answer(ElicitResult::accept(content)),
                         Err(errors) => {
                             tracing::info!(

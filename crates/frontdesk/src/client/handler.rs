@@ -40,6 +40,18 @@ pub struct ElicitationOrigin {
     pub key: String,
 }
 
+impl ElicitationOrigin {
+    /// The tool whose call asked (`book_return` for `tools/call book_return`),
+    /// when the request is a tool call.
+    pub fn tool(&self) -> Option<&str> {
+        self.request
+            .as_deref()?
+            .strip_prefix(frontdesk_wire::method::TOOLS_CALL)?
+            .strip_prefix(' ')
+            .map(str::trim)
+    }
+}
+
 /// What the server asks for.
 #[derive(Debug, Clone)]
 pub enum ElicitationKind {

@@ -57,6 +57,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{ClientConfig, Direction, Notice, NoticeHook, Protocol, ProtocolChoice, WireTap};
+pub use elicit::check_form_answer;
 pub use error::ClientError;
 /// Wire types the client API takes and returns, so hosts need no direct
 /// dependency on `frontdesk-wire`.
