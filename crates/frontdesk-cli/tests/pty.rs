@@ -1,7 +1,9 @@
 //! `frontdesk lab` in a real pseudo-terminal (tmux), used as a person uses it: book a
 //! return with a wrong email first, read the message, fix it, review, accept; then
 //! connect a store account through the URL consent screen. Asserts what the screen
-//! showed and what the server received (the tool result echoes the booking).
+//! showed and what the server received (the tool result echoes the booking). Also
+//! `frontdesk connect --demo` (pick book_return, fill in its arguments, answer the form,
+//! read the result) and `frontdesk lab --show-wire` (every JSON-RPC message printed).
 //!
 //! Skips (with a note) when tmux is not installed. Set `FRONTDESK_PTY_CAPTURE=DIR` to
 //! keep the captured screens as text files.
@@ -54,8 +56,18 @@ impl Tmux {
     }
 
     fn screen(&self) -> String {
+        self.capture(&[])
+    }
+
+    /// The screen with wrapped lines joined (for long lines like wire messages).
+    fn joined(&self) -> String {
+        self.capture(&["-J"])
+    }
+
+    fn capture(&self, extra: &[&str]) -> String {
         let out = Command::new("tmux")
-            .args(["-L", &self.socket, "capture-pane", "-p", "-S", "-200"])
+            .args(["-L", &self.socket, "capture-pane", "-p", "-S", "-400"])
+            .args(extra)
             .output()
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -116,6 +128,21 @@ fn book_a_return(tmux: &Tmux, round: usize) {
     tmux.keys(&["1"]);
     tmux.wait_for_n("Order to return", round);
     tmux.keys(&["Enter"]); // keeps A-1001
+    answer_the_return_form(tmux, round);
+    let screen = tmux.wait_for_n("What travelled on the wire", round);
+    assert!(screen.contains("\"status\": \"booked\""), "{screen}");
+    assert!(
+        screen.contains("\"contactEmail\": \"ann@example.com\""),
+        "{screen}"
+    );
+    assert!(screen.contains("\"reason\": \"wrong_item\""), "{screen}");
+    assert!(screen.contains("\"boxes\": 2"), "{screen}");
+}
+
+/// The demo's book_return questions, answered as a person would (the `round`-th
+/// time on this screen): wrong item, 2 boxes, a date, a wrong then a fixed email,
+/// no notes, review, accept; then the confirmation, accepted with its default.
+fn answer_the_return_form(tmux: &Tmux, round: usize) {
     let screen = tmux.wait_for_n("Reason *", round);
     assert!(screen.contains("It arrived damaged"), "{screen}");
     assert!(
@@ -160,14 +187,6 @@ fn book_a_return(tmux: &Tmux, round: usize) {
     tmux.keys(&["Enter"]);
     tmux.wait_for_n("Review:", 2 * round);
     tmux.keys(&["a"]);
-    let screen = tmux.wait_for_n("What travelled on the wire", round);
-    assert!(screen.contains("\"status\": \"booked\""), "{screen}");
-    assert!(
-        screen.contains("\"contactEmail\": \"ann@example.com\""),
-        "{screen}"
-    );
-    assert!(screen.contains("\"reason\": \"wrong_item\""), "{screen}");
-    assert!(screen.contains("\"boxes\": 2"), "{screen}");
 }
 
 #[test]
@@ -234,6 +253,92 @@ fn esc_at_the_form_cancels_and_the_server_hears_it() {
         screen.contains("No return was booked: the question was dismissed."),
         "{screen}"
     );
+    tmux.keys(&["q"]);
+    tmux.wait_for("LAB-EXITED 0");
+}
+
+#[test]
+fn connect_demo_picks_a_tool_fills_its_arguments_and_answers_the_form() {
+    let Some(tmux) = Tmux::start("connect", &format!("{BIN} connect --demo")) else {
+        return;
+    };
+    let screen = tmux.wait_for("Call which tool?");
+    keep("connect-tools.txt", &screen);
+    assert!(screen.contains("connected to brightgrid"), "{screen}");
+    assert!(screen.contains("(2026-07-28)"), "{screen}");
+    assert!(
+        screen.contains("book_return — Book the return of an order"),
+        "{screen}"
+    );
+    assert!(screen.contains("connect_store_account"), "{screen}");
+    assert!(screen.contains("(quit)"), "{screen}");
+    tmux.keys(&["Enter"]); // book_return, the first tool
+    let screen = tmux.wait_for("Arguments of book_return (JSON)");
+    assert!(
+        screen.contains(r#"{"order_id":""}"#),
+        "a skeleton from the input schema:\n{screen}"
+    );
+    // Fill in the blank: into the empty string, before `"}`.
+    tmux.keys(&["Left", "Left"]);
+    tmux.text("A-1001");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Reason *");
+    assert!(screen.contains("Calling book_return"), "{screen}");
+    assert!(screen.contains("tools/call book_return"), "{screen}");
+    assert!(screen.contains("A-1001"), "{screen}");
+    answer_the_return_form(&tmux, 1);
+    // The result on stdout, then the tool list again.
+    let screen = tmux.wait_for_n("Call which tool?", 2);
+    keep("connect-result.txt", &screen);
+    assert!(screen.contains("\"status\": \"booked\""), "{screen}");
+    assert!(screen.contains("\"orderId\": \"A-1001\""), "{screen}");
+    assert!(
+        screen.contains("\"contactEmail\": \"ann@example.com\""),
+        "{screen}"
+    );
+    assert!(screen.contains("\"boxes\": 2"), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("LAB-EXITED 0");
+}
+
+#[test]
+fn lab_show_wire_prints_every_json_rpc_message() {
+    let Some(tmux) = Tmux::start(
+        "wire",
+        &format!("{BIN} lab --show-wire --protocol 2025-11-25"),
+    ) else {
+        return;
+    };
+    tmux.wait_for("Choose:");
+    let screen = tmux.joined();
+    // The handshake, both ways, before the menu.
+    assert!(
+        screen.contains(r#"wire → {"jsonrpc":"2.0","id":"#) && screen.contains("initialize"),
+        "{screen}"
+    );
+    assert!(screen.contains("wire ← "), "{screen}");
+    assert!(
+        screen.contains(r#""method":"notifications/initialized""#),
+        "{screen}"
+    );
+    tmux.keys(&["1"]);
+    tmux.wait_for("Order to return");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Reason *");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("What travelled on the wire");
+    let screen = tmux.joined();
+    keep("show-wire.txt", &screen);
+    let lines: Vec<&str> = screen.lines().filter(|l| l.contains("  wire ")).collect();
+    let has = |arrow: &str, text: &str| {
+        lines
+            .iter()
+            .any(|l| l.contains(&format!("wire {arrow} ")) && l.contains(text))
+    };
+    assert!(has("→", r#""method":"tools/call""#), "{screen}");
+    assert!(has("←", r#""method":"elicitation/create""#), "{screen}");
+    assert!(has("→", r#""action":"cancel""#), "{screen}");
+    assert!(has("←", "No return was booked"), "{screen}");
     tmux.keys(&["q"]);
     tmux.wait_for("LAB-EXITED 0");
 }
