@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ErrorObject};
 use crate::id::RequestId;
-use crate::util::{kind_of, to_object, wire_tag};
+use crate::util::{kind_of, to_object, to_value_infallible, wire_tag};
 
 wire_tag!(
     /// The `"jsonrpc": "2.0"` member every message carries.
@@ -397,6 +397,27 @@ impl JsonRpcMessage {
     /// Serializes to a single line of JSON (no embedded newlines), as stdio framing needs.
     pub fn to_line(&self) -> Result<String, serde_json::Error> {
         serde_json::to_string(self)
+    }
+
+    /// The message as a JSON value, members in schema order.
+    ///
+    /// An error response whose id could not be read is written with
+    /// `"id": null`, as JSON-RPC 2.0 requires and every MCP revision accepts;
+    /// plain `Serialize` omits the member instead, as the MCP schema allows.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Error(e) if e.id.is_none() => {
+                let mut obj = Map::new();
+                obj.insert("jsonrpc".into(), Value::from(JsonRpcVersion::VALUE));
+                obj.insert("id".into(), Value::Null);
+                obj.insert("error".into(), to_value_infallible(&e.error));
+                for (k, v) in &e.extra {
+                    obj.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+                Value::Object(obj)
+            }
+            other => to_value_infallible(other),
+        }
     }
 }
 

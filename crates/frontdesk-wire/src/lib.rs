@@ -83,7 +83,9 @@ pub use jsonrpc::{
     JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse,
     JsonRpcVersion, MessageError, MessageErrorKind, ParamsError,
 };
-pub use lifecycle::{DiscoverResult, InitializeRequestParams, InitializeResult};
+pub use lifecycle::{
+    DiscoverResult, InitializeRequestParams, InitializeRequestParamsLenient, InitializeResult,
+};
 pub use meta::{Meta, MetaError, RequestMetaFields, request_fields};
 pub use mrtr::{
     InputRequest, InputRequests, InputRequiredError, InputRequiredResult, InputRequiredTag,

@@ -44,6 +44,34 @@ impl InitializeRequestParams {
     }
 }
 
+/// Parameters of `initialize` as a lenient server reads them: only
+/// `protocolVersion` is required; missing `capabilities` mean none and a
+/// missing `clientInfo` is tolerated (clients in the wild omit it).
+///
+/// Clients build the strict [`InitializeRequestParams`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InitializeRequestParamsLenient {
+    /// The client's (latest) supported version.
+    #[serde(rename = "protocolVersion")]
+    pub protocol_version: String,
+    /// The client's capabilities for the whole session (`{}` when absent).
+    #[serde(default)]
+    pub capabilities: ClientCapabilities,
+    /// The client's identity, if it sent one.
+    #[serde(
+        default,
+        rename = "clientInfo",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub client_info: Option<Implementation>,
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
 /// Result of `initialize` (2025-11-25).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InitializeResult {

@@ -355,3 +355,58 @@ proptest! {
         prop_assert_eq!(back, id);
     }
 }
+
+#[test]
+fn to_value_writes_a_null_id_for_unreadable_ids() {
+    let unknown = JsonRpcMessage::from(JsonRpcErrorResponse::new(
+        None,
+        ErrorObject::invalid_request("Invalid request: nope"),
+    ));
+    let v = unknown.to_value();
+    assert_eq!(
+        serde_json::to_string(&v).unwrap(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: nope"}}"#
+    );
+    // Plain serialization still omits it, and both read back the same.
+    let plain = serde_json::to_value(&unknown).unwrap();
+    assert!(plain.get("id").is_none());
+    assert_eq!(JsonRpcMessage::from_value(v).unwrap(), unknown);
+
+    // Everything else is exactly what `Serialize` writes.
+    let request = JsonRpcRequest::new(7, "ping", Some(serde_json::Map::new()));
+    let response = request.respond(serde_json::Map::new());
+    for m in [
+        JsonRpcMessage::from(request.clone()),
+        JsonRpcMessage::from(response),
+        JsonRpcMessage::from(request.respond_error(ErrorObject::method_not_found("ping"))),
+        JsonRpcMessage::from(JsonRpcNotification::new("notifications/initialized", None)),
+    ] {
+        assert_eq!(m.to_value(), serde_json::to_value(&m).unwrap());
+    }
+    assert_eq!(
+        serde_json::to_string(&JsonRpcMessage::from(request).to_value()).unwrap(),
+        r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":{}}"#
+    );
+}
+
+#[test]
+fn lenient_initialize_params_need_only_the_version() {
+    let r: JsonRpcRequest = match classify(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#,
+    )
+    .unwrap()
+    {
+        JsonRpcMessage::Request(r) => r,
+        other => panic!("{other:?}"),
+    };
+    let p: InitializeRequestParamsLenient = r.parse_params().unwrap();
+    assert_eq!(p.protocol_version, "1999-01-01");
+    assert_eq!(p.capabilities, ClientCapabilities::default());
+    assert!(p.client_info.is_none());
+    // The strict type refuses the same params.
+    assert!(r.parse_params::<InitializeRequestParams>().is_err());
+    let e = JsonRpcRequest::new(1, "initialize", Some(serde_json::Map::new()))
+        .parse_params::<InitializeRequestParamsLenient>()
+        .unwrap_err();
+    assert_eq!(e.to_error_object().code, ErrorCode::INVALID_PARAMS);
+}

@@ -111,7 +111,7 @@ pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), HeaderMisma
             .and_then(|v| v.to_str().ok())
             .map(|v| v.trim_matches([' ', '\t']).to_string())
     })
-    .map_err(|e| HeaderMismatch(e.message))
+    .map_err(|e| HeaderMismatch(e.error.message))
 }
 
 /// Whether an `Accept` header value admits `wanted` (`type/subtype`),

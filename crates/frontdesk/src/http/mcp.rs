@@ -30,10 +30,10 @@ use super::headers::{self, LAST_EVENT_ID, SESSION_ID};
 use super::respond::{self, HandleFuture, readable_id, rpc_error};
 use super::sessions::{Entry, Sessions};
 use super::sse::{EventLog, parse_event_id};
-use crate::server::rpc::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 use crate::server::{
     Era, Handled, LEGACY_VERSIONS, MODERN_VERSION, OutboundSink, RequestInfo, Server,
 };
+use frontdesk_wire::{ErrorCode, RequestId};
 
 /// Everything the handlers share.
 #[derive(Clone)]
@@ -57,8 +57,8 @@ pub(crate) fn origin_rejected(st: &AppState, h: &HeaderMap) -> Option<Response> 
     tracing::warn!(origin = ?origin.map(String::from_utf8_lossy), "request from a disallowed Origin");
     Some(rpc_error(
         StatusCode::FORBIDDEN,
-        &Value::Null,
-        INVALID_REQUEST,
+        None,
+        ErrorCode::INVALID_REQUEST,
         "Forbidden: Origin not allowed",
     ))
 }
@@ -66,8 +66,8 @@ pub(crate) fn origin_rejected(st: &AppState, h: &HeaderMap) -> Option<Response> 
 fn method_not_allowed(allow: &'static str) -> Response {
     let mut r = rpc_error(
         StatusCode::METHOD_NOT_ALLOWED,
-        &Value::Null,
-        INVALID_REQUEST,
+        None,
+        ErrorCode::INVALID_REQUEST,
         "Method not allowed",
     );
     r.headers_mut()
@@ -91,8 +91,8 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
         tracing::warn!(content_type, "POST without application/json");
         return Err(rpc_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            &Value::Null,
-            INVALID_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
             "Unsupported Media Type: Content-Type must be application/json",
         ));
     }
@@ -106,8 +106,8 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
         );
         return Err(rpc_error(
             StatusCode::NOT_ACCEPTABLE,
-            &Value::Null,
-            INVALID_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
             "Not Acceptable: Accept must list application/json and text/event-stream",
         ));
     }
@@ -116,8 +116,8 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
         tracing::warn!(limit, "POST body over the size limit");
         rpc_error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            &Value::Null,
-            INVALID_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
             &format!("Invalid request: message larger than {limit} bytes"),
         )
     };
@@ -135,8 +135,8 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
                 tracing::info!(error = %e, "could not read a POST body");
                 return Err(rpc_error(
                     StatusCode::BAD_REQUEST,
-                    &Value::Null,
-                    PARSE_ERROR,
+                    None,
+                    ErrorCode::PARSE_ERROR,
                     "Parse error: the body could not be read",
                 ));
             }
@@ -147,13 +147,11 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
         bytes.extend_from_slice(&chunk);
     }
     st.server.parse_message(&bytes).map_err(|err| {
-        let code = err["error"]["code"].as_i64().unwrap_or(PARSE_ERROR);
-        let status =
-            if code == INVALID_REQUEST && bytes.len() > st.server.config().max_message_bytes {
-                StatusCode::PAYLOAD_TOO_LARGE
-            } else {
-                StatusCode::BAD_REQUEST
-            };
+        let status = if bytes.len() > st.server.config().max_message_bytes {
+            StatusCode::PAYLOAD_TOO_LARGE
+        } else {
+            StatusCode::BAD_REQUEST
+        };
         respond::json(status, &err)
     })
 }
@@ -177,15 +175,20 @@ pub(crate) async fn post(State(st): State<AppState>, h: HeaderMap, body: Body) -
 async fn post_modern(st: AppState, h: &HeaderMap, message: Value) -> Response {
     let id = readable_id(&message);
     if let Err(e) = headers::check_modern(h, &message) {
-        tracing::warn!(%id, error = %e, "2026-07-28 header check failed");
-        return rpc_error(StatusCode::BAD_REQUEST, &id, HEADER_MISMATCH, &e.0);
-    }
-    if message.get("method").is_none() && message.get("id").is_some() {
-        tracing::warn!(%id, "2026-07-28 client sent a response");
+        tracing::warn!(id = ?id, error = %e, "2026-07-28 header check failed");
         return rpc_error(
             StatusCode::BAD_REQUEST,
-            &id,
-            INVALID_REQUEST,
+            id.as_ref(),
+            ErrorCode::HEADER_MISMATCH,
+            &e.0,
+        );
+    }
+    if message.get("method").is_none() && message.get("id").is_some() {
+        tracing::warn!(id = ?id, "2026-07-28 client sent a response");
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            id.as_ref(),
+            ErrorCode::INVALID_REQUEST,
             "Invalid request: 2026-07-28 clients do not send responses",
         );
     }
@@ -225,9 +228,9 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value) -> Response {
     }
 }
 
-fn session_error(status: StatusCode, id: &Value, message: &str) -> Response {
-    tracing::info!(%id, status = status.as_u16(), message, "session check failed");
-    rpc_error(status, id, INVALID_REQUEST, message)
+fn session_error(status: StatusCode, id: Option<&RequestId>, message: &str) -> Response {
+    tracing::info!(id = ?id, status = status.as_u16(), message, "session check failed");
+    rpc_error(status, id, ErrorCode::INVALID_REQUEST, message)
 }
 
 async fn post_legacy(
@@ -250,19 +253,19 @@ async fn post_legacy(
     {
         return session_error(
             StatusCode::BAD_REQUEST,
-            &id,
+            id.as_ref(),
             &format!("Bad Request: unsupported MCP-Protocol-Version {v:?}"),
         );
     }
     let Some(sid) = header_str(h, SESSION_ID) else {
         return session_error(
             StatusCode::BAD_REQUEST,
-            &id,
+            id.as_ref(),
             "Bad Request: Mcp-Session-Id header is required",
         );
     };
     let Some(entry) = st.sessions.get(sid) else {
-        return session_error(StatusCode::NOT_FOUND, &id, "Session not found");
+        return session_error(StatusCode::NOT_FOUND, id.as_ref(), "Session not found");
     };
     if !is_request {
         let handled = st
@@ -291,11 +294,11 @@ async fn post_legacy(
             respond::log_stream(log.attach(None), st.options.keepalive, st.shutdown.clone())
         }
         Err(_) => {
-            tracing::error!(%id, "request task ended without an outcome");
+            tracing::error!(id = ?id, "request task ended without an outcome");
             rpc_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                &id,
-                INTERNAL_ERROR,
+                id.as_ref(),
+                ErrorCode::INTERNAL_ERROR,
                 "Internal error",
             )
         }
@@ -321,8 +324,8 @@ async fn initialize(st: AppState, message: Value, info: RequestInfo) -> Response
         entry.close();
         return rpc_error(
             StatusCode::INTERNAL_SERVER_ERROR,
-            &Value::Null,
-            INTERNAL_ERROR,
+            None,
+            ErrorCode::INTERNAL_ERROR,
             "Internal error",
         );
     };
@@ -331,8 +334,8 @@ async fn initialize(st: AppState, message: Value, info: RequestInfo) -> Response
         tracing::warn!("session table full; initialize refused");
         return rpc_error(
             StatusCode::SERVICE_UNAVAILABLE,
-            &readable_id(handled.response.as_ref().unwrap_or(&Value::Null)),
-            INTERNAL_ERROR,
+            handled.response.as_ref().and_then(readable_id).as_ref(),
+            ErrorCode::INTERNAL_ERROR,
             "Too many sessions; try again later",
         );
     }
@@ -428,27 +431,27 @@ pub(crate) async fn get(State(st): State<AppState>, h: HeaderMap) -> Response {
     {
         return rpc_error(
             StatusCode::NOT_ACCEPTABLE,
-            &Value::Null,
-            INVALID_REQUEST,
+            None,
+            ErrorCode::INVALID_REQUEST,
             "Not Acceptable: Accept must list text/event-stream",
         );
     }
     let Some(entry) = st.sessions.get(sid) else {
-        return session_error(StatusCode::NOT_FOUND, &Value::Null, "Session not found");
+        return session_error(StatusCode::NOT_FOUND, None, "Session not found");
     };
     let keepalive = st.options.keepalive;
     if let Some(last) = header_str(&h, LAST_EVENT_ID) {
         let Some((stream, seq)) = parse_event_id(last) else {
             return session_error(
                 StatusCode::BAD_REQUEST,
-                &Value::Null,
+                None,
                 "Bad Request: unknown Last-Event-ID",
             );
         };
         let Some(log) = entry.stream(stream) else {
             return session_error(
                 StatusCode::BAD_REQUEST,
-                &Value::Null,
+                None,
                 "Bad Request: that stream is no longer available",
             );
         };
@@ -458,7 +461,7 @@ pub(crate) async fn get(State(st): State<AppState>, h: HeaderMap) -> Response {
     if entry.get_log.has_live() {
         return session_error(
             StatusCode::CONFLICT,
-            &Value::Null,
+            None,
             "Conflict: this session already has a GET stream",
         );
     }
@@ -482,6 +485,6 @@ pub(crate) async fn delete(State(st): State<AppState>, h: HeaderMap) -> Response
         tracing::info!(session = sid, "session ended by the client");
         StatusCode::NO_CONTENT.into_response()
     } else {
-        session_error(StatusCode::NOT_FOUND, &Value::Null, "Session not found")
+        session_error(StatusCode::NOT_FOUND, None, "Session not found")
     }
 }

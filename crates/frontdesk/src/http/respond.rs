@@ -11,13 +11,15 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use frontdesk_wire::{ErrorCode, ErrorObject, RequestId};
+use serde::Deserialize;
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, interval_at};
 use tokio_util::sync::CancellationToken;
 
 use super::sse::{self, Attached, Event};
-use crate::server::Handled;
+use crate::server::{Handled, RpcError};
 
 /// A boxed `Server::handle` future.
 pub(crate) type HandleFuture = Pin<Box<dyn Future<Output = Handled> + Send>>;
@@ -32,12 +34,15 @@ pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
         .into_response()
 }
 
-/// A JSON-RPC error response with `status`.
-pub(crate) fn rpc_error(status: StatusCode, id: &Value, code: i64, message: &str) -> Response {
-    json(
-        status,
-        &json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
-    )
+/// A JSON-RPC error response with `status` (`id` `None`: written as `null`).
+pub(crate) fn rpc_error(
+    status: StatusCode,
+    id: Option<&RequestId>,
+    code: ErrorCode,
+    message: &str,
+) -> Response {
+    let error = RpcError::from(ErrorObject::new(code, message));
+    json(status, &error.to_response(id))
 }
 
 /// The status of a [`Handled`] as a [`StatusCode`].
@@ -53,13 +58,11 @@ pub(crate) fn handled(h: &Handled) -> Response {
     }
 }
 
-/// The id of a message when it is a readable JSON-RPC id, else `null`.
-pub(crate) fn readable_id(message: &Value) -> Value {
-    match message.get("id") {
-        Some(v @ Value::String(_)) => v.clone(),
-        Some(v @ Value::Number(n)) if n.is_i64() || n.is_u64() => v.clone(),
-        _ => Value::Null,
-    }
+/// The id of a message when it is a readable JSON-RPC id.
+pub(crate) fn readable_id(message: &Value) -> Option<RequestId> {
+    message
+        .get("id")
+        .and_then(|v| RequestId::deserialize(v).ok())
 }
 
 /// Wrap an SSE byte stream as a response with the usual headers.

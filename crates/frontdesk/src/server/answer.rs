@@ -160,29 +160,32 @@ impl InputRequest {
     }
 
     /// The params as they travel; `elicitation_id` is added to URL requests
-    /// (2025-11-25 only).
-    pub(crate) fn params(&self, elicitation_id: Option<&str>) -> Value {
+    /// (2025-11-25 only). Sampling params that are not an object travel as `{}`.
+    pub(crate) fn params(&self, elicitation_id: Option<&str>) -> Map<String, Value> {
+        let mut p = Map::new();
         match &self.kind {
-            Kind::Form { message, schema } => json!({
-                "mode": "form",
-                "message": message,
-                "requestedSchema": schema.to_json(),
-            }),
-            Kind::Url { message, url } => {
-                let mut p = json!({"mode": "url", "message": message, "url": url});
-                if let (Some(id), Some(obj)) = (elicitation_id, p.as_object_mut()) {
-                    obj.insert("elicitationId".into(), Value::from(id));
-                }
-                p
+            Kind::Form { message, schema } => {
+                p.insert("mode".into(), Value::from("form"));
+                p.insert("message".into(), Value::from(message.clone()));
+                p.insert("requestedSchema".into(), schema.to_json());
             }
-            Kind::Sampling(p) => p.clone(),
-            Kind::Roots => json!({}),
+            Kind::Url { message, url } => {
+                p.insert("mode".into(), Value::from("url"));
+                p.insert("message".into(), Value::from(message.clone()));
+                p.insert("url".into(), Value::from(url.clone()));
+                if let Some(id) = elicitation_id {
+                    p.insert("elicitationId".into(), Value::from(id));
+                }
+            }
+            Kind::Sampling(Value::Object(o)) => p.clone_from(o),
+            Kind::Sampling(_) | Kind::Roots => {}
         }
+        p
     }
 
     /// The `inputRequests` entry (2026-07-28): `{method, params}`.
     pub(crate) fn to_input_request(&self) -> Value {
-        json!({"method": self.method(), "params": self.params(None)})
+        json!({"method": self.method(), "params": Value::Object(self.params(None))})
     }
 
     /// Whether `caps` (client capabilities) allow this question; if not, the

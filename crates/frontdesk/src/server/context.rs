@@ -4,7 +4,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use serde_json::{Map, Value, json};
+use frontdesk_wire::{ProgressNotificationParams, ProgressToken, method};
+use serde_json::{Map, Value};
 
 use super::answer::{Answer, AskError, InputRequest};
 use super::flow_port::FlowTicket;
@@ -26,8 +27,9 @@ pub(crate) struct CallInner {
     pub(crate) server: Arc<ServerInner>,
     pub(crate) principal: String,
     pub(crate) sink: OutboundSink,
-    pub(crate) progress_token: Option<Value>,
-    pub(crate) log_level: Option<String>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    /// Whether the client asked for log messages.
+    pub(crate) logging: bool,
     pub(crate) progress: AtomicU64,
     pub(crate) auto_key: AtomicU64,
     pub(crate) era: EraCall,
@@ -243,10 +245,14 @@ impl ToolContext {
     /// Send a log message (`notifications/message`) when the client asked for
     /// logs (2025-11-25 `logging/setLevel`, 2026-07-28 `_meta` logLevel).
     pub fn log(&self, level: &str, data: Value) {
-        if self.inner.log_level.is_some() {
+        if self.inner.logging {
+            let mut params = Map::new();
+            params.insert("level".into(), Value::from(level));
+            params.insert("logger".into(), Value::from("frontdesk"));
+            params.insert("data".into(), data);
             self.inner.sink.send(super::rpc::notification(
-                "notifications/message",
-                json!({"level": level, "logger": "frontdesk", "data": data}),
+                method::NOTIFICATION_MESSAGE,
+                params,
             ));
         }
     }
@@ -261,9 +267,10 @@ impl ToolContext {
 pub(crate) fn send_progress(inner: &CallInner, message: &str) {
     if let Some(token) = &inner.progress_token {
         let n = inner.progress.fetch_add(1, Ordering::SeqCst) + 1;
-        inner.sink.send(super::rpc::notification(
-            "notifications/progress",
-            json!({"progressToken": token, "progress": n, "message": message}),
-        ));
+        let mut params = ProgressNotificationParams::new(token.clone(), n);
+        params.message = Some(message.to_string());
+        if let Some(m) = super::rpc::typed_notification(method::NOTIFICATION_PROGRESS, &params) {
+            inner.sink.send(m);
+        }
     }
 }

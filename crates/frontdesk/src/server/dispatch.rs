@@ -4,13 +4,20 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use frontdesk_wire::{
+    CallToolRequestParams, CancelledNotificationParams, ElicitRequestUrlParams, ErrorCode,
+    ErrorObject, GetPromptRequestParams, InitializeRequestParamsLenient, JsonRpcMessage,
+    JsonRpcNotification, JsonRpcRequest, MessageError, MessageErrorKind, MetaParams, ParamsError,
+    RequestId, method,
+};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::answer::AskError;
 use super::context::{CallInner, EraCall, ToolContext};
-use super::legacy::Session;
+use super::legacy::{ClientReply, Session};
 use super::modern::{self, META_CAPS, META_SERVER_INFO, META_VERSION, ModernRound, RequestMeta};
-use super::rpc::{self, Envelope, RpcError, classify};
+use super::rpc::RpcError;
 use super::tool::{ToolError, ToolOutput};
 use super::{
     Era, Handled, LEGACY_VERSIONS, OutboundSink, RequestInfo, SUPPORTED_VERSIONS, ServerInner,
@@ -28,7 +35,7 @@ pub(crate) fn era_of_value(message: &Value) -> Era {
 }
 
 fn era_of(method: &str, params: Option<&Map<String, Value>>) -> Era {
-    if method == "server/discover" {
+    if method == method::SERVER_DISCOVER {
         return Era::Modern;
     }
     let meta = params
@@ -47,75 +54,112 @@ pub(crate) async fn handle(
     sink: &OutboundSink,
     info: &RequestInfo,
 ) -> Handled {
-    let envelope = match classify(message) {
-        Ok(e) => e,
-        Err(boxed) => {
-            let (id, e) = *boxed;
-            tracing::warn!(code = e.code, error = %e.message, "rejected message");
-            return Handled {
-                response: Some(rpc::error_response(&id, &e)),
-                http_status: e.http_status,
-                era: None,
-            };
-        }
+    let message = match JsonRpcMessage::from_value(message) {
+        Ok(m) => m,
+        Err(e) => return rejected(session, &e, info),
     };
-    match envelope {
-        Envelope::Response { id, outcome } => {
-            let routed = session.is_some_and(|s| s.route_response(&id, outcome));
-            if !routed {
-                tracing::debug!(%id, "response to no outstanding request; ignored");
+    match message {
+        JsonRpcMessage::Response(r) => {
+            route(session, &r.id, ClientReply::Result(r.result));
+            no_body(info.era)
+        }
+        JsonRpcMessage::Error(e) => {
+            match &e.id {
+                Some(id) => route(session, id, ClientReply::Error(e.error)),
+                None => tracing::debug!(error = %e.error, "error response without an id; ignored"),
             }
             no_body(info.era)
         }
-        Envelope::Notification { method, params } => {
-            notification(session, &method, &params);
+        JsonRpcMessage::Notification(n) => {
+            notification(session, &n);
             no_body(info.era)
         }
-        Envelope::Request { id, method, params } => {
-            let era = info.era.unwrap_or_else(|| era_of(&method, Some(&params)));
-            let principal = info.principal.clone().unwrap_or_default();
-            let work = async {
-                match era {
-                    Era::Modern => modern_request(server, &method, &params, sink, principal).await,
-                    Era::Legacy => {
-                        legacy_request(server, session, &method, &params, sink, principal).await
-                    }
-                }
+        JsonRpcMessage::Request(request) => {
+            request_handled(server, session, &request, sink, info).await
+        }
+    }
+}
+
+/// A message the classifier refused. A malformed answer to one of our own
+/// questions ends that question; anything else gets `-32600`/`-32700`.
+fn rejected(session: Option<&Arc<Session>>, e: &MessageError, info: &RequestInfo) -> Handled {
+    if matches!(
+        e.kind(),
+        MessageErrorKind::InvalidResult | MessageErrorKind::InvalidError
+    ) && let (Some(s), Some(id)) = (session, e.id())
+        && s.is_waiting_for(id)
+    {
+        tracing::warn!(%id, error = %e, "malformed answer to our request");
+        s.route_response(id, ClientReply::Malformed(e.to_string()));
+        return no_body(info.era);
+    }
+    let error = RpcError::rejected(e);
+    tracing::warn!(code = error.code().0, error = %error.message(), "rejected message");
+    Handled {
+        response: Some(error.to_response(e.id())),
+        http_status: error.http_status,
+        era: None,
+    }
+}
+
+fn route(session: Option<&Arc<Session>>, id: &RequestId, reply: ClientReply) {
+    let routed = session.is_some_and(|s| s.route_response(id, reply));
+    if !routed {
+        tracing::debug!(%id, "response to no outstanding request; ignored");
+    }
+}
+
+async fn request_handled(
+    server: &Arc<ServerInner>,
+    session: Option<&Arc<Session>>,
+    request: &JsonRpcRequest,
+    sink: &OutboundSink,
+    info: &RequestInfo,
+) -> Handled {
+    let id = &request.id;
+    let method = request.method.as_str();
+    let era = info
+        .era
+        .unwrap_or_else(|| era_of(method, request.params.as_ref()));
+    let principal = info.principal.clone().unwrap_or_default();
+    let work = async {
+        match era {
+            Era::Modern => modern_request(server, request, sink, principal).await,
+            Era::Legacy => legacy_request(server, session, request, sink, principal).await,
+        }
+    };
+    let reply = match session {
+        Some(s) => {
+            let token = s.begin_request(id);
+            let r = tokio::select! {
+                r = work => Some(r),
+                () = token.cancelled() => None,
             };
-            let reply = match session {
-                Some(s) => {
-                    let token = s.begin_request(&id);
-                    let r = tokio::select! {
-                        r = work => Some(r),
-                        () = token.cancelled() => None,
-                    };
-                    s.end_request(&id);
-                    r
-                }
-                None => Some(work.await),
-            };
-            let Some(reply) = reply else {
-                tracing::info!(%id, method, "request cancelled; no response");
-                return no_body(Some(era));
-            };
-            match reply {
-                Ok(result) => Handled {
-                    response: Some(rpc::response(&id, Value::Object(result))),
-                    http_status: 200,
-                    era: Some(era),
+            s.end_request(id);
+            r
+        }
+        None => Some(work.await),
+    };
+    let Some(reply) = reply else {
+        tracing::info!(%id, method, "request cancelled; no response");
+        return no_body(Some(era));
+    };
+    match reply {
+        Ok(result) => Handled {
+            response: Some(JsonRpcMessage::from(request.respond(result)).to_value()),
+            http_status: 200,
+            era: Some(era),
+        },
+        Err(e) => {
+            tracing::warn!(%id, method, code = e.code().0, error = %e.message(), "request failed");
+            Handled {
+                response: Some(e.to_response(Some(id))),
+                http_status: if era == Era::Modern {
+                    e.http_status
+                } else {
+                    200
                 },
-                Err(e) => {
-                    tracing::warn!(%id, method, code = e.code, error = %e.message, "request failed");
-                    Handled {
-                        response: Some(rpc::error_response(&id, &e)),
-                        http_status: if era == Era::Modern {
-                            e.http_status
-                        } else {
-                            200
-                        },
-                        era: Some(era),
-                    }
-                }
+                era: Some(era),
             }
         }
     }
@@ -129,17 +173,45 @@ fn no_body(era: Option<Era>) -> Handled {
     }
 }
 
-fn notification(session: Option<&Arc<Session>>, method: &str, params: &Map<String, Value>) {
-    match (method, session) {
-        ("notifications/initialized", Some(s)) => s.mark_initialized(),
-        ("notifications/cancelled", Some(s)) => {
-            let id = params.get("requestId").cloned().unwrap_or(Value::Null);
-            if !s.cancel_request(&id) {
-                tracing::debug!(%id, "cancellation for no in-flight request; ignored");
+fn notification(session: Option<&Arc<Session>>, n: &JsonRpcNotification) {
+    match (n.method.as_str(), session) {
+        (method::INITIALIZED, Some(s)) => s.mark_initialized(),
+        (method::NOTIFICATION_CANCELLED, Some(s)) => {
+            match n.parse_params::<CancelledNotificationParams>() {
+                Ok(CancelledNotificationParams {
+                    request_id: Some(id),
+                    ..
+                }) => {
+                    if !s.cancel_request(&id) {
+                        tracing::debug!(%id, "cancellation for no in-flight request; ignored");
+                    }
+                }
+                Ok(_) => tracing::debug!("cancellation without a requestId; ignored"),
+                Err(e) => tracing::debug!(error = %e, "malformed cancellation; ignored"),
             }
         }
-        _ => tracing::debug!(method, "notification ignored"),
+        (method, _) => tracing::debug!(method, "notification ignored"),
     }
+}
+
+/// The typed params of `request`, or the `-32602` naming what is wrong. The
+/// wire type decides; the common mistakes keep the server's short wording.
+fn params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<P, RpcError> {
+    request.parse_params().map_err(|e: ParamsError| {
+        let raw = |key: &str| request.params.as_ref().and_then(|p| p.get(key));
+        let detail = match request.method.as_str() {
+            method::INITIALIZE if !raw("protocolVersion").is_some_and(Value::is_string) => {
+                "protocolVersion is required"
+            }
+            method::INITIALIZE => return RpcError::invalid_params(e.to_string()),
+            _ if !raw("name").is_some_and(Value::is_string) => "name is required",
+            _ if raw("arguments").is_some_and(|a| !(a.is_object() || a.is_null())) => {
+                "arguments must be an object"
+            }
+            _ => return RpcError::invalid_params(e.to_string()),
+        };
+        RpcError::invalid_params(format!("Invalid params: {detail}"))
+    })
 }
 
 fn capabilities(server: &ServerInner, era: Era) -> Value {
@@ -167,32 +239,24 @@ fn legacy_needs_session(session: Option<&Arc<Session>>) -> Result<&Arc<Session>,
 async fn legacy_request(
     server: &Arc<ServerInner>,
     session: Option<&Arc<Session>>,
-    method: &str,
-    params: &Map<String, Value>,
+    request: &JsonRpcRequest,
     sink: &OutboundSink,
     principal: String,
 ) -> Reply {
-    if method == "ping" {
+    let method = request.method.as_str();
+    if method == method::PING {
         return Ok(Map::new());
     }
     let session = legacy_needs_session(session)?;
-    if method == "initialize" {
-        let requested = params
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                RpcError::invalid_params("Invalid params: protocolVersion is required")
-            })?;
+    if method == method::INITIALIZE {
+        let p: InitializeRequestParamsLenient = params(request)?;
+        let requested = p.protocol_version.as_str();
         let version = if LEGACY_VERSIONS.contains(&requested) {
             requested
         } else {
             LEGACY_VERSIONS[0]
         };
-        let caps = params
-            .get("capabilities")
-            .filter(|c| c.is_object())
-            .cloned()
-            .unwrap_or_else(|| json!({}));
+        let caps = serde_json::to_value(&p.capabilities).unwrap_or_else(|_| json!({}));
         session.set_negotiated(version.to_string(), caps);
         let mut result = Map::new();
         result.insert("protocolVersion".into(), Value::from(version));
@@ -208,44 +272,44 @@ async fn legacy_request(
             "Invalid request: send initialize first",
         ));
     }
-    let progress_token = params
-        .get("_meta")
-        .and_then(|m| m.get("progressToken"))
-        .cloned();
-    let call = |progress_token: Option<Value>| CallInner {
+    let call = |meta: Option<&frontdesk_wire::Meta>| CallInner {
         server: Arc::clone(server),
         principal: principal.clone(),
         sink: sink.clone(),
-        progress_token,
-        log_level: session.log_level(),
+        progress_token: meta.and_then(|m| m.progress_token()).and_then(Result::ok),
+        logging: session.log_level().is_some(),
         progress: AtomicU64::new(0),
         auto_key: AtomicU64::new(0),
         era: EraCall::Legacy(Arc::clone(session)),
     };
     match method {
-        "tools/list" => Ok(one("tools", Value::Array(server.tools.listing()))),
-        "tools/call" => {
-            let (tool, args) = tool_and_args(server, params)?;
-            let cx = ToolContext::new(call(progress_token));
-            let outcome = (tool.handler)(cx, args.unwrap_or_else(|| json!({}))).await;
+        method::TOOLS_LIST => Ok(one("tools", Value::Array(server.tools.listing()))),
+        method::TOOLS_CALL => {
+            let p: CallToolRequestParams = params(request)?;
+            let tool = find_tool(server, &p.name)?;
+            let cx = ToolContext::new(call(p.meta.as_ref()));
+            let outcome = (tool.handler)(cx, Value::Object(p.arguments.unwrap_or_default())).await;
             legacy_outcome(
                 outcome.map(|o| o.to_result()),
                 &session.client_capabilities(),
             )
         }
-        "prompts/list" if !server.prompts.is_empty() => Ok(prompt_listing(server)),
-        "prompts/get" if !server.prompts.is_empty() => {
-            let (prompt, args) = prompt_and_args(server, params)?;
-            let cx = ToolContext::new(call(progress_token));
-            let outcome = (prompt.handler)(cx, args).await;
+        method::PROMPTS_LIST if !server.prompts.is_empty() => Ok(prompt_listing(server)),
+        method::PROMPTS_GET if !server.prompts.is_empty() => {
+            let p: GetPromptRequestParams = params(request)?;
+            let prompt = find_prompt(server, &p.name)?;
+            let cx = ToolContext::new(call(p.meta.as_ref()));
+            let outcome = (prompt.handler)(cx, p.arguments.unwrap_or_default()).await;
             legacy_outcome(
                 outcome.map(|o| o.to_result()),
                 &session.client_capabilities(),
             )
         }
-        "logging/setLevel" => {
-            let level = params
-                .get("level")
+        method::LOGGING_SET_LEVEL => {
+            let level = request
+                .params
+                .as_ref()
+                .and_then(|p| p.get("level"))
                 .and_then(Value::as_str)
                 .ok_or_else(|| RpcError::invalid_params("Invalid params: level is required"))?;
             session.set_log_level(level.to_string());
@@ -268,53 +332,25 @@ fn prompt_listing(server: &ServerInner) -> Map<String, Value> {
     )
 }
 
-fn tool_and_args<'a>(
+fn find_tool<'a>(
     server: &'a ServerInner,
-    params: &Map<String, Value>,
-) -> Result<(&'a super::tool::ToolDef, Option<Value>), RpcError> {
-    let name = params
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| RpcError::invalid_params("Invalid params: name is required"))?;
-    let tool = server
+    name: &str,
+) -> Result<&'a super::tool::ToolDef, RpcError> {
+    server
         .tools
         .get(name)
-        .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
-    let args = match params.get("arguments") {
-        None | Some(Value::Null) => None,
-        Some(a @ Value::Object(_)) => Some(a.clone()),
-        Some(_) => {
-            return Err(RpcError::invalid_params(
-                "Invalid params: arguments must be an object",
-            ));
-        }
-    };
-    Ok((tool, args))
+        .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
 }
 
-fn prompt_and_args<'a>(
+fn find_prompt<'a>(
     server: &'a ServerInner,
-    params: &Map<String, Value>,
-) -> Result<(&'a super::prompt::PromptDef, Map<String, Value>), RpcError> {
-    let name = params
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| RpcError::invalid_params("Invalid params: name is required"))?;
-    let prompt = server
+    name: &str,
+) -> Result<&'a super::prompt::PromptDef, RpcError> {
+    server
         .prompts
         .iter()
         .find(|p| p.name == name)
-        .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
-    let args = match params.get("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(a)) => a.clone(),
-        Some(_) => {
-            return Err(RpcError::invalid_params(
-                "Invalid params: arguments must be an object",
-            ));
-        }
-    };
-    Ok((prompt, args))
+        .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))
 }
 
 /// Map a 2025-11-25 handler outcome.
@@ -328,15 +364,18 @@ fn legacy_outcome(outcome: Result<Map<String, Value>, ToolError>, caps: &Value) 
             if caps.get("elicitation").and_then(|e| e.get("url")).is_none() {
                 return fail("This tool needs the person to visit a web page, which this client cannot offer.".into());
             }
-            let elicitations: Vec<Value> = list
+            let elicitations = list
                 .iter()
-                .map(|u| json!({"mode": "url", "elicitationId": u.elicitation_id, "url": u.url, "message": u.message}))
+                .map(|u| {
+                    ElicitRequestUrlParams::new(u.message.clone(), u.url.clone())
+                        .with_elicitation_id(u.elicitation_id.clone())
+                })
                 .collect();
-            Err(RpcError::new(
-                rpc::URL_ELICITATION_REQUIRED,
+            Err(ErrorObject::url_elicitation_required(
                 "This request requires more information.",
+                elicitations,
             )
-            .with_data(json!({"elicitations": elicitations})))
+            .into())
         }
         Err(ToolError::Ask(e)) => match e {
             AskError::MissingCapability { required } => fail(format!(
@@ -377,14 +416,17 @@ fn cacheable(server: &ServerInner, mut result: Map<String, Value>) -> Map<String
 
 async fn modern_request(
     server: &Arc<ServerInner>,
-    method: &str,
-    params: &Map<String, Value>,
+    request: &JsonRpcRequest,
     sink: &OutboundSink,
     principal: String,
 ) -> Reply {
-    let meta = modern::validate_meta(params, SUPPORTED_VERSIONS)?;
+    let method = request.method.as_str();
+    let meta = {
+        let p: Option<MetaParams> = request.parse_params().ok();
+        modern::validate_meta(p.and_then(|p| p.meta).as_ref(), SUPPORTED_VERSIONS)?
+    };
     match method {
-        "server/discover" => {
+        method::SERVER_DISCOVER => {
             let mut r = Map::new();
             r.insert("supportedVersions".into(), json!(SUPPORTED_VERSIONS));
             r.insert("capabilities".into(), capabilities(server, Era::Modern));
@@ -393,27 +435,45 @@ async fn modern_request(
             }
             Ok(cacheable(server, r))
         }
-        "tools/list" if !server.tools.is_empty() => Ok(cacheable(
+        method::TOOLS_LIST if !server.tools.is_empty() => Ok(cacheable(
             server,
             one("tools", Value::Array(server.tools.listing())),
         )),
-        "prompts/list" if !server.prompts.is_empty() => {
+        method::PROMPTS_LIST if !server.prompts.is_empty() => {
             Ok(cacheable(server, prompt_listing(server)))
         }
-        "tools/call" => {
-            let (tool, args) = tool_and_args(server, params)?;
+        method::TOOLS_CALL => {
+            let (p, responses) = retry_params::<CallToolRequestParams>(request)?;
+            let tool = find_tool(server, &p.name)?;
+            let args = p.arguments.map(Value::Object);
             let binding = modern::binding(&principal, method, &tool.name, args.as_ref());
-            let (cx, round_cx) =
-                modern_context(server, params, sink, principal, meta, &binding).await?;
+            let (cx, round_cx) = modern_context(
+                server,
+                (responses, p.request_state),
+                sink,
+                principal,
+                meta,
+                &binding,
+            )
+            .await?;
             let outcome = (tool.handler)(cx, args.unwrap_or_else(|| json!({}))).await;
             modern_outcome(server, &round_cx, &binding, outcome.map(|o| o.to_result()))
         }
-        "prompts/get" if !server.prompts.is_empty() => {
-            let (prompt, args) = prompt_and_args(server, params)?;
+        method::PROMPTS_GET if !server.prompts.is_empty() => {
+            let (p, responses) = retry_params::<GetPromptRequestParams>(request)?;
+            let prompt = find_prompt(server, &p.name)?;
+            let args = p.arguments.unwrap_or_default();
             let args_value = Value::Object(args.clone());
             let binding = modern::binding(&principal, method, &prompt.name, Some(&args_value));
-            let (cx, round_cx) =
-                modern_context(server, params, sink, principal, meta, &binding).await?;
+            let (cx, round_cx) = modern_context(
+                server,
+                (responses, p.request_state),
+                sink,
+                principal,
+                meta,
+                &binding,
+            )
+            .await?;
             let outcome = (prompt.handler)(cx, args).await;
             modern_outcome(server, &round_cx, &binding, outcome.map(|o| o.to_result()))
         }
@@ -421,34 +481,48 @@ async fn modern_request(
     }
 }
 
-async fn modern_context(
-    server: &Arc<ServerInner>,
-    params: &Map<String, Value>,
-    sink: &OutboundSink,
-    principal: String,
-    meta: RequestMeta,
-    binding: &crate::state::Binding,
-) -> Result<(ToolContext, ToolContext), RpcError> {
-    let responses = match params.get("inputResponses") {
+/// The typed params of a request that may be a 2026-07-28 retry, and its
+/// `inputResponses` kept raw: each answer is read when its question is asked,
+/// because answers to questions not asked are ignored whatever their shape.
+/// A `requestState` that is not a string gets the one fixed state error.
+fn retry_params<P: DeserializeOwned>(
+    request: &JsonRpcRequest,
+) -> Result<(P, Map<String, Value>), RpcError> {
+    let mut rest = request.params.clone().unwrap_or_default();
+    if rest.get("requestState").is_some_and(|s| !s.is_string()) {
+        return Err(modern::state_rejected());
+    }
+    let responses = match rest.remove("inputResponses") {
         None => Map::new(),
-        Some(Value::Object(r)) => r.clone(),
+        Some(Value::Object(r)) => r,
         Some(_) => {
             return Err(RpcError::invalid_params(
                 "Invalid params: inputResponses must be an object",
             ));
         }
     };
-    let prior = match params.get("requestState") {
+    let stripped = JsonRpcRequest::new(request.id.clone(), request.method.clone(), Some(rest));
+    Ok((params(&stripped)?, responses))
+}
+
+async fn modern_context(
+    server: &Arc<ServerInner>,
+    (responses, state): (Map<String, Value>, Option<String>),
+    sink: &OutboundSink,
+    principal: String,
+    meta: RequestMeta,
+    binding: &crate::state::Binding,
+) -> Result<(ToolContext, ToolContext), RpcError> {
+    let prior = match state {
         None => None,
-        Some(Value::String(token)) => Some(modern::open_state(server, token, binding).await?),
-        Some(_) => return Err(modern::state_rejected()),
+        Some(token) => Some(modern::open_state(server, &token, binding).await?),
     };
     let cx = ToolContext::new(CallInner {
         server: Arc::clone(server),
         principal,
         sink: sink.clone(),
         progress_token: meta.progress_token,
-        log_level: meta.log_level,
+        logging: meta.logging,
         progress: AtomicU64::new(0),
         auto_key: AtomicU64::new(0),
         era: EraCall::Modern(Box::new(ModernRound::new(
@@ -482,7 +556,7 @@ fn modern_outcome(
             Ok(decorate(server, round.input_required(server, binding)?))
         }
         Err(ToolError::Ask(AskError::MissingCapability { required })) => Err(RpcError::new(
-            rpc::MISSING_CAPABILITY,
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
             "This request requires a client capability that was not declared",
         )
         .with_data(json!({"requiredCapabilities": required}))

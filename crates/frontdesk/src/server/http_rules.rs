@@ -5,11 +5,11 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use frontdesk_wire::header;
+use frontdesk_wire::{ErrorObject, header};
 use serde_json::Value;
 
 use super::modern::META_VERSION;
-use super::rpc::{self, RpcError};
+use super::rpc::RpcError;
 
 /// Decode a header value, undoing the `=?base64?…?=` form used for values
 /// that are not plain visible ASCII.
@@ -27,7 +27,10 @@ pub fn decode_header_value(raw: &str) -> Option<String> {
 }
 
 fn mismatch(what: &str) -> RpcError {
-    RpcError::new(rpc::HEADER_MISMATCH, format!("Header mismatch: {what}")).with_status(400)
+    RpcError::from(ErrorObject::header_mismatch(format!(
+        "Header mismatch: {what}"
+    )))
+    .with_status(400)
 }
 
 /// Check `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` of a 2026-07-28
@@ -118,7 +121,7 @@ mod tests {
             ("Mcp-Name", "café"),
         ];
         let e = check_headers(&call("v999.0.0"), headers(&h)).unwrap_err();
-        assert_eq!((e.code, e.http_status), (-32020, 400));
+        assert_eq!((e.code().0, e.http_status), (-32020, 400));
         let h = [
             ("MCP-Protocol-Version", "2026-07-28"),
             ("Mcp-Method", "tools/call"),
@@ -127,14 +130,16 @@ mod tests {
         assert_eq!(
             check_headers(&call("2026-07-28"), headers(&h))
                 .unwrap_err()
-                .code,
+                .code()
+                .0,
             -32020
         );
         let h = [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Name", "café")];
         assert_eq!(
             check_headers(&call("2026-07-28"), headers(&h))
                 .unwrap_err()
-                .code,
+                .code()
+                .0,
             -32020
         );
     }

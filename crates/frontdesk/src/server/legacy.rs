@@ -8,6 +8,10 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use frontdesk_wire::{
+    CancelledNotificationParams, ElicitationCompleteParams, ErrorObject, JsonRpcMessage,
+    JsonRpcRequest, RequestId, method,
+};
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -17,10 +21,19 @@ use super::answer::{Answer, AskError, ElicitOutcome, InputRequest, parse_elicit_
 use super::context::{CallInner, send_progress};
 use super::flow_port::{FlowTicket, Progress};
 use super::form::FormSchema;
-use super::rpc::{self, id_key};
+use super::rpc::typed_notification;
 use super::tool::{ToolError, UrlElicitation};
 
-type Reply = Result<Value, Value>;
+/// What the client answered to one of our requests.
+#[derive(Debug)]
+pub(crate) enum ClientReply {
+    /// A result object.
+    Result(Map<String, Value>),
+    /// A JSON-RPC error.
+    Error(ErrorObject),
+    /// A response with our id whose `result`/`error` is malformed.
+    Malformed(String),
+}
 
 #[derive(Debug, Clone, Default)]
 struct Negotiated {
@@ -43,8 +56,8 @@ pub struct Session {
     id: String,
     negotiated: Mutex<Negotiated>,
     next_id: AtomicU64,
-    pending: Mutex<HashMap<String, oneshot::Sender<Reply>>>,
-    inflight: Mutex<HashMap<String, CancellationToken>>,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientReply>>>,
+    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     closed: CancellationToken,
     unsolicited_tx: mpsc::UnboundedSender<Value>,
     unsolicited_rx: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
@@ -151,27 +164,23 @@ impl Session {
     }
 
     /// Register an inbound request so `notifications/cancelled` can stop it.
-    pub(crate) fn begin_request(&self, id: &Value) -> CancellationToken {
+    pub(crate) fn begin_request(&self, id: &RequestId) -> CancellationToken {
         let token = self.closed.child_token();
         if let Ok(mut map) = self.inflight.lock() {
-            map.insert(id_key(id), token.clone());
+            map.insert(id.clone(), token.clone());
         }
         token
     }
 
-    pub(crate) fn end_request(&self, id: &Value) {
+    pub(crate) fn end_request(&self, id: &RequestId) {
         if let Ok(mut map) = self.inflight.lock() {
-            map.remove(&id_key(id));
+            map.remove(id);
         }
     }
 
     /// The client cancelled request `id`.
-    pub(crate) fn cancel_request(&self, id: &Value) -> bool {
-        let token = self
-            .inflight
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&id_key(id)).cloned());
+    pub(crate) fn cancel_request(&self, id: &RequestId) -> bool {
+        let token = self.inflight.lock().ok().and_then(|m| m.get(id).cloned());
         match token {
             Some(t) => {
                 t.cancel();
@@ -182,31 +191,32 @@ impl Session {
     }
 
     /// A response from the client to one of our requests.
-    pub(crate) fn route_response(&self, id: &Value, reply: Reply) -> bool {
-        let waiter = self
-            .pending
-            .lock()
-            .ok()
-            .and_then(|mut m| m.remove(&id_key(id)));
+    pub(crate) fn route_response(&self, id: &RequestId, reply: ClientReply) -> bool {
+        let waiter = self.pending.lock().ok().and_then(|mut m| m.remove(id));
         match waiter {
             Some(tx) => tx.send(reply).is_ok(),
             None => false,
         }
     }
 
-    fn register(&self) -> (Value, oneshot::Receiver<Reply>) {
+    /// Whether `id` is one of our requests still waiting for its answer.
+    pub(crate) fn is_waiting_for(&self, id: &RequestId) -> bool {
+        self.pending.lock().is_ok_and(|m| m.contains_key(id))
+    }
+
+    fn register(&self) -> (RequestId, oneshot::Receiver<ClientReply>) {
         let n = self.next_id.fetch_add(1, Ordering::SeqCst) + 1;
-        let id = Value::from(format!("fd-{n}"));
+        let id = RequestId::from(format!("fd-{n}"));
         let (tx, rx) = oneshot::channel();
         if let Ok(mut m) = self.pending.lock() {
-            m.insert(id_key(&id), tx);
+            m.insert(id.clone(), tx);
         }
         (id, rx)
     }
 
-    fn forget(&self, id: &Value) {
+    fn forget(&self, id: &RequestId) {
         if let Ok(mut m) = self.pending.lock() {
-            m.remove(&id_key(id));
+            m.remove(id);
         }
     }
 }
@@ -216,7 +226,7 @@ impl Session {
 struct Outstanding<'a> {
     session: &'a Session,
     sink: &'a OutboundSink,
-    id: Value,
+    id: RequestId,
     answered: bool,
 }
 
@@ -224,10 +234,13 @@ impl Drop for Outstanding<'_> {
     fn drop(&mut self) {
         if !self.answered {
             self.session.forget(&self.id);
-            self.sink.send(rpc::notification(
-                "notifications/cancelled",
-                json!({"requestId": self.id, "reason": "The server no longer needs this answer."}),
-            ));
+            let params = CancelledNotificationParams::new(
+                self.id.clone(),
+                Some("The server no longer needs this answer.".into()),
+            );
+            if let Some(m) = typed_notification(method::NOTIFICATION_CANCELLED, &params) {
+                self.sink.send(m);
+            }
         }
     }
 }
@@ -238,7 +251,7 @@ async fn round_trip(
     cx: &CallInner,
     session: &Session,
     method: &str,
-    params: Value,
+    params: Map<String, Value>,
 ) -> Result<Value, AskError> {
     if session.is_closed() {
         return Err(AskError::Disconnected);
@@ -250,7 +263,8 @@ async fn round_trip(
         id: id.clone(),
         answered: false,
     };
-    cx.sink.send(rpc::request(&id, method, params));
+    let request = JsonRpcRequest::new(id.clone(), method, Some(params));
+    cx.sink.send(JsonRpcMessage::from(request).to_value());
     let config = &cx.server.config;
     let deadline = tokio::time::Instant::now() + config.human_wait;
     let mut rx = rx;
@@ -260,10 +274,14 @@ async fn round_trip(
             reply = &mut rx => {
                 guard.answered = true;
                 return match reply {
-                    Ok(Ok(result)) => Ok(result),
-                    Ok(Err(error)) => Err(AskError::ClientError {
-                        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                        message: error.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+                    Ok(ClientReply::Result(result)) => Ok(Value::Object(result)),
+                    Ok(ClientReply::Error(error)) => Err(AskError::ClientError {
+                        code: i64::from(error.code.0),
+                        message: error.message,
+                    }),
+                    Ok(ClientReply::Malformed(reason)) => Err(AskError::InvalidResponse {
+                        key: String::new(),
+                        reason,
                     }),
                     Err(_) => Err(AskError::Disconnected),
                 };
@@ -400,10 +418,9 @@ where
                 };
                 match status {
                     Progress::Complete => {
-                        cx.sink.send(rpc::notification(
-                            "notifications/elicitation/complete",
-                            json!({"elicitationId": ticket.flow_id}),
-                        ));
+                        if let Some(m) = elicitation_complete(&ticket.flow_id) {
+                            cx.sink.send(m);
+                        }
                         return Ok(Answer::Accepted(()));
                     }
                     Progress::Failed => return Ok(Answer::Cancelled),
@@ -451,11 +468,9 @@ where
             .await;
         if status == Progress::Complete
             && let Some(session) = weak.upgrade()
+            && let Some(m) = elicitation_complete(&flow_id)
         {
-            session.push_unsolicited(rpc::notification(
-                "notifications/elicitation/complete",
-                json!({"elicitationId": flow_id}),
-            ));
+            session.push_unsolicited(m);
         }
     });
     ToolError::UrlElicitationRequired(vec![UrlElicitation {
@@ -463,4 +478,12 @@ where
         message: message.to_string(),
         url,
     }])
+}
+
+/// `notifications/elicitation/complete` for a finished URL flow.
+fn elicitation_complete(flow_id: &str) -> Option<Value> {
+    typed_notification(
+        method::NOTIFICATION_ELICITATION_COMPLETE,
+        &ElicitationCompleteParams::new(flow_id),
+    )
 }

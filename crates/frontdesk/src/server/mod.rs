@@ -308,16 +308,22 @@ impl Server {
     pub fn parse_message(&self, bytes: &[u8]) -> Result<Value, Value> {
         if bytes.len() > self.inner.config.max_message_bytes {
             tracing::warn!(bytes = bytes.len(), "message over the size limit");
-            let e = RpcError::invalid_request(format!(
-                "Invalid request: message larger than {} bytes",
-                self.inner.config.max_message_bytes
-            ));
-            return Err(rpc::error_response(&Value::Null, &e));
+            return Err(self.oversize_error());
         }
         serde_json::from_slice(bytes).map_err(|e| {
             tracing::warn!(error = %e, "malformed JSON");
-            rpc::error_response(&Value::Null, &RpcError::parse_error(e))
+            RpcError::parse_error(e).to_response(None)
         })
+    }
+
+    /// The `-32600` error (id `null`) for a message over
+    /// [`ServerConfig::max_message_bytes`].
+    pub fn oversize_error(&self) -> Value {
+        RpcError::invalid_request(format!(
+            "Invalid request: message larger than {} bytes",
+            self.inner.config.max_message_bytes
+        ))
+        .to_response(None)
     }
 
     /// Which era `message` is for, judged from its body: `server/discover` and

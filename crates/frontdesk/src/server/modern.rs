@@ -5,6 +5,7 @@
 use std::sync::Mutex;
 use std::time::SystemTime;
 
+use frontdesk_wire::{ErrorObject, Meta, ProgressToken};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -12,64 +13,54 @@ use super::answer::{Answer, AskError, ElicitOutcome, InputRequest, Kind, parse_e
 use super::context::CallInner;
 use super::flow_port::{FlowTicket, Progress};
 use super::form::FormSchema;
-use super::rpc::{self, RpcError};
+use super::rpc::RpcError;
 use super::{MODERN_VERSION, ServerInner};
 use crate::state::{Binding, RedeemError, RequestDigest, canonical_json, open_single_use};
 
 /// `_meta` keys of 2026-07-28.
 pub(crate) use frontdesk_wire::meta_key::{
-    CLIENT_CAPABILITIES as META_CAPS, LOG_LEVEL as META_LOG_LEVEL,
-    PROTOCOL_VERSION as META_VERSION, SERVER_INFO as META_SERVER_INFO,
+    CLIENT_CAPABILITIES as META_CAPS, PROTOCOL_VERSION as META_VERSION,
+    SERVER_INFO as META_SERVER_INFO,
 };
 
 /// What a valid request `_meta` says.
 pub(crate) struct RequestMeta {
     pub(crate) capabilities: Value,
-    pub(crate) progress_token: Option<Value>,
-    pub(crate) log_level: Option<String>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) logging: bool,
 }
 
 /// Check `params._meta` in the order the conformance suite probes it:
 /// missing `_meta` or version (-32602), unsupported version (-32022),
 /// missing capabilities (-32602). All of these are HTTP 400.
 pub(crate) fn validate_meta(
-    params: &Map<String, Value>,
+    meta: Option<&Meta>,
     supported: &[&str],
 ) -> Result<RequestMeta, RpcError> {
     let missing = |what: &str| {
         RpcError::invalid_params(format!("Invalid params: missing required {what}"))
             .with_status(400)
     };
-    let meta = params
-        .get("_meta")
-        .and_then(Value::as_object)
-        .ok_or_else(|| missing("_meta"))?;
+    let meta = meta.ok_or_else(|| missing("_meta"))?;
     let version = meta
-        .get(META_VERSION)
-        .and_then(Value::as_str)
+        .protocol_version()
         .ok_or_else(|| missing("_meta[\"io.modelcontextprotocol/protocolVersion\"]"))?;
     if version != MODERN_VERSION {
-        return Err(
-            RpcError::new(rpc::UNSUPPORTED_VERSION, "Unsupported protocol version")
-                .with_data(json!({"supported": supported, "requested": version}))
-                .with_status(400),
-        );
+        return Err(RpcError::from(ErrorObject::unsupported_protocol_version(
+            version,
+            supported.iter().copied(),
+        ))
+        .with_status(400));
     }
-    let capabilities = meta
-        .get(META_CAPS)
-        .filter(|c| c.is_object())
-        .cloned()
-        .ok_or_else(|| missing("_meta[\"io.modelcontextprotocol/clientCapabilities\"]"))?;
+    let capabilities = match meta.client_capabilities() {
+        Some(Ok(_)) => meta.get(META_CAPS).cloned(),
+        _ => None,
+    }
+    .ok_or_else(|| missing("_meta[\"io.modelcontextprotocol/clientCapabilities\"]"))?;
     Ok(RequestMeta {
         capabilities,
-        progress_token: meta
-            .get("progressToken")
-            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
-            .cloned(),
-        log_level: meta
-            .get(META_LOG_LEVEL)
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        progress_token: meta.progress_token().and_then(Result::ok),
+        logging: matches!(meta.log_level(), Some(Ok(_))),
     })
 }
 

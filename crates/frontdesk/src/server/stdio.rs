@@ -16,7 +16,6 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::rpc::{self, RpcError};
 use super::{OutboundSink, RequestInfo, Server};
 
 /// Serve on the process's stdin and stdout until stdin closes.
@@ -57,10 +56,7 @@ where
             LineRead::Eof => break,
             LineRead::TooLong => {
                 tracing::warn!(limit, "line over the size limit skipped");
-                let e = RpcError::invalid_request(format!(
-                    "Invalid request: message larger than {limit} bytes"
-                ));
-                let _ = out_tx.send(rpc::error_response(&Value::Null, &e));
+                let _ = out_tx.send(server.oversize_error());
                 continue;
             }
             LineRead::Line => {}
