@@ -105,8 +105,12 @@ impl Field {
         self.default.as_ref().map(|v| self.input_text(v))
     }
 
-    fn input_text(&self, value: &Value) -> String {
+    /// A value as a person would type it back into this field: the raw string, `yes`/`no`
+    /// for a checkbox, `a, b` for a multi-select, nothing for `null`. [`Field::parse_input`]
+    /// reads it back to the same value.
+    pub fn input_text(&self, value: &Value) -> String {
         match value {
+            Value::Null => String::new(),
             Value::String(s) => s.clone(),
             Value::Bool(true) => "yes".to_owned(),
             Value::Bool(false) => "no".to_owned(),

@@ -103,7 +103,7 @@ fn ask_line(
     masked: bool,
 ) -> Prompted<Option<Value>> {
     let initial = match current {
-        Some(v) if !masked => input_text(field, v),
+        Some(v) if !masked => field.input_text(v),
         _ => String::new(),
     };
     let mut help = field_hint(field);
@@ -130,25 +130,6 @@ fn ask_line(
     // The validator accepted it, so this parses; if it somehow does not, ask nothing
     // more and keep no answer rather than inventing one.
     Ok(field.parse_input(&typed).ok().flatten())
-}
-
-/// The text a person would type for a value (as `default_input` does for defaults).
-fn input_text(field: &Field, value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        Value::Bool(true) => "yes".to_owned(),
-        Value::Bool(false) => "no".to_owned(),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_owned))
-            .collect::<Vec<_>>()
-            .join(", "),
-        Value::Null => String::new(),
-        other => {
-            let _ = field;
-            other.to_string()
-        }
-    }
 }
 
 fn ask_select(
