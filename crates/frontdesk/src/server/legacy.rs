@@ -13,7 +13,7 @@ use frontdesk_wire::{
     JsonRpcRequest, RequestId, method,
 };
 use serde_json::{Map, Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::OutboundSink;
@@ -39,7 +39,6 @@ pub(crate) enum ClientReply {
 struct Negotiated {
     version: Option<String>,
     capabilities: Value,
-    initialized: bool,
     log_level: Option<String>,
 }
 
@@ -59,6 +58,8 @@ pub struct Session {
     pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientReply>>>,
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     closed: CancellationToken,
+    /// `true` once the client's `notifications/initialized` arrived.
+    initialized: watch::Sender<bool>,
     unsolicited_tx: mpsc::UnboundedSender<Value>,
     unsolicited_rx: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
 }
@@ -83,6 +84,7 @@ impl Session {
             pending: Mutex::new(HashMap::new()),
             inflight: Mutex::new(HashMap::new()),
             closed: CancellationToken::new(),
+            initialized: watch::Sender::new(false),
             unsolicited_tx: tx,
             unsolicited_rx: Mutex::new(Some(rx)),
         }
@@ -141,8 +143,24 @@ impl Session {
     }
 
     pub(crate) fn mark_initialized(&self) {
-        if let Ok(mut n) = self.negotiated.lock() {
-            n.initialized = true;
+        self.initialized.send_replace(true);
+    }
+
+    /// Wait until the client sent `notifications/initialized` (the server
+    /// should send it no requests before), at most until `deadline`.
+    async fn initialized_by(&self, deadline: tokio::time::Instant) -> Result<(), AskError> {
+        let mut seen = self.initialized.subscribe();
+        if *seen.borrow_and_update() {
+            return Ok(());
+        }
+        tracing::debug!("waiting for notifications/initialized before asking");
+        tokio::select! {
+            r = seen.wait_for(|done| *done) => r.map(|_| ()).map_err(|_| AskError::Disconnected),
+            () = self.closed.cancelled() => Err(AskError::Disconnected),
+            () = tokio::time::sleep_until(deadline) => {
+                tracing::info!("no notifications/initialized within the human-wait budget");
+                Err(AskError::TimedOut)
+            }
         }
     }
 
@@ -246,7 +264,8 @@ impl Drop for Outstanding<'_> {
 }
 
 /// Send `method` to the client and wait for its result, within the human-wait
-/// budget, with progress keep-alives.
+/// budget, with progress keep-alives. Nothing is sent before the client's
+/// `notifications/initialized`; waiting for it spends the same budget.
 async fn round_trip(
     cx: &CallInner,
     session: &Session,
@@ -256,6 +275,9 @@ async fn round_trip(
     if session.is_closed() {
         return Err(AskError::Disconnected);
     }
+    let config = &cx.server.config;
+    let deadline = tokio::time::Instant::now() + config.human_wait;
+    session.initialized_by(deadline).await?;
     let (id, rx) = session.register();
     let mut guard = Outstanding {
         session,
@@ -265,8 +287,6 @@ async fn round_trip(
     };
     let request = JsonRpcRequest::new(id.clone(), method, Some(params));
     cx.sink.send(JsonRpcMessage::from(request).to_value());
-    let config = &cx.server.config;
-    let deadline = tokio::time::Instant::now() + config.human_wait;
     let mut rx = rx;
     loop {
         let tick = tokio::time::Instant::now() + config.keepalive_interval;

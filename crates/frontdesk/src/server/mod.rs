@@ -104,6 +104,10 @@
 //!   declare (`elicitation: {}` means form only). 2026-07-28 answers `-32021`
 //!   with `data.requiredCapabilities`; 2025-11-25 ends the call with an
 //!   `isError` result.
+//! - **Initialized first**: a 2025-11-25 question is not sent before the
+//!   client's `notifications/initialized` has arrived (the spec asks servers
+//!   to send no requests but pings and logging before it); until then the
+//!   call waits within the same human-wait budget, and stays cancellable.
 //! - **Human time**: 2025-11-25 questions wait [`ServerConfig::human_wait`]
 //!   (10 minutes by default), sending `notifications/progress` every
 //!   [`ServerConfig::keepalive_interval`] when the call carried a

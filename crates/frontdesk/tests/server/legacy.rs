@@ -358,3 +358,67 @@ async fn requests_before_initialize_are_refused() {
     assert_eq!(r["error"]["code"], -32600);
     assert_eq!(r["id"], 1);
 }
+
+/// `initialize` without the `notifications/initialized` that should follow.
+async fn initialize_only(c: &mut Client) {
+    let r = c
+        .request(
+            json!(0),
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                   "clientInfo": {"name": "test", "version": "1"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
+}
+
+#[tokio::test]
+async fn questions_wait_for_initialized() {
+    let mut c = Client::start(test_server());
+    initialize_only(&mut c).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "book_return", "arguments": {"order_id": "A1"}}}))
+        .await;
+    // The call is in flight, but the server sends no request before initialized.
+    c.quiet(300).await;
+    let pong = c.request(json!(3), "ping", json!({})).await;
+    assert_eq!(pong["id"], 3);
+    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let ask = c.recv().await;
+    assert_eq!(ask["method"], "elicitation/create");
+    assert_eq!(ask["params"]["requestedSchema"], return_schema());
+    c.reply(&ask["id"], json!({"action": "decline"})).await;
+    let done = c.recv().await;
+    assert_eq!(done["id"], 2);
+    assert_eq!(done["result"]["isError"], false, "{done}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn waiting_for_initialized_is_bounded_and_cancellable() {
+    let mut config = frontdesk::server::ServerConfig::default();
+    config.human_wait = Duration::from_secs(5);
+    let mut c = Client::start(builder().config(config).build());
+    initialize_only(&mut c).await;
+    // Cancelled while waiting: no question, no response.
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "book_return", "arguments": {"order_id": "A1"}}}))
+        .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    c.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2}}),
+    )
+    .await;
+    // Never initialized: the call ends when the human-wait budget is spent,
+    // and the question was never sent.
+    c.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "book_return", "arguments": {"order_id": "A1"}}}))
+        .await;
+    let done = c.recv().await;
+    assert_eq!(done["id"], 3);
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "No answer arrived in the time allowed."
+    );
+}
