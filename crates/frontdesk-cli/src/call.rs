@@ -65,17 +65,7 @@ pub struct CallArgs {
 
 /// Run `frontdesk call`.
 pub fn run(args: &CallArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("frontdesk call: cannot start the async runtime: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    runtime.block_on(call(args))
+    crate::run::block_on_exit("call", call(args))
 }
 
 async fn call(args: &CallArgs) -> ExitCode {

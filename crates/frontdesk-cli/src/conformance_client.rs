@@ -50,24 +50,11 @@ impl ElicitationHandler for Defaults {
 pub fn run(url: &str) -> ExitCode {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("frontdesk conformance-client: cannot start the runtime: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    match runtime.block_on(scenario_run(url, &scenario, &version)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("frontdesk conformance-client: {scenario}: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    crate::run::block_on("conformance-client", async {
+        scenario_run(url, &scenario, &version)
+            .await
+            .map_err(|e| e.context(scenario.clone()))
+    })
 }
 
 async fn scenario_run(url: &str, scenario: &str, version: &str) -> anyhow::Result<()> {

@@ -67,23 +67,7 @@ pub fn run(args: &ConnectArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("frontdesk connect: cannot start the async runtime: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    match runtime.block_on(session(args, &target)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("frontdesk connect: {error:#}");
-            ExitCode::from(1)
-        }
-    }
+    crate::run::block_on("connect", session(args, &target))
 }
 
 async fn session(args: &ConnectArgs, target: &Target) -> anyhow::Result<()> {

@@ -70,23 +70,7 @@ pub fn run(args: &LabArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("frontdesk lab: cannot start the async runtime: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    match runtime.block_on(lab(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("frontdesk lab: {error:#}");
-            ExitCode::from(1)
-        }
-    }
+    crate::run::block_on("lab", lab(args))
 }
 
 /// Run a blocking terminal interaction off the async threads.

@@ -12,6 +12,7 @@ mod connect;
 mod explain;
 mod hosting;
 mod lab;
+mod run;
 mod serve;
 
 /// MCP elicitation, done completely: forms and URL flows in your terminal.

@@ -30,23 +30,7 @@ pub struct ServeArgs {
 
 /// Run `frontdesk serve` until the transport closes or Ctrl-C.
 pub fn run(args: &ServeArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("frontdesk serve: cannot start the async runtime: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    match runtime.block_on(serve(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("frontdesk serve: {error:#}");
-            ExitCode::from(1)
-        }
-    }
+    crate::run::block_on("serve", serve(args))
 }
 
 async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
