@@ -1,5 +1,6 @@
 //! Shared helpers for the client end-to-end tests (included with `#[path]`;
-//! built alone it has no tests).
+//! built alone it has no tests). Servers over HTTP come from
+//! `http_support.rs`, shared with the `http_*` tests.
 #![allow(dead_code, missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::VecDeque;
@@ -12,10 +13,11 @@ use frontdesk::client::{
     ElicitationResponse, HandlerModes, ProtocolChoice,
 };
 use frontdesk::demo::{self, DemoOptions};
-use frontdesk::http::{self, HttpOptions};
 use frontdesk::server::Server;
 use serde_json::{Map, Value};
-use tokio::sync::oneshot;
+
+#[path = "http_support.rs"]
+mod http;
 
 /// What the scripted person does with the next question.
 #[derive(Debug, Clone)]
@@ -62,15 +64,7 @@ impl TestHandler {
 
 /// POST the demo's sign-in page for `url` (`…/signin?token=…`).
 pub async fn complete_sign_in(url: &str) {
-    let (base, query) = url.split_once("/signin?").unwrap();
-    let token = query.strip_prefix("token=").unwrap();
-    let r = reqwest::Client::new()
-        .post(format!("{base}/signin"))
-        .form(&[("token", token)])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
+    http::complete_sign_in(&reqwest::Client::new(), url).await;
 }
 
 impl ElicitationHandler for TestHandler {
@@ -164,50 +158,15 @@ pub async fn brightgrid() -> Server {
     demo::brightgrid(&DemoOptions::default()).await.unwrap()
 }
 
-pub struct HttpServer {
-    pub base: String,
-    pub mcp: String,
-    stop: Option<oneshot::Sender<()>>,
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-    }
-}
+/// A server over Streamable HTTP (stopped when dropped).
+pub type HttpServer = http::TestServer;
 
 /// Any server over Streamable HTTP on 127.0.0.1:0 (sign-in page included).
 pub async fn http_server(build: impl FnOnce(&str) -> Server) -> HttpServer {
-    let mut options = HttpOptions::default();
-    options.keepalive = Duration::from_millis(200);
-    let listener = http::bind("127.0.0.1:0".parse().unwrap(), options)
-        .await
-        .unwrap();
-    let base = listener.base_url();
-    let mcp = listener.endpoint_url();
-    let server = build(&base);
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(listener.serve_with_shutdown(server, async {
-        let _ = rx.await;
-    }));
-    HttpServer {
-        base,
-        mcp,
-        stop: Some(tx),
-    }
+    http::start_with(build, |o| o.keepalive = Duration::from_millis(200)).await
 }
 
 /// The demo over HTTP.
 pub async fn http_demo() -> HttpServer {
-    http_server(|base| {
-        demo::register(
-            Server::builder("brightgrid-test", "0.0.1"),
-            base,
-            &DemoOptions::default(),
-        )
-        .build()
-    })
-    .await
+    http_server(|base| http::demo_server(base, false)).await
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
 use serde_json::{Value, json};
-use support::{LEGACY, SseReader, TestServer, content_type, start, start_with, token_of};
+use support::{LEGACY, SseReader, TestServer, complete_sign_in, content_type, start, start_with};
 
 fn call(id: i64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -105,15 +105,7 @@ async fn resume_a_post_stream_after_a_disconnect() {
     assert!(first.id.is_some());
     drop(reader); // The client goes away mid-question; the call lives on.
 
-    let r = s
-        .http
-        .get(&s.mcp)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &sid)
-        .header("last-event-id", priming.id.unwrap())
-        .send()
-        .await
-        .unwrap();
+    let r = s.get_stream(&sid, priming.id.as_deref()).await;
     assert_eq!(r.status(), 200);
     let mut resumed = SseReader::new(r);
     let replayed = resumed.next().await.unwrap();
@@ -125,14 +117,7 @@ async fn resume_a_post_stream_after_a_disconnect() {
 
     // An id of another session's numbering, or junk: 400.
     for bad in ["999-1", "junk"] {
-        let r = s
-            .http
-            .get(&s.mcp)
-            .header("mcp-session-id", &sid)
-            .header("last-event-id", bad)
-            .send()
-            .await
-            .unwrap();
+        let r = s.get_stream(&sid, Some(bad)).await;
         assert_eq!(r.status(), 400, "{bad}");
     }
 }
@@ -141,36 +126,24 @@ async fn resume_a_post_stream_after_a_disconnect() {
 async fn get_stream_one_at_a_time() {
     let s = start(|_| {}).await;
     let sid = s.initialize(json!({})).await;
-    let open = || {
-        s.http
-            .get(&s.mcp)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", &sid)
-            .send()
-    };
-    let r = open().await.unwrap();
+    let open = || s.get_stream(&sid, None);
+    let r = open().await;
     assert_eq!(r.status(), 200);
     let mut first = SseReader::new(r);
     let priming = first.next().await.unwrap();
     assert!(priming.id.as_deref().unwrap().starts_with("0-"));
-    assert_eq!(open().await.unwrap().status(), 409);
+    assert_eq!(open().await.status(), 409);
     drop(first);
     // The keep-alive (100 ms here) notices the closed connection.
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert_eq!(open().await.unwrap().status(), 200);
+    assert_eq!(open().await.status(), 200);
 }
 
 #[tokio::test]
 async fn delete_ends_the_session() {
     let s = start(|_| {}).await;
     let sid = s.initialize(json!({})).await;
-    let r = s
-        .http
-        .delete(&s.mcp)
-        .header("mcp-session-id", &sid)
-        .send()
-        .await
-        .unwrap();
+    let r = s.delete_session(&sid).await;
     assert!(r.status().is_success());
     let r = s
         .legacy(
@@ -179,21 +152,9 @@ async fn delete_ends_the_session() {
         )
         .await;
     assert_eq!(json_of(r, 404).await["id"], 1);
-    let r = s
-        .http
-        .delete(&s.mcp)
-        .header("mcp-session-id", &sid)
-        .send()
-        .await
-        .unwrap();
+    let r = s.delete_session(&sid).await;
     assert_eq!(r.status(), 404);
-    let r = s
-        .http
-        .get(&s.mcp)
-        .header("mcp-session-id", &sid)
-        .send()
-        .await
-        .unwrap();
+    let r = s.get_stream(&sid, None).await;
     assert_eq!(r.status(), 404);
 }
 
@@ -217,14 +178,7 @@ async fn url_mode_completes_through_the_sign_in_page() {
         .await;
 
     assert_eq!(s.http.get(&url).send().await.unwrap().status(), 200);
-    let done = s
-        .http
-        .post(format!("{}/signin", s.base))
-        .form(&[("token", token_of(&url))])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(done.status(), 200);
+    complete_sign_in(&s.http, &url).await;
 
     let complete = reader.message().await.unwrap();
     assert_eq!(complete["method"], "notifications/elicitation/complete");
@@ -288,12 +242,8 @@ async fn bad_input() {
 
     // Malformed JSON: 400, -32700, id null.
     let r = s
-        .post()
-        .header("mcp-session-id", &sid)
-        .body("{\"jsonrpc\": ")
-        .send()
-        .await
-        .unwrap();
+        .post_with(&[("mcp-session-id", &sid)], "{\"jsonrpc\": ")
+        .await;
     let v = json_of(r, 400).await;
     assert_eq!(v["error"]["code"], -32700);
     assert_eq!(v["id"], Value::Null);
@@ -334,81 +284,70 @@ async fn bad_input() {
         [big.to_string().into_bytes(), Vec::new()].map(Ok::<_, std::io::Error>),
     );
     let r = s
-        .post()
-        .header("mcp-session-id", &sid)
-        .body(reqwest::Body::wrap_stream(chunks))
-        .send()
-        .await
-        .unwrap();
+        .post_with(
+            &[("mcp-session-id", &sid)],
+            reqwest::Body::wrap_stream(chunks),
+        )
+        .await;
     assert_eq!(json_of(r, 413).await["error"]["code"], -32600);
 
-    // Bad Origin: 403, id-less error body. Loopback origins are fine.
+    // Bad Origin: 403, id-less error body.
     let r = s
-        .post()
-        .header("origin", "http://evil.example")
-        .body(body.clone())
-        .send()
-        .await
-        .unwrap();
+        .post_with(&[("origin", "http://evil.example")], body.clone())
+        .await;
     let v = json_of(r, 403).await;
     assert!(v["error"]["code"].is_i64());
     assert_eq!(v["id"], Value::Null);
-    let r = s
-        .post()
-        .header("origin", "http://localhost:5173")
-        .header("mcp-session-id", &sid)
-        .body(body.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-
-    // Content-Type and Accept.
-    let r = s
-        .http
-        .post(&s.mcp)
-        .header("content-type", "text/plain")
-        .header("mcp-session-id", &sid)
-        .body(body.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 415);
-    let r = s
-        .http
-        .post(&s.mcp)
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .header("mcp-session-id", &sid)
-        .body(body.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 406);
-
-    // Unsupported MCP-Protocol-Version after init: 400.
-    let r = s
-        .post()
-        .header("mcp-session-id", &sid)
-        .header("mcp-protocol-version", "1999-01-01")
-        .body(body.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 400);
+    // Loopback origins are fine; then Content-Type, Accept, and an
+    // unsupported MCP-Protocol-Version after init. `true`: with the usual
+    // Content-Type and Accept added.
+    let sid = sid.as_str();
+    for (headers, usual, status) in [
+        (
+            vec![("origin", "http://localhost:5173"), ("mcp-session-id", sid)],
+            true,
+            200,
+        ),
+        (
+            vec![("content-type", "text/plain"), ("mcp-session-id", sid)],
+            false,
+            415,
+        ),
+        (
+            vec![
+                ("content-type", "application/json"),
+                ("accept", "application/json"),
+                ("mcp-session-id", sid),
+            ],
+            false,
+            406,
+        ),
+        (
+            vec![
+                ("mcp-session-id", sid),
+                ("mcp-protocol-version", "1999-01-01"),
+            ],
+            true,
+            400,
+        ),
+    ] {
+        let r = if usual {
+            s.post_with(&headers, body.clone()).await
+        } else {
+            s.post_raw(&headers, body.clone()).await
+        };
+        assert_eq!(r.status(), status, "{headers:?}");
+    }
 
     // A stray response (to nothing) is accepted and ignored.
     let r = s
-        .legacy(
-            &sid,
-            &json!({"jsonrpc": "2.0", "id": "fd-99", "result": {}}),
-        )
+        .legacy(sid, &json!({"jsonrpc": "2.0", "id": "fd-99", "result": {}}))
         .await;
     assert_eq!(r.status(), 202);
 
     // And the server still serves.
     let r = s
-        .legacy(&sid, &json!({"jsonrpc": "2.0", "id": 7, "method": "ping"}))
+        .legacy(sid, &json!({"jsonrpc": "2.0", "id": 7, "method": "ping"}))
         .await;
     assert_eq!(json_of(r, 200).await["id"], 7);
     let _ = LEGACY;
@@ -447,26 +386,12 @@ async fn unsolicited_completion_arrives_on_the_get_stream() {
     let eid = e["elicitationId"].as_str().unwrap().to_string();
     let url = e["url"].as_str().unwrap().to_string();
 
-    let r = s
-        .http
-        .get(&s.mcp)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &sid)
-        .send()
-        .await
-        .unwrap();
+    let r = s.get_stream(&sid, None).await;
     let mut stream = SseReader::new(r);
     let priming = stream.next().await.unwrap();
     assert!(priming.data.is_empty());
 
-    let done = s
-        .http
-        .post(format!("{}/signin", s.base))
-        .form(&[("token", token_of(&url))])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(done.status(), 200);
+    complete_sign_in(&s.http, &url).await;
     let ev = stream.next().await.unwrap();
     assert!(ev.id.as_deref().unwrap().starts_with("0-"));
     let note = ev.json();
@@ -475,14 +400,7 @@ async fn unsolicited_completion_arrives_on_the_get_stream() {
 
     // Resuming the GET stream replays what came after the priming event.
     drop(stream);
-    let r = s
-        .http
-        .get(&s.mcp)
-        .header("mcp-session-id", &sid)
-        .header("last-event-id", priming.id.unwrap())
-        .send()
-        .await
-        .unwrap();
+    let r = s.get_stream(&sid, priming.id.as_deref()).await;
     let mut resumed = SseReader::new(r);
     assert_eq!(resumed.message().await.unwrap(), note);
 }

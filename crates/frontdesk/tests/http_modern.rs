@@ -270,12 +270,8 @@ async fn url_mode_through_the_sign_in_page() {
     );
 
     let done = s
-        .http
-        .post(format!("{}/signin", s.base))
-        .form(&[("token", token.as_str()), ("email", "a@b.example")])
-        .send()
-        .await
-        .unwrap();
+        .sign_in(&[("token", token.as_str()), ("email", "a@b.example")])
+        .await;
     assert_eq!(done.status(), 200);
     assert!(done.text().await.unwrap().contains("close this tab"));
 
@@ -290,13 +286,7 @@ async fn url_mode_through_the_sign_in_page() {
     );
 
     // The token is single-use; junk is escaped, never reflected raw.
-    let again = s
-        .http
-        .post(format!("{}/signin", s.base))
-        .form(&[("token", token.as_str())])
-        .send()
-        .await
-        .unwrap();
+    let again = s.sign_in(&[("token", token.as_str())]).await;
     assert_eq!(again.status(), 404);
     let page = s
         .http

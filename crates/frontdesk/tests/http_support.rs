@@ -1,5 +1,7 @@
-//! Shared client helpers for the Streamable HTTP tests (included with
-//! `#[path]` by the `http_*` test files; built alone it has no tests).
+//! Shared helpers for every test that talks to a server over Streamable
+//! HTTP: starting one on 127.0.0.1:0, raw POSTs of both revisions, SSE
+//! reading, the sign-in page. Included with `#[path]` by the `http_*` test
+//! files and by `client_support.rs`; built alone it has no tests.
 #![allow(dead_code, missing_docs, clippy::unwrap_used)]
 
 use std::pin::Pin;
@@ -35,20 +37,19 @@ impl Drop for TestServer {
 /// The demo (with conformance fixtures) on 127.0.0.1:0, sign-in links
 /// pointing at itself; `tweak` adjusts the options.
 pub async fn start(tweak: impl FnOnce(&mut HttpOptions)) -> TestServer {
-    start_with(
-        |base| {
-            demo::register(
-                Server::builder("brightgrid-test", "0.0.1"),
-                base,
-                &DemoOptions {
-                    conformance_fixtures: true,
-                },
-            )
-            .build()
+    start_with(|base| demo_server(base, true), tweak).await
+}
+
+/// The demo whose sign-in links point at `base`.
+pub fn demo_server(base: &str, conformance_fixtures: bool) -> Server {
+    demo::register(
+        Server::builder("brightgrid-test", "0.0.1"),
+        base,
+        &DemoOptions {
+            conformance_fixtures,
         },
-        tweak,
     )
-    .await
+    .build()
 }
 
 /// Any server on 127.0.0.1:0; `build` gets the listener's base URL.
@@ -98,6 +99,62 @@ impl TestServer {
             .post(&self.mcp)
             .header(CONTENT_TYPE, "application/json")
             .header("accept", ACCEPT)
+    }
+
+    /// Send `body` with exactly `headers` (none of the usual ones added).
+    pub async fn post_raw(
+        &self,
+        headers: &[(&str, &str)],
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
+        let mut req = self.http.post(&self.mcp);
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        req.body(body).send().await.unwrap()
+    }
+
+    /// Send `body` with the usual headers plus `headers`.
+    pub async fn post_with(
+        &self,
+        headers: &[(&str, &str)],
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
+        let usual = [
+            (CONTENT_TYPE.as_str(), "application/json"),
+            ("accept", ACCEPT),
+        ];
+        let all: Vec<_> = usual.iter().chain(headers).copied().collect();
+        self.post_raw(&all, body).await
+    }
+
+    /// GET the session's stream (`Accept: text/event-stream`), resuming
+    /// after `last_event_id` when given.
+    pub async fn get_stream(&self, sid: &str, last_event_id: Option<&str>) -> reqwest::Response {
+        let mut req = self
+            .http
+            .get(&self.mcp)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", sid);
+        if let Some(id) = last_event_id {
+            req = req.header("last-event-id", id);
+        }
+        req.send().await.unwrap()
+    }
+
+    /// DELETE session `sid`.
+    pub async fn delete_session(&self, sid: &str) -> reqwest::Response {
+        self.http
+            .delete(&self.mcp)
+            .header("mcp-session-id", sid)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// POST the sign-in page's form.
+    pub async fn sign_in(&self, form: &[(&str, &str)]) -> reqwest::Response {
+        sign_in(&self.http, &self.base, form).await
     }
 
     /// A 2026-07-28 POST with the mirrored headers derived from `body`.
@@ -273,4 +330,24 @@ pub async fn all_messages(r: reqwest::Response) -> Vec<Value> {
 /// The connect token of a sign-in URL.
 pub fn token_of(url: &str) -> String {
     url.split("token=").nth(1).unwrap().to_string()
+}
+
+/// POST `form` to the sign-in page under `base`.
+pub async fn sign_in(
+    http: &reqwest::Client,
+    base: &str,
+    form: &[(&str, &str)],
+) -> reqwest::Response {
+    http.post(format!("{base}/signin"))
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Finish the sign-in that `url` (`…/signin?token=…`) starts; expects `200`.
+pub async fn complete_sign_in(http: &reqwest::Client, url: &str) {
+    let (base, _) = url.split_once("/signin?").unwrap();
+    let r = sign_in(http, base, &[("token", &token_of(url))]).await;
+    assert_eq!(r.status(), 200);
 }
