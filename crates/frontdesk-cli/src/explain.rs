@@ -56,7 +56,7 @@ fn explain_legacy(tool: &str, messages: &[(Direction, Value)]) -> Vec<String> {
     }
     if urls > 0 {
         lines.push(format!(
-            "The server sent {} (mode url, with an elicitationId); your consent went back as its response, and the link was never fetched by frontdesk.",
+            "The server sent {} (mode url, with an elicitationId); your answer went back as its response (accept means consent, not that the sign-in is done), and frontdesk never fetched the link.",
             plural(urls, "elicitation/create request", "elicitation/create requests")
         ));
     }
