@@ -1,6 +1,9 @@
 //! Reading `#[form(...)]` attributes and doc comments.
 
+use std::fmt::Display;
+
 use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
 use syn::{Attribute, Expr, ExprLit, Lit, LitStr, UnOp};
 
@@ -229,175 +232,174 @@ fn is_form(attr: &Attribute) -> bool {
     attr.path().is_ident("form")
 }
 
-/// Read `#[form(...)]` on the struct or enum.
-pub(crate) fn container(cx: &mut Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttrs {
-    let mut out = ContainerAttrs::default();
+/// Run `read` on every item of every `#[form(...)]` attribute; syntax errors are
+/// collected in `cx` so every problem is reported at once.
+fn each_item(
+    cx: &mut Ctxt,
+    attrs: &[Attribute],
+    mut read: impl FnMut(&mut Ctxt, ParseNestedMeta<'_>) -> syn::Result<()>,
+) {
     for attr in attrs.iter().filter(|a| is_form(a)) {
-        let r = attr.parse_nested_meta(|meta| {
-            let span = meta.path.span();
-            if meta.path.is_ident("title") && !is_enum {
-                let s = lit_str(&meta)?;
-                set(cx, &mut out.title, s.value(), s.span(), "title");
-            } else if meta.path.is_ident("description") && !is_enum {
-                let s = lit_str(&meta)?;
-                set(cx, &mut out.description, s.value(), s.span(), "description");
-            } else if meta.path.is_ident("rename_all") {
-                let s = lit_str(&meta)?;
-                match RenameRule::from_name(&s.value()) {
-                    Some(r) => out.rename_all = Some(r),
-                    None => {
-                        cx.error_spanned_by(&s, format!("unknown rename rule; use one of {RULES}"))
-                    }
-                }
-            } else if meta.path.is_ident("crate") {
-                let s = lit_str(&meta)?;
-                out.krate = Some(s.parse()?);
-            } else {
-                let known = if is_enum {
-                    "`rename_all` or `crate`"
-                } else {
-                    "`title`, `description`, `rename_all` or `crate`"
-                };
-                cx.error_at(
-                    span,
-                    format!("unknown form attribute here; expected {known}"),
-                );
-                // Skip the value, if any, so the rest of the list is still read.
-                if meta.input.peek(syn::Token![=]) {
-                    let _: Expr = meta.value()?.parse()?;
-                }
-            }
-            Ok(())
-        });
-        if let Err(e) = r {
+        if let Err(e) = attr.parse_nested_meta(|meta| read(cx, meta)) {
             cx.syn_error(e);
         }
     }
+}
+
+/// Report an unknown item at its name and skip its value, if any, so the rest of the
+/// list is still read.
+fn unknown(cx: &mut Ctxt, meta: &ParseNestedMeta<'_>, message: impl Display) -> syn::Result<()> {
+    cx.error_at(meta.path.span(), message);
+    if meta.input.peek(syn::Token![=]) {
+        let _: Expr = meta.value()?.parse()?;
+    }
+    Ok(())
+}
+
+/// Read `#[form(...)]` on the struct or enum.
+pub(crate) fn container(cx: &mut Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttrs {
+    let mut out = ContainerAttrs::default();
+    each_item(cx, attrs, |cx, meta| {
+        if meta.path.is_ident("title") && !is_enum {
+            let s = lit_str(&meta)?;
+            set(cx, &mut out.title, s.value(), s.span(), "title");
+        } else if meta.path.is_ident("description") && !is_enum {
+            let s = lit_str(&meta)?;
+            set(cx, &mut out.description, s.value(), s.span(), "description");
+        } else if meta.path.is_ident("rename_all") {
+            let s = lit_str(&meta)?;
+            match RenameRule::from_name(&s.value()) {
+                Some(r) => out.rename_all = Some(r),
+                None => cx.error_spanned_by(&s, format!("unknown rename rule; use one of {RULES}")),
+            }
+        } else if meta.path.is_ident("crate") {
+            let s = lit_str(&meta)?;
+            out.krate = Some(s.parse()?);
+        } else {
+            let known = if is_enum {
+                "`rename_all` or `crate`"
+            } else {
+                "`title`, `description`, `rename_all` or `crate`"
+            };
+            unknown(
+                cx,
+                &meta,
+                format!("unknown form attribute here; expected {known}"),
+            )?;
+        }
+        Ok(())
+    });
     out
 }
 
 /// Read `#[form(...)]` on a struct field.
 pub(crate) fn field(cx: &mut Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     let mut out = FieldAttrs::default();
-    for attr in attrs.iter().filter(|a| is_form(a)) {
-        let r = attr.parse_nested_meta(|meta| {
-            let span = meta.path.span();
-            let Some(name) = meta.path.get_ident().map(ToString::to_string) else {
-                cx.error_at(span, "unknown form attribute");
-                return Ok(());
-            };
-            match name.as_str() {
-                "title" => {
-                    let s = lit_str(&meta)?;
-                    set(cx, &mut out.title, s.value(), span, "title");
-                }
-                "description" => {
-                    let s = lit_str(&meta)?;
-                    set(cx, &mut out.description, s.value(), span, "description");
-                }
-                "rename" => {
-                    let s = lit_str(&meta)?;
-                    set(cx, &mut out.rename, s.value(), s.span(), "rename");
-                }
-                "pattern" => {
-                    let s = lit_str(&meta)?;
-                    set(cx, &mut out.pattern, s.value(), s.span(), "pattern");
-                }
-                "format" => {
-                    let s = lit_str(&meta)?;
-                    set(cx, &mut out.format, s.value(), s.span(), "format");
-                }
-                "default" => {
-                    let expr: Expr = meta.value()?.parse()?;
-                    match expr_default(&expr) {
-                        Some(d) => set(cx, &mut out.default, d, expr.span(), "default"),
-                        None => cx.error_spanned_by(
-                            &expr,
-                            "a default must be a literal: a string, a number, true/false, \
+    each_item(cx, attrs, |cx, meta| {
+        let span = meta.path.span();
+        let Some(name) = meta.path.get_ident().map(ToString::to_string) else {
+            cx.error_at(span, "unknown form attribute");
+            return Ok(());
+        };
+        match name.as_str() {
+            "title" => {
+                let s = lit_str(&meta)?;
+                set(cx, &mut out.title, s.value(), span, "title");
+            }
+            "description" => {
+                let s = lit_str(&meta)?;
+                set(cx, &mut out.description, s.value(), span, "description");
+            }
+            "rename" => {
+                let s = lit_str(&meta)?;
+                set(cx, &mut out.rename, s.value(), s.span(), "rename");
+            }
+            "pattern" => {
+                let s = lit_str(&meta)?;
+                set(cx, &mut out.pattern, s.value(), s.span(), "pattern");
+            }
+            "format" => {
+                let s = lit_str(&meta)?;
+                set(cx, &mut out.format, s.value(), s.span(), "format");
+            }
+            "default" => {
+                let expr: Expr = meta.value()?.parse()?;
+                match expr_default(&expr) {
+                    Some(d) => set(cx, &mut out.default, d, expr.span(), "default"),
+                    None => cx.error_spanned_by(
+                        &expr,
+                        "a default must be a literal: a string, a number, true/false, \
                              or a list of strings [\"a\", \"b\"]",
-                        ),
-                    }
-                }
-                "min" => {
-                    let n = num(&meta)?;
-                    set(cx, &mut out.min, n, span, "min");
-                }
-                "max" => {
-                    let n = num(&meta)?;
-                    set(cx, &mut out.max, n, span, "max");
-                }
-                "min_length" => {
-                    let n = lit_u64(&meta)?;
-                    set(cx, &mut out.min_length, n, span, "min_length");
-                }
-                "max_length" => {
-                    let n = lit_u64(&meta)?;
-                    set(cx, &mut out.max_length, n, span, "max_length");
-                }
-                "min_items" => {
-                    let n = lit_u64(&meta)?;
-                    set(cx, &mut out.min_items, n, span, "min_items");
-                }
-                "max_items" => {
-                    let n = lit_u64(&meta)?;
-                    set(cx, &mut out.max_items, n, span, "max_items");
-                }
-                "required" => {
-                    if out.required.is_some() {
-                        cx.error_at(span, "`required` is given twice");
-                    }
-                    out.required = Some(span);
-                }
-                _ => {
-                    cx.error_at(
-                        span,
-                        format!(
-                            "unknown form attribute `{name}`; expected one of title, \
-                             description, rename, default, required, min, max, min_length, \
-                             max_length, pattern, format, min_items, max_items"
-                        ),
-                    );
-                    if meta.input.peek(syn::Token![=]) {
-                        let _: Expr = meta.value()?.parse()?;
-                    }
+                    ),
                 }
             }
-            Ok(())
-        });
-        if let Err(e) = r {
-            cx.syn_error(e);
+            "min" => {
+                let n = num(&meta)?;
+                set(cx, &mut out.min, n, span, "min");
+            }
+            "max" => {
+                let n = num(&meta)?;
+                set(cx, &mut out.max, n, span, "max");
+            }
+            "min_length" => {
+                let n = lit_u64(&meta)?;
+                set(cx, &mut out.min_length, n, span, "min_length");
+            }
+            "max_length" => {
+                let n = lit_u64(&meta)?;
+                set(cx, &mut out.max_length, n, span, "max_length");
+            }
+            "min_items" => {
+                let n = lit_u64(&meta)?;
+                set(cx, &mut out.min_items, n, span, "min_items");
+            }
+            "max_items" => {
+                let n = lit_u64(&meta)?;
+                set(cx, &mut out.max_items, n, span, "max_items");
+            }
+            "required" => {
+                if out.required.is_some() {
+                    cx.error_at(span, "`required` is given twice");
+                }
+                out.required = Some(span);
+            }
+            _ => {
+                unknown(
+                    cx,
+                    &meta,
+                    format!(
+                        "unknown form attribute `{name}`; expected one of title, \
+                             description, rename, default, required, min, max, min_length, \
+                             max_length, pattern, format, min_items, max_items"
+                    ),
+                )?;
+            }
         }
-    }
+        Ok(())
+    });
     out
 }
 
 /// Read `#[form(...)]` on an enum variant.
 pub(crate) fn variant(cx: &mut Ctxt, attrs: &[Attribute]) -> VariantAttrs {
     let mut out = VariantAttrs::default();
-    for attr in attrs.iter().filter(|a| is_form(a)) {
-        let r = attr.parse_nested_meta(|meta| {
-            let span = meta.path.span();
-            if meta.path.is_ident("title") {
-                let s = lit_str(&meta)?;
-                set(cx, &mut out.title, s.value(), span, "title");
-            } else if meta.path.is_ident("rename") {
-                let s = lit_str(&meta)?;
-                set(cx, &mut out.rename, s.value(), s.span(), "rename");
-            } else {
-                cx.error_at(
-                    span,
-                    "unknown form attribute on a variant; expected `title` or `rename`",
-                );
-                if meta.input.peek(syn::Token![=]) {
-                    let _: Expr = meta.value()?.parse()?;
-                }
-            }
-            Ok(())
-        });
-        if let Err(e) = r {
-            cx.syn_error(e);
+    each_item(cx, attrs, |cx, meta| {
+        let span = meta.path.span();
+        if meta.path.is_ident("title") {
+            let s = lit_str(&meta)?;
+            set(cx, &mut out.title, s.value(), span, "title");
+        } else if meta.path.is_ident("rename") {
+            let s = lit_str(&meta)?;
+            set(cx, &mut out.rename, s.value(), s.span(), "rename");
+        } else {
+            unknown(
+                cx,
+                &meta,
+                "unknown form attribute on a variant; expected `title` or `rename`",
+            )?;
         }
-    }
+        Ok(())
+    });
     out
 }
 
