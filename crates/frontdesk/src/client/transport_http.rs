@@ -151,6 +151,17 @@ impl HttpTransport {
         self.session_id.lock().ok().and_then(|s| s.clone())
     }
 
+    /// POST one JSON-RPC message to the endpoint with the headers its revision needs.
+    async fn post(&self, message: &Value) -> Result<reqwest::Response, ClientError> {
+        self.http
+            .post(&self.url)
+            .headers(self.headers_for(message))
+            .body(serde_json::to_vec(message).map_err(ClientError::transport)?)
+            .send()
+            .await
+            .map_err(|e| ClientError::transport_chain(&e))
+    }
+
     fn headers_for(&self, message: &Value) -> HeaderMap {
         let mut h = HeaderMap::new();
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -363,14 +374,7 @@ impl Transport for SharedHttp {
             let t = &self.0;
             let key = id_key(id);
             let is_init = message.get("method").and_then(Value::as_str) == Some(method::INITIALIZE);
-            let resp = t
-                .http
-                .post(&t.url)
-                .headers(t.headers_for(&message))
-                .body(serde_json::to_vec(&message).map_err(ClientError::transport)?)
-                .send()
-                .await
-                .map_err(|e| ClientError::transport_chain(&e))?;
+            let resp = t.post(&message).await?;
             if is_init
                 && let Some(sid) = resp
                     .headers()
@@ -417,14 +421,7 @@ impl Transport for SharedHttp {
     fn send(&self, message: Value) -> BoxFuture<'_, Result<(), ClientError>> {
         Box::pin(async move {
             let t = &self.0;
-            let resp = t
-                .http
-                .post(&t.url)
-                .headers(t.headers_for(&message))
-                .body(serde_json::to_vec(&message).map_err(ClientError::transport)?)
-                .send()
-                .await
-                .map_err(|e| ClientError::transport_chain(&e))?;
+            let resp = t.post(&message).await?;
             let status = resp.status();
             if status.is_success() {
                 Ok(())
