@@ -99,7 +99,7 @@ async fn call(args: &CallArgs) -> ExitCode {
     eprintln!(
         "frontdesk: {} speaks {}; calling {} …",
         client.server_info().name,
-        client.protocol(),
+        client.revision(),
         args.tool
     );
     let outcome = client.call_tool(&args.tool, arguments).await;

@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use frontdesk::client::{
     BoxFuture, Client, ClientCapabilities, ClientConfig, Elicitation, ElicitationHandler,
     ElicitationKind, ElicitationResponse, HandlerModes, Implementation, ListChangedCapability,
-    ProtocolChoice, Round, RoundState,
+    ProtocolChoice, Revision, Round, RoundState,
 };
 use frontdesk_form::FieldKind;
 use serde_json::{Value, json};
@@ -59,8 +59,8 @@ pub fn run(url: &str) -> ExitCode {
 
 async fn scenario_run(url: &str, scenario: &str, version: &str) -> anyhow::Result<()> {
     let mut config = ClientConfig::default().protocol(match version {
-        "2025-11-25" => ProtocolChoice::Legacy,
-        "2026-07-28" => ProtocolChoice::Modern,
+        "2025-11-25" => ProtocolChoice::Only(Revision::V2025_11_25),
+        "2026-07-28" => ProtocolChoice::Only(Revision::V2026_07_28),
         _ => ProtocolChoice::Auto,
     });
     config.client_info = Implementation::new("frontdesk-conformance", env!("CARGO_PKG_VERSION"));
@@ -77,7 +77,7 @@ async fn scenario_run(url: &str, scenario: &str, version: &str) -> anyhow::Resul
         .context("connect")?;
     eprintln!(
         "frontdesk conformance-client: {scenario} on {}",
-        client.protocol()
+        client.revision()
     );
     let outcome = steps(&client, scenario).await;
     client.close().await;

@@ -83,7 +83,7 @@ async fn session(args: &ConnectArgs, target: &Target) -> anyhow::Result<()> {
         "frontdesk: connected to {} {} ({})",
         frontdesk_host::sanitize::display_line(&info.name, 80),
         frontdesk_host::sanitize::display_line(&info.version, 40),
-        client.protocol()
+        client.revision()
     );
     let result = calls(&client).await;
     client.close().await;

@@ -1,6 +1,6 @@
 //! A few sentences on what travelled on the wire during one step of the lab.
 
-use frontdesk::client::{Direction, Protocol};
+use frontdesk::client::{Direction, Revision};
 use serde_json::Value;
 
 fn method(m: &Value) -> Option<&str> {
@@ -16,10 +16,10 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// Explain the messages of one tool call (as recorded by the wire tap).
-pub fn explain(protocol: Protocol, tool: &str, messages: &[(Direction, Value)]) -> Vec<String> {
-    match protocol {
-        Protocol::Legacy => explain_legacy(tool, messages),
-        Protocol::Modern => explain_modern(tool, messages),
+pub fn explain(revision: Revision, tool: &str, messages: &[(Direction, Value)]) -> Vec<String> {
+    match revision {
+        Revision::V2025_11_25 => explain_legacy(tool, messages),
+        Revision::V2026_07_28 => explain_modern(tool, messages),
     }
 }
 
@@ -160,7 +160,7 @@ mod tests {
                 json!({"id": 2, "result": {"resultType": "complete"}}),
             ),
         ];
-        let text = explain(Protocol::Modern, "book_return", &msgs).join("\n");
+        let text = explain(Revision::V2026_07_28, "book_return", &msgs).join("\n");
         assert!(text.contains("was sent 2 times"), "{text}");
         assert!(text.contains("1 question (return, form)"), "{text}");
         assert!(text.contains("requestState (4 bytes)"), "{text}");
@@ -178,7 +178,7 @@ mod tests {
                 json!({"method": "elicitation/create", "params": {}}),
             ),
         ];
-        let text = explain(Protocol::Legacy, "book_return", &msgs).join("\n");
+        let text = explain(Revision::V2025_11_25, "book_return", &msgs).join("\n");
         assert!(
             text.contains("2 elicitation/create requests (mode form)"),
             "{text}"

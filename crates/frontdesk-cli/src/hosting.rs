@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, bail};
 use clap::ValueEnum;
 use frontdesk::client::{
-    Client, ClientConfig, Direction, ElicitationHandler, HandlerModes, ProtocolChoice,
+    Client, ClientConfig, Direction, ElicitationHandler, HandlerModes, ProtocolChoice, Revision,
 };
 use frontdesk::demo::{DemoOptions, brightgrid};
 use frontdesk_host::{Answers, HeadlessHandler, ScriptedHandler, TerminalHandler};
@@ -31,8 +31,8 @@ impl ProtocolArg {
     pub fn choice(self) -> ProtocolChoice {
         match self {
             ProtocolArg::Auto => ProtocolChoice::Auto,
-            ProtocolArg::Legacy => ProtocolChoice::Legacy,
-            ProtocolArg::Modern => ProtocolChoice::Modern,
+            ProtocolArg::Legacy => ProtocolChoice::Only(Revision::V2025_11_25),
+            ProtocolArg::Modern => ProtocolChoice::Only(Revision::V2026_07_28),
         }
     }
 }

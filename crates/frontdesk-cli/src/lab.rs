@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use frontdesk::client::{Client, ClientConfig, ElicitationHandler, Protocol};
+use frontdesk::client::{Client, ClientConfig, ElicitationHandler, Revision};
 use frontdesk::demo::{DemoOptions, register};
 use frontdesk::http::{HttpOptions, bind};
 use frontdesk::server::Server;
@@ -158,7 +158,7 @@ async fn lab(args: &LabArgs) -> anyhow::Result<()> {
     let mut session = start(args, protocol, &wire, handler.clone()).await?;
     wire.take();
     loop {
-        let speaks = session.client.protocol();
+        let speaks = session.client.revision();
         let banner = format!(
             "\nfrontdesk lab — brightgrid demo over {}, protocol {speaks}",
             match args.transport {
@@ -172,7 +172,7 @@ async fn lab(args: &LabArgs) -> anyhow::Result<()> {
             s.show("  [2] connect a store account (URL mode)");
             s.show(&format!(
                 "  [3] switch protocol to {}",
-                if speaks == Protocol::Modern {
+                if speaks == Revision::V2026_07_28 {
                     "2025-11-25"
                 } else {
                     "2026-07-28"
@@ -196,7 +196,7 @@ async fn lab(args: &LabArgs) -> anyhow::Result<()> {
                 step(&session.client, &wire, "connect_store_account", json!({})).await;
             }
             Some(Ok('3')) => {
-                protocol = if speaks == Protocol::Modern {
+                protocol = if speaks == Revision::V2026_07_28 {
                     ProtocolArg::Legacy
                 } else {
                     ProtocolArg::Modern
@@ -253,7 +253,7 @@ async fn step(client: &Client, wire: &WireLog, tool: &str, args: Value) {
     lines.push(String::new());
     lines.push("What travelled on the wire:".to_owned());
     lines.extend(
-        explain(client.protocol(), tool, &messages)
+        explain(client.revision(), tool, &messages)
             .into_iter()
             .map(|l| format!("  {l}")),
     );

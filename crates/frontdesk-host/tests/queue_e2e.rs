@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use frontdesk::client::{Client, ClientConfig, ProtocolChoice};
+use frontdesk::client::{Client, ClientConfig, ProtocolChoice, Revision};
 use frontdesk::server::{Answer, FormSchema, NoArgs, Server, ToolContext, ToolDef, ToolOutput};
 use frontdesk_host::TerminalHandler;
 use frontdesk_host::consent::NoBrowser;
@@ -180,7 +180,7 @@ async fn two_parallel_calls(protocol: ProtocolChoice) {
         let titles: Vec<&str> = screen.lines().filter(|l| l.starts_with("── ")).collect();
         assert_eq!(titles.len(), 1, "one title per screen:\n{screen}");
         let own = format!("── queue-test 1.0 — tools/call {asker} ──");
-        if protocol == ProtocolChoice::Modern {
+        if protocol == ProtocolChoice::Only(Revision::V2026_07_28) {
             // Every 2026-07-28 question comes inside the result of its own call.
             assert_eq!(titles[0], own, "{protocol:?}:\n{screen}");
         } else {
@@ -199,10 +199,10 @@ async fn two_parallel_calls(protocol: ProtocolChoice) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn parallel_questions_queue_and_each_shows_its_own_call_legacy() {
-    two_parallel_calls(ProtocolChoice::Legacy).await;
+    two_parallel_calls(ProtocolChoice::Only(Revision::V2025_11_25)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn parallel_questions_queue_and_each_shows_its_own_call_modern() {
-    two_parallel_calls(ProtocolChoice::Modern).await;
+    two_parallel_calls(ProtocolChoice::Only(Revision::V2026_07_28)).await;
 }

@@ -6,8 +6,13 @@ pub mod version {
     pub const V2025_11_25: &str = "2025-11-25";
     /// The modern, stateless revision (per-request `_meta`, MRTR).
     pub const V2026_07_28: &str = "2026-07-28";
-    /// Every revision this crate models, newest first.
+    /// Every revision this crate models, newest first (what a server lists in
+    /// `server/discover` and in `-32022` data). See [`Revision`](crate::Revision).
     pub const SUPPORTED: &[&str] = &[V2026_07_28, V2025_11_25];
+    /// The versions an `initialize` handshake may negotiate, newest first: a
+    /// 2025-11-25 server answers a request for one of these with it, and
+    /// anything else with the first.
+    pub const HANDSHAKE: &[&str] = &[V2025_11_25, "2025-06-18", "2025-03-26"];
     /// What a 2025-11-25 HTTP server assumes when no version header is present.
     pub const HTTP_DEFAULT_ASSUMED: &str = "2025-03-26";
 }
@@ -113,4 +118,6 @@ pub mod header {
     pub const MCP_PARAM_PREFIX: &str = "Mcp-Param-";
     /// SSE resumption (2025-11-25 only).
     pub const LAST_EVENT_ID: &str = "Last-Event-ID";
+
+    pub use crate::header_value::{decode_value, encode_value};
 }

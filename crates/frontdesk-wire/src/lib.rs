@@ -47,6 +47,7 @@ mod constants;
 mod content;
 mod elicitation;
 mod error;
+mod header_value;
 mod id;
 mod jsonrpc;
 mod lifecycle;
@@ -55,6 +56,7 @@ mod mrtr;
 mod notifications;
 mod prompts;
 mod result;
+mod revision;
 mod sampling;
 mod tools;
 
@@ -103,6 +105,7 @@ pub use prompts::{
 pub use result::{
     CacheScope, EmptyResult, MaybeInputRequired, MetaParams, ResultType, ResultTypeError,
 };
+pub use revision::{Revision, UnknownRevision};
 pub use sampling::{
     CreateMessageMethod, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
     ListRootsMethod, ListRootsRequest, ListRootsResult, Root, SamplingContent, SamplingMessage,

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use frontdesk::client::{
-    Client, ClientError, ElicitationKind, HandlerModes, HeadlessHandler, Protocol, ProtocolChoice,
+    Client, ClientError, ElicitationKind, HandlerModes, HeadlessHandler, ProtocolChoice, Revision,
     Round, RoundState,
 };
 use frontdesk::demo::{self, DemoOptions};
@@ -74,11 +74,11 @@ fn good_return() -> Step {
     }))
 }
 
-async fn book_return_accepted(via: Via, protocol: ProtocolChoice, expect: Protocol) {
+async fn book_return_accepted(via: Via, protocol: ProtocolChoice, expect: Revision) {
     let wire = Wire::default();
     let handler = TestHandler::new([good_return(), Step::Accept(json!({"confirm": true}))]);
     let c = connect(via, protocol, &wire, handler.clone()).await;
-    assert_eq!(c.client.protocol(), expect);
+    assert_eq!(c.client.revision(), expect);
     assert!(c.client.server_info().name.starts_with("brightgrid"));
     let tools = c.client.list_tools().await.unwrap();
     assert!(tools.iter().any(|t| t.name == "book_return"));
@@ -110,22 +110,32 @@ async fn book_return_accepted(via: Via, protocol: ProtocolChoice, expect: Protoc
 
 #[tokio::test]
 async fn legacy_in_process_book_return() {
-    book_return_accepted(Via::InProcess, ProtocolChoice::Legacy, Protocol::Legacy).await;
+    book_return_accepted(
+        Via::InProcess,
+        ProtocolChoice::Only(Revision::V2025_11_25),
+        Revision::V2025_11_25,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn modern_in_process_book_return_by_discovery() {
-    book_return_accepted(Via::InProcess, ProtocolChoice::Auto, Protocol::Modern).await;
+    book_return_accepted(Via::InProcess, ProtocolChoice::Auto, Revision::V2026_07_28).await;
 }
 
 #[tokio::test]
 async fn legacy_http_book_return() {
-    book_return_accepted(Via::Http, ProtocolChoice::Legacy, Protocol::Legacy).await;
+    book_return_accepted(
+        Via::Http,
+        ProtocolChoice::Only(Revision::V2025_11_25),
+        Revision::V2025_11_25,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn modern_http_book_return_by_discovery() {
-    book_return_accepted(Via::Http, ProtocolChoice::Auto, Protocol::Modern).await;
+    book_return_accepted(Via::Http, ProtocolChoice::Auto, Revision::V2026_07_28).await;
 }
 
 async fn refusal(via: Via, protocol: ProtocolChoice, step: Step, expect: &str) {
@@ -146,12 +156,18 @@ async fn decline_reaches_the_server_in_both_eras() {
     let declined = "No return was booked: the person declined.";
     refusal(
         Via::InProcess,
-        ProtocolChoice::Legacy,
+        ProtocolChoice::Only(Revision::V2025_11_25),
         Step::Decline,
         declined,
     )
     .await;
-    refusal(Via::Http, ProtocolChoice::Modern, Step::Decline, declined).await;
+    refusal(
+        Via::Http,
+        ProtocolChoice::Only(Revision::V2026_07_28),
+        Step::Decline,
+        declined,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -159,12 +175,18 @@ async fn cancel_reaches_the_server_in_both_eras() {
     let dismissed = "No return was booked: the question was dismissed.";
     refusal(
         Via::InProcess,
-        ProtocolChoice::Modern,
+        ProtocolChoice::Only(Revision::V2026_07_28),
         Step::Cancel,
         dismissed,
     )
     .await;
-    refusal(Via::Http, ProtocolChoice::Legacy, Step::Cancel, dismissed).await;
+    refusal(
+        Via::Http,
+        ProtocolChoice::Only(Revision::V2025_11_25),
+        Step::Cancel,
+        dismissed,
+    )
+    .await;
 }
 
 async fn invalid_goes_back_to_the_person(via: Via, protocol: ProtocolChoice) {
@@ -199,12 +221,13 @@ async fn invalid_goes_back_to_the_person(via: Via, protocol: ProtocolChoice) {
 
 #[tokio::test]
 async fn invalid_answer_modern_in_process() {
-    invalid_goes_back_to_the_person(Via::InProcess, ProtocolChoice::Modern).await;
+    invalid_goes_back_to_the_person(Via::InProcess, ProtocolChoice::Only(Revision::V2026_07_28))
+        .await;
 }
 
 #[tokio::test]
 async fn invalid_answer_legacy_http() {
-    invalid_goes_back_to_the_person(Via::Http, ProtocolChoice::Legacy).await;
+    invalid_goes_back_to_the_person(Via::Http, ProtocolChoice::Only(Revision::V2025_11_25)).await;
 }
 
 async fn url_sign_in(via: Via, protocol: ProtocolChoice) {
@@ -226,23 +249,26 @@ async fn url_sign_in(via: Via, protocol: ProtocolChoice) {
         panic!("URL expected");
     };
     assert!(review.may_open());
-    assert_eq!(elicitation_id.is_some(), protocol == ProtocolChoice::Legacy);
+    assert_eq!(
+        elicitation_id.is_some(),
+        protocol == ProtocolChoice::Only(Revision::V2025_11_25)
+    );
     c.client.close().await;
 }
 
 #[tokio::test]
 async fn url_mode_modern_in_process() {
-    url_sign_in(Via::InProcess, ProtocolChoice::Modern).await;
+    url_sign_in(Via::InProcess, ProtocolChoice::Only(Revision::V2026_07_28)).await;
 }
 
 #[tokio::test]
 async fn url_mode_legacy_http() {
-    url_sign_in(Via::Http, ProtocolChoice::Legacy).await;
+    url_sign_in(Via::Http, ProtocolChoice::Only(Revision::V2025_11_25)).await;
 }
 
 #[tokio::test]
 async fn url_mode_legacy_in_process() {
-    url_sign_in(Via::InProcess, ProtocolChoice::Legacy).await;
+    url_sign_in(Via::InProcess, ProtocolChoice::Only(Revision::V2025_11_25)).await;
 }
 
 /// A tool that answers `-32042` on its first call and succeeds afterwards.
@@ -279,7 +305,7 @@ async fn legacy_32042_runs_the_url_flow_and_retries() {
     let handler = TestHandler::new([Step::SignIn]);
     let client = Client::connect_http(
         &server.mcp,
-        wire.config(ProtocolChoice::Legacy),
+        wire.config(ProtocolChoice::Only(Revision::V2025_11_25)),
         handler.clone(),
     )
     .await
@@ -310,7 +336,7 @@ async fn legacy_32042_declined_returns_the_error() {
     let handler = TestHandler::new([Step::Decline]);
     let client = Client::connect_http(
         &server.mcp,
-        Wire::default().config(ProtocolChoice::Legacy),
+        Wire::default().config(ProtocolChoice::Only(Revision::V2025_11_25)),
         handler,
     )
     .await
@@ -334,7 +360,7 @@ async fn a_server_cancelled_request_closes_the_form() {
     let handler = TestHandler::new([Step::AwaitWithdrawal]);
     let client = support::in_process(
         server,
-        Wire::default().config(ProtocolChoice::Legacy),
+        Wire::default().config(ProtocolChoice::Only(Revision::V2025_11_25)),
         handler.clone(),
     )
     .await;
@@ -382,7 +408,7 @@ fn endless_server() -> Server {
 #[tokio::test]
 async fn the_round_cap_stops_an_endless_server() {
     let handler = TestHandler::new((0..20).map(|_| Step::Accept(json!({"ok": true}))));
-    let mut config = Wire::default().config(ProtocolChoice::Modern);
+    let mut config = Wire::default().config(ProtocolChoice::Only(Revision::V2026_07_28));
     config.max_rounds = 3;
     let client = support::in_process(endless_server(), config, handler.clone()).await;
     let err = client.call_tool("endless", json!({})).await.unwrap_err();
@@ -400,7 +426,7 @@ async fn one_round_at_a_time_for_callers_who_persist() {
     let handler = TestHandler::new([good_return(), Step::Accept(json!({"confirm": true}))]);
     let client = support::in_process(
         support::brightgrid().await,
-        wire.config(ProtocolChoice::Modern),
+        wire.config(ProtocolChoice::Only(Revision::V2026_07_28)),
         handler,
     )
     .await;
@@ -440,7 +466,7 @@ async fn headless_declares_nothing() {
     let wire = Wire::default();
     let client = support::in_process(
         support::brightgrid().await,
-        wire.config(ProtocolChoice::Modern),
+        wire.config(ProtocolChoice::Only(Revision::V2026_07_28)),
         Arc::new(HeadlessHandler::new("no terminal")),
     )
     .await;
@@ -462,7 +488,10 @@ async fn headless_declares_nothing() {
 /// revisions; never a decline.
 #[tokio::test]
 async fn headless_declaring_its_modes_answers_cancel() {
-    for protocol in [ProtocolChoice::Legacy, ProtocolChoice::Modern] {
+    for protocol in [
+        ProtocolChoice::Only(Revision::V2025_11_25),
+        ProtocolChoice::Only(Revision::V2026_07_28),
+    ] {
         let wire = Wire::default();
         let handler = HeadlessHandler::new("no terminal").declaring(HandlerModes {
             form: true,
@@ -495,7 +524,7 @@ async fn over_the_rate_limit_the_runtime_cancels_and_says_why() {
     let notices = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = notices.clone();
     let mut config = Wire::default()
-        .config(ProtocolChoice::Modern)
+        .config(ProtocolChoice::Only(Revision::V2026_07_28))
         .on_notice(move |n| seen.lock().unwrap().push(n.clone()));
     config.rate_limit_per_minute = 1;
     let handler = TestHandler::new([good_return(), Step::Accept(json!({"confirm": true}))]);
@@ -608,7 +637,10 @@ async fn https_round_trip_with_a_trusted_self_signed_certificate() {
     assert!(said.contains("TLS"), "{said}");
     assert!(said.contains("certificate"), "{said}");
 
-    for protocol in [ProtocolChoice::Legacy, ProtocolChoice::Modern] {
+    for protocol in [
+        ProtocolChoice::Only(Revision::V2025_11_25),
+        ProtocolChoice::Only(Revision::V2026_07_28),
+    ] {
         let wire = Wire::default();
         let mut config = wire.config(protocol);
         config.extra_root_certificates = vec![der.clone()];

@@ -8,8 +8,9 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use frontdesk::demo::{self, DemoOptions};
-use frontdesk::http::{self, HttpOptions, headers::encode_value};
+use frontdesk::http::{self, HttpOptions};
 use frontdesk::server::Server;
+use frontdesk_wire::header::encode_value;
 use futures::{Stream, StreamExt};
 use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use frontdesk_url::UrlPolicy;
-use frontdesk_wire::{ClientCapabilities, Implementation, version};
+use frontdesk_wire::{ClientCapabilities, Implementation, Revision};
 use serde_json::Value;
 
 /// Which protocol revision to speak.
@@ -18,34 +18,13 @@ pub enum ProtocolChoice {
     /// one (MRTR C.3).
     #[default]
     Auto,
-    /// 2025-11-25: `initialize`, sessions, live `elicitation/create`.
-    Legacy,
-    /// 2026-07-28: stateless, per-request `_meta`, `input_required` rounds.
-    Modern,
+    /// Speak exactly this revision.
+    Only(Revision),
 }
 
-/// The revision a connection ended up speaking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Protocol {
-    /// 2025-11-25.
-    Legacy,
-    /// 2026-07-28.
-    Modern,
-}
-
-impl Protocol {
-    /// The version string on the wire.
-    pub fn version(self) -> &'static str {
-        match self {
-            Self::Legacy => version::V2025_11_25,
-            Self::Modern => version::V2026_07_28,
-        }
-    }
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.version())
+impl From<Revision> for ProtocolChoice {
+    fn from(revision: Revision) -> Self {
+        Self::Only(revision)
     }
 }
 
@@ -88,7 +67,7 @@ pub enum Notice {
     /// The revision chosen at connect time, and how.
     Negotiated {
         /// The revision.
-        protocol: Protocol,
+        revision: Revision,
         /// How it was chosen (`"configured"`, `"server/discover"`, `"fallback"`…).
         how: String,
     },
@@ -191,9 +170,10 @@ impl fmt::Debug for ClientConfig {
 }
 
 impl ClientConfig {
-    /// Speak this revision (builder style).
-    pub fn protocol(mut self, protocol: ProtocolChoice) -> Self {
-        self.protocol = protocol;
+    /// Speak this revision, or probe (builder style): takes a
+    /// [`ProtocolChoice`] or a [`Revision`].
+    pub fn protocol(mut self, protocol: impl Into<ProtocolChoice>) -> Self {
+        self.protocol = protocol.into();
         self
     }
 

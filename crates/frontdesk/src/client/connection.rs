@@ -16,10 +16,11 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::config::{ClientConfig, Protocol};
+use super::config::ClientConfig;
 use super::elicit::{Elicitor, Outcome};
 use super::error::ClientError;
 use super::transport::{Tap, Transport, id_key};
+use frontdesk_wire::Revision;
 
 /// URL elicitations (2025-11-25) waiting for `notifications/elicitation/complete`.
 #[derive(Debug)]
@@ -103,7 +104,7 @@ pub(crate) struct Core {
     pub tap: Tap,
     pub elicitor: Elicitor,
     pub urls: UrlFlows,
-    pub protocol: RwLock<Protocol>,
+    pub revision: RwLock<Revision>,
     pub learnt: RwLock<Learnt>,
     next_id: AtomicI64,
     serving: Mutex<HashMap<String, CancellationToken>>,
@@ -125,7 +126,7 @@ impl Core {
             tap,
             elicitor,
             urls: UrlFlows::default(),
-            protocol: RwLock::new(Protocol::Modern),
+            revision: RwLock::new(Revision::V2026_07_28),
             learnt: RwLock::new(Learnt::default()),
             next_id: AtomicI64::new(1),
             serving: Mutex::new(HashMap::new()),
@@ -153,8 +154,11 @@ impl Core {
         }
     }
 
-    pub fn protocol(&self) -> Protocol {
-        self.protocol.read().map(|p| *p).unwrap_or(Protocol::Modern)
+    pub fn revision(&self) -> Revision {
+        self.revision
+            .read()
+            .map(|p| *p)
+            .unwrap_or(Revision::V2026_07_28)
     }
 
     fn next_id(&self) -> i64 {
@@ -228,7 +232,7 @@ impl Core {
     /// Tell the server we gave up on a request (not on 2026-07-28 HTTP, where
     /// closing the stream already did).
     async fn cancel_request(&self, id: i64, reason: &str) {
-        if self.transport.is_http() && self.protocol() == Protocol::Modern {
+        if self.transport.is_http() && self.revision() == Revision::V2026_07_28 {
             return;
         }
         let params = CancelledNotificationParams::new(id, Some(reason.to_string()));

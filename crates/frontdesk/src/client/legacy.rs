@@ -9,13 +9,11 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value};
 
-use super::config::{Notice, Protocol};
+use super::config::Notice;
 use super::connection::Core;
 use super::elicit::Outcome;
 use super::error::ClientError;
-
-/// Versions whose semantics the legacy path can speak.
-const LEGACY_VERSIONS: &[&str] = &[version::V2025_11_25, "2025-06-18", "2025-03-26"];
+use frontdesk_wire::Revision;
 
 /// How often one call may be retried after `-32042`.
 const MAX_URL_RETRIES: u32 = 3;
@@ -29,7 +27,7 @@ pub(crate) async fn initialize(core: &Core) -> Result<(), ClientError> {
     let result = core.request(method::INITIALIZE, Some(params)).await?;
     let init: InitializeResult = serde_json::from_value(Value::Object(result.clone()))
         .map_err(|e| ClientError::Protocol(format!("bad initialize result: {e}")))?;
-    if !LEGACY_VERSIONS.contains(&init.protocol_version.as_str()) {
+    if !version::HANDSHAKE.contains(&init.protocol_version.as_str()) {
         return Err(ClientError::Protocol(format!(
             "the server answered initialize with version {}, which this client does not speak",
             init.protocol_version
@@ -40,8 +38,8 @@ pub(crate) async fn initialize(core: &Core) -> Result<(), ClientError> {
         l.capabilities = Some(init.capabilities.clone());
         l.instructions.clone_from(&init.instructions);
     }
-    if let Ok(mut p) = core.protocol.write() {
-        *p = Protocol::Legacy;
+    if let Ok(mut p) = core.revision.write() {
+        *p = Revision::V2025_11_25;
     }
     core.notify(method::INITIALIZED, None).await?;
     core.transport.initialized(&init.protocol_version).await;

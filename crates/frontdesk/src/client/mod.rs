@@ -6,7 +6,7 @@
 //! # async fn run(handler: std::sync::Arc<dyn frontdesk::client::ElicitationHandler>) -> Result<(), frontdesk::client::ClientError> {
 //! use frontdesk::client::{Client, ClientConfig};
 //! let client = Client::connect_http("http://127.0.0.1:3917/mcp", ClientConfig::default(), handler).await?;
-//! println!("{} speaks {}", client.server_info().name, client.protocol());
+//! println!("{} speaks {}", client.server_info().name, client.revision());
 //! let result = client
 //!     .call_tool("book_return", serde_json::json!({"order_id": "A-1001"}))
 //!     .await?;
@@ -56,14 +56,14 @@ use tokio::process::Command;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use config::{ClientConfig, Direction, Notice, NoticeHook, Protocol, ProtocolChoice, WireTap};
+pub use config::{ClientConfig, Direction, Notice, NoticeHook, ProtocolChoice, WireTap};
 pub use elicit::check_form_answer;
 pub use error::ClientError;
 /// Wire types the client API takes and returns, so hosts need no direct
 /// dependency on `frontdesk-wire`.
 pub use frontdesk_wire::{
     CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequests,
-    InputResponses, ListChangedCapability, ReadResourceResult, ServerCapabilities, Tool,
+    InputResponses, ListChangedCapability, ReadResourceResult, Revision, ServerCapabilities, Tool,
 };
 pub use handler::{
     BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationOrigin,
@@ -88,7 +88,7 @@ impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
             .field("server", &self.server_info().name)
-            .field("protocol", &self.protocol())
+            .field("revision", &self.revision())
             .finish()
     }
 }
@@ -207,34 +207,34 @@ impl Client {
 
     async fn negotiate(&self) -> Result<(), ClientError> {
         let core = &self.core;
-        let (protocol, how) = match core.config.protocol {
-            ProtocolChoice::Legacy => {
+        let (revision, how) = match core.config.protocol {
+            ProtocolChoice::Only(Revision::V2025_11_25) => {
                 legacy::initialize(core).await?;
-                (Protocol::Legacy, "configured".to_string())
+                (Revision::V2025_11_25, "configured".to_string())
             }
-            ProtocolChoice::Modern => {
+            ProtocolChoice::Only(Revision::V2026_07_28) => {
                 modern::discover_optional(core).await?;
-                (Protocol::Modern, "configured".to_string())
+                (Revision::V2026_07_28, "configured".to_string())
             }
             ProtocolChoice::Auto => match modern::probe(core).await? {
                 modern::Probe::Modern(d) => {
                     modern::adopt(core, *d);
-                    (Protocol::Modern, "server/discover".to_string())
+                    (Revision::V2026_07_28, "server/discover".to_string())
                 }
                 modern::Probe::Legacy(why) => {
                     tracing::info!(%why, "falling back to initialize");
                     legacy::initialize(core).await?;
-                    (Protocol::Legacy, format!("fallback: {why}"))
+                    (Revision::V2025_11_25, format!("fallback: {why}"))
                 }
             },
         };
-        core.config.notice(Notice::Negotiated { protocol, how });
+        core.config.notice(Notice::Negotiated { revision, how });
         Ok(())
     }
 
     /// The revision this connection speaks.
-    pub fn protocol(&self) -> Protocol {
-        self.core.protocol()
+    pub fn revision(&self) -> Revision {
+        self.core.revision()
     }
 
     /// The server's `serverInfo` (the latest one it reported).
@@ -272,9 +272,9 @@ impl Client {
         method: &str,
         params: Map<String, Value>,
     ) -> Result<Map<String, Value>, ClientError> {
-        match self.protocol() {
-            Protocol::Modern => modern::request(&self.core, method, params).await,
-            Protocol::Legacy => self.core.request(method, Some(params)).await,
+        match self.revision() {
+            Revision::V2026_07_28 => modern::request(&self.core, method, params).await,
+            Revision::V2025_11_25 => self.core.request(method, Some(params)).await,
         }
     }
 
@@ -331,7 +331,7 @@ impl Client {
         if let Some(a) = self::arguments(arguments)? {
             params.insert("arguments".into(), Value::Object(a));
         }
-        if self.protocol() == Protocol::Legacy {
+        if self.revision() == Revision::V2025_11_25 {
             let label = format!("{} {name}", method::TOOLS_CALL);
             let r = legacy::request(&self.core, method::TOOLS_CALL, params, &label).await?;
             return Ok(Round::Complete(parse("tools/call", r)?));
@@ -387,9 +387,9 @@ impl Client {
         params: Map<String, Value>,
         label: &str,
     ) -> Result<Map<String, Value>, ClientError> {
-        match self.protocol() {
-            Protocol::Legacy => legacy::request(&self.core, method, params, label).await,
-            Protocol::Modern => {
+        match self.revision() {
+            Revision::V2025_11_25 => legacy::request(&self.core, method, params, label).await,
+            Revision::V2026_07_28 => {
                 let cancel: CancellationToken = self.core.closed.child_token();
                 mrtr::run(&self.core, method, params, label, &cancel).await
             }

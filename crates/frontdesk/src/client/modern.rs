@@ -6,12 +6,12 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value};
 
-use super::config::Protocol;
 use super::connection::Core;
 use super::error::ClientError;
+use frontdesk_wire::Revision;
 
 /// Modern versions this client speaks, best first.
-const MODERN_VERSIONS: &[&str] = &[version::V2026_07_28];
+const MODERN_VERSIONS: &[&str] = &[Revision::V2026_07_28.as_str()];
 
 /// The `_meta` every 2026-07-28 request carries.
 pub(crate) fn request_meta(core: &Core, version: &str) -> Meta {
@@ -128,8 +128,8 @@ pub(crate) fn adopt(core: &Core, d: Discovered) {
         l.instructions = d.instructions;
         l.supported_versions = d.supported;
     }
-    if let Ok(mut p) = core.protocol.write() {
-        *p = Protocol::Modern;
+    if let Ok(mut p) = core.revision.write() {
+        *p = Revision::V2026_07_28;
     }
 }
 

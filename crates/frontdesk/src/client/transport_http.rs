@@ -15,7 +15,6 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use base64::Engine as _;
 use futures::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
@@ -40,22 +39,6 @@ pub(crate) struct HttpTransport {
     inbound: Inbound,
     tap: Tap,
     closed: CancellationToken,
-}
-
-/// Encode a header value: printable ASCII as is, anything else (or a value
-/// that looks like the sentinel) as `=?base64?…?=`.
-pub(crate) fn encode_header_value(value: &str) -> String {
-    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        && !(value.starts_with("=?base64?") && value.ends_with("?="))
-        && value.trim() == value;
-    if plain {
-        value.to_string()
-    } else {
-        format!(
-            "=?base64?{}?=",
-            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
-        )
-    }
 }
 
 /// Make `ring` the process's default rustls crypto provider, unless one is
@@ -182,14 +165,14 @@ impl HttpTransport {
         if let Some(version) = modern_version {
             put(header::MCP_PROTOCOL_VERSION, version);
             if let Some(m) = message.get("method").and_then(Value::as_str) {
-                put(header::MCP_METHOD, &encode_header_value(m));
+                put(header::MCP_METHOD, &header::encode_value(m));
                 let name = match m {
                     method::TOOLS_CALL | method::PROMPTS_GET => params.and_then(|p| p.get("name")),
                     method::RESOURCES_READ => params.and_then(|p| p.get("uri")),
                     _ => None,
                 };
                 if let Some(n) = name.and_then(Value::as_str) {
-                    put(header::MCP_NAME, &encode_header_value(n));
+                    put(header::MCP_NAME, &header::encode_value(n));
                 }
             }
         } else {

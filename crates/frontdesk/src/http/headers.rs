@@ -3,10 +3,9 @@
 //! `=?base64?…?=`. Every failure is `-32020` (HTTP 400).
 
 use axum::http::HeaderMap;
-use base64::Engine as _;
+use frontdesk_wire::header::decode_value;
+use frontdesk_wire::meta_key;
 use serde_json::Value;
-
-use crate::server::http_rules;
 
 /// `MCP-Protocol-Version`.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -26,46 +25,6 @@ pub struct HeaderMismatch(pub String);
 impl std::fmt::Display for HeaderMismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-/// Decode one header value: plain visible ASCII as is, or the sentinel
-/// `=?base64?<base64 of UTF-8>?=`. `None` when the value is not visible
-/// ASCII or the sentinel does not decode to UTF-8.
-pub fn decode_value(raw: &[u8]) -> Option<String> {
-    if !raw.iter().all(|b| (0x20..=0x7e).contains(b) || *b == b'\t') {
-        return None;
-    }
-    let text = std::str::from_utf8(raw).ok()?.trim_matches([' ', '\t']);
-    let Some(inner) = text
-        .strip_prefix("=?base64?")
-        .and_then(|rest| rest.strip_suffix("?="))
-    else {
-        return Some(text.to_string());
-    };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(inner)
-        .ok()?;
-    String::from_utf8(bytes).ok()
-}
-
-/// Encode a value for a header the way clients do (for tests and clients):
-/// plain when it is visible ASCII without surrounding spaces and does not look
-/// like the sentinel, otherwise the base64 sentinel.
-pub fn encode_value(value: &str) -> String {
-    let sentinel_like = value.starts_with("=?base64?") && value.ends_with("?=");
-    let plain = !value.is_empty()
-        && value.bytes().all(|b| (0x20..=0x7e).contains(&b))
-        && !value.starts_with(' ')
-        && !value.ends_with(' ')
-        && !sentinel_like;
-    if plain {
-        value.to_string()
-    } else {
-        format!(
-            "=?base64?{}?=",
-            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
-        )
     }
 }
 
@@ -93,25 +52,58 @@ pub fn protocol_version(headers: &HeaderMap) -> Option<String> {
     header(headers, PROTOCOL_VERSION).ok().flatten()
 }
 
+fn mismatch(what: &str) -> HeaderMismatch {
+    HeaderMismatch(format!("Header mismatch: {what}"))
+}
+
 /// Check the headers of a 2026-07-28 POST against its parsed body.
 ///
-/// First what only the transport can see: each mirrored header at most once,
-/// visible ASCII, a decodable sentinel. Then the core's rules
-/// ([`http_rules::check_headers`]): `MCP-Protocol-Version` present and equal
-/// to the `_meta` version (so a mismatch is `-32020` before the core can
-/// answer `-32022`), `Mcp-Method`, and `Mcp-Name` for `tools/call`,
-/// `prompts/get` and `resources/read`.
+/// Each mirrored header appears at most once, is visible ASCII and, when it
+/// uses the base64 sentinel, decodes to UTF-8. `MCP-Protocol-Version` must be
+/// present and equal to the `_meta` version (so a mismatch is `-32020` before
+/// the core can answer `-32022`), `Mcp-Method` must equal the method (it may
+/// be absent on a notification), and `Mcp-Name` must equal `params.name`
+/// (`tools/call`, `prompts/get`) or `params.uri` (`resources/read`).
 pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), HeaderMismatch> {
-    for name in [PROTOCOL_VERSION, METHOD, NAME] {
-        header(headers, name)?;
+    let version = header(headers, PROTOCOL_VERSION)?;
+    let method_header = header(headers, METHOD)?;
+    let name_header = header(headers, NAME)?;
+    let Some(method) = body.get("method").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let params = body.get("params");
+    let version = version.ok_or_else(|| mismatch("missing MCP-Protocol-Version"))?;
+    if let Some(body_version) = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(meta_key::PROTOCOL_VERSION))
+        .and_then(Value::as_str)
+        && body_version != version
+    {
+        return Err(mismatch(
+            "MCP-Protocol-Version differs from _meta protocolVersion",
+        ));
     }
-    http_rules::check_headers(body, |name| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| v.trim_matches([' ', '\t']).to_string())
-    })
-    .map_err(|e| HeaderMismatch(e.error.message))
+    match method_header {
+        Some(m) if m != method => {
+            return Err(mismatch("Mcp-Method differs from the body's method"));
+        }
+        None if body.get("id").is_some() => return Err(mismatch("missing Mcp-Method")),
+        _ => {}
+    }
+    let name_key = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(key) = name_key {
+        let body_name = params.and_then(|p| p.get(key)).and_then(Value::as_str);
+        match (name_header, body_name) {
+            (Some(h), Some(b)) if h == b => {}
+            (None, _) => return Err(mismatch("missing Mcp-Name")),
+            _ => return Err(mismatch("Mcp-Name differs from the body")),
+        }
+    }
+    Ok(())
 }
 
 /// Whether an `Accept` header value admits `wanted` (`type/subtype`),
@@ -135,6 +127,7 @@ pub fn accepts(accept: &str, wanted: &str) -> bool {
 mod tests {
     use super::*;
     use axum::http::HeaderValue;
+    use frontdesk_wire::header::encode_value;
     use serde_json::json;
 
     fn hdrs(pairs: &[(&'static str, &str)]) -> HeaderMap {
@@ -150,21 +143,6 @@ mod tests {
     fn call(name: Value, version: &str) -> Value {
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": name, "_meta": {META_VERSION: version}}})
-    }
-
-    #[test]
-    fn sentinel_round_trip() {
-        for v in ["plain", "héllo wörld", " padded", "=?base64?aGk=?=", "日本"] {
-            let enc = encode_value(v);
-            assert!(enc.is_ascii());
-            assert_eq!(decode_value(enc.as_bytes()).as_deref(), Some(v));
-        }
-        assert_eq!(encode_value("plain"), "plain");
-        assert_eq!(decode_value(b"=?base64?w6k=?=").as_deref(), Some("é"));
-        assert_eq!(decode_value(b"=?base64?!!!?="), None);
-        assert_eq!(decode_value(b"=?base64?/w==?="), None, "not UTF-8");
-        assert_eq!(decode_value(b"a\x01b"), None);
-        assert_eq!(decode_value("é".as_bytes()), None);
     }
 
     #[test]

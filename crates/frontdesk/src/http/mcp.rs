@@ -30,9 +30,7 @@ use super::headers::{self, LAST_EVENT_ID, SESSION_ID};
 use super::respond::{self, HandleFuture, readable_id, rpc_error};
 use super::sessions::{Entry, Sessions};
 use super::sse::{EventLog, parse_event_id};
-use crate::server::{
-    Era, Handled, LEGACY_VERSIONS, MODERN_VERSION, OutboundSink, RequestInfo, Server,
-};
+use crate::server::{Handled, OutboundSink, RequestInfo, Revision, Server};
 use frontdesk_wire::{ErrorCode, RequestId};
 
 /// Everything the handlers share.
@@ -163,8 +161,8 @@ pub(crate) async fn post(State(st): State<AppState>, h: HeaderMap, body: Body) -
         Err(r) => return r,
     };
     let header_version = headers::protocol_version(&h);
-    let modern = header_version.as_deref() == Some(MODERN_VERSION)
-        || Server::era_of(&message) == Era::Modern;
+    let modern = header_version.as_deref() == Some(Revision::V2026_07_28.as_str())
+        || Server::revision_of(&message) == Revision::V2026_07_28;
     if modern {
         post_modern(st, &h, message).await
     } else {
@@ -194,7 +192,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value) -> Response {
     }
     let info = RequestInfo {
         principal: None,
-        era: Some(Era::Modern),
+        revision: Some(Revision::V2026_07_28),
     };
     let (sink, mut rx) = OutboundSink::channel();
     let server = st.server.clone();
@@ -242,14 +240,14 @@ async fn post_legacy(
     let id = readable_id(&message);
     let info = RequestInfo {
         principal: None,
-        era: Some(Era::Legacy),
+        revision: Some(Revision::V2025_11_25),
     };
     let is_request = message.get("method").is_some() && message.get("id").is_some();
     if is_request && message.get("method").and_then(Value::as_str) == Some("initialize") {
         return initialize(st, message, info).await;
     }
     if let Some(v) = &header_version
-        && !LEGACY_VERSIONS.contains(&v.as_str())
+        && !frontdesk_wire::version::HANDSHAKE.contains(&v.as_str())
     {
         return session_error(
             StatusCode::BAD_REQUEST,

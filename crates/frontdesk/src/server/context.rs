@@ -80,7 +80,7 @@ impl ToolContext {
     pub fn protocol_version(&self) -> String {
         match &self.inner.era {
             EraCall::Legacy(s) => s.protocol_version().unwrap_or_default(),
-            EraCall::Modern(_) => super::MODERN_VERSION.to_string(),
+            EraCall::Modern(_) => super::Revision::V2026_07_28.as_str().to_string(),
         }
     }
 

@@ -8,7 +8,7 @@ use frontdesk_wire::{
     CallToolRequestParams, CancelledNotificationParams, ElicitRequestUrlParams, ErrorCode,
     ErrorObject, GetPromptRequestParams, InitializeRequestParamsLenient, JsonRpcMessage,
     JsonRpcNotification, JsonRpcRequest, MessageError, MessageErrorKind, MetaParams, ParamsError,
-    RequestId, method,
+    RequestId, method, version,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -19,31 +19,31 @@ use super::legacy::{ClientReply, Session};
 use super::modern::{self, META_CAPS, META_SERVER_INFO, META_VERSION, ModernRound, RequestMeta};
 use super::rpc::RpcError;
 use super::tool::{ToolError, ToolOutput};
-use super::{
-    Era, Handled, LEGACY_VERSIONS, OutboundSink, RequestInfo, SUPPORTED_VERSIONS, ServerInner,
-};
+use super::{Handled, OutboundSink, RequestInfo, Revision, ServerInner};
 
 type Reply = Result<Map<String, Value>, RpcError>;
 
-pub(crate) fn era_of_value(message: &Value) -> Era {
+pub(crate) fn revision_of_value(message: &Value) -> Revision {
     let method = message
         .get("method")
         .and_then(Value::as_str)
         .unwrap_or_default();
     let params = message.get("params").and_then(Value::as_object);
-    era_of(method, params)
+    revision_of(method, params)
 }
 
-fn era_of(method: &str, params: Option<&Map<String, Value>>) -> Era {
+fn revision_of(method: &str, params: Option<&Map<String, Value>>) -> Revision {
     if method == method::SERVER_DISCOVER {
-        return Era::Modern;
+        return Revision::V2026_07_28;
     }
     let meta = params
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object);
     match meta {
-        Some(m) if m.contains_key(META_VERSION) || m.contains_key(META_CAPS) => Era::Modern,
-        _ => Era::Legacy,
+        Some(m) if m.contains_key(META_VERSION) || m.contains_key(META_CAPS) => {
+            Revision::V2026_07_28
+        }
+        _ => Revision::V2025_11_25,
     }
 }
 
@@ -61,18 +61,18 @@ pub(crate) async fn handle(
     match message {
         JsonRpcMessage::Response(r) => {
             route(session, &r.id, ClientReply::Result(r.result));
-            no_body(info.era)
+            no_body(info.revision)
         }
         JsonRpcMessage::Error(e) => {
             match &e.id {
                 Some(id) => route(session, id, ClientReply::Error(e.error)),
                 None => tracing::debug!(error = %e.error, "error response without an id; ignored"),
             }
-            no_body(info.era)
+            no_body(info.revision)
         }
         JsonRpcMessage::Notification(n) => {
             notification(session, &n);
-            no_body(info.era)
+            no_body(info.revision)
         }
         JsonRpcMessage::Request(request) => {
             request_handled(server, session, &request, sink, info).await
@@ -91,14 +91,14 @@ fn rejected(session: Option<&Arc<Session>>, e: &MessageError, info: &RequestInfo
     {
         tracing::warn!(%id, error = %e, "malformed answer to our request");
         s.route_response(id, ClientReply::Malformed(e.to_string()));
-        return no_body(info.era);
+        return no_body(info.revision);
     }
     let error = RpcError::rejected(e);
     tracing::warn!(code = error.code().0, error = %error.message(), "rejected message");
     Handled {
         response: Some(error.to_response(e.id())),
         http_status: error.http_status,
-        era: None,
+        revision: None,
     }
 }
 
@@ -119,13 +119,15 @@ async fn request_handled(
     let id = &request.id;
     let method = request.method.as_str();
     let era = info
-        .era
-        .unwrap_or_else(|| era_of(method, request.params.as_ref()));
+        .revision
+        .unwrap_or_else(|| revision_of(method, request.params.as_ref()));
     let principal = info.principal.clone().unwrap_or_default();
     let work = async {
         match era {
-            Era::Modern => modern_request(server, request, sink, principal).await,
-            Era::Legacy => legacy_request(server, session, request, sink, principal).await,
+            Revision::V2026_07_28 => modern_request(server, request, sink, principal).await,
+            Revision::V2025_11_25 => {
+                legacy_request(server, session, request, sink, principal).await
+            }
         }
     };
     let reply = match session {
@@ -148,28 +150,28 @@ async fn request_handled(
         Ok(result) => Handled {
             response: Some(JsonRpcMessage::from(request.respond(result)).to_value()),
             http_status: 200,
-            era: Some(era),
+            revision: Some(era),
         },
         Err(e) => {
             tracing::warn!(%id, method, code = e.code().0, error = %e.message(), "request failed");
             Handled {
                 response: Some(e.to_response(Some(id))),
-                http_status: if era == Era::Modern {
+                http_status: if era == Revision::V2026_07_28 {
                     e.http_status
                 } else {
                     200
                 },
-                era: Some(era),
+                revision: Some(era),
             }
         }
     }
 }
 
-fn no_body(era: Option<Era>) -> Handled {
+fn no_body(revision: Option<Revision>) -> Handled {
     Handled {
         response: None,
         http_status: 202,
-        era,
+        revision,
     }
 }
 
@@ -214,7 +216,7 @@ fn params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<P, RpcError> 
     })
 }
 
-fn capabilities(server: &ServerInner, era: Era) -> Value {
+fn capabilities(server: &ServerInner, revision: Revision) -> Value {
     let mut caps = Map::new();
     if !server.tools.is_empty() {
         caps.insert("tools".into(), json!({}));
@@ -222,7 +224,7 @@ fn capabilities(server: &ServerInner, era: Era) -> Value {
     if !server.prompts.is_empty() {
         caps.insert("prompts".into(), json!({}));
     }
-    if era == Era::Legacy {
+    if revision == Revision::V2025_11_25 {
         caps.insert("logging".into(), json!({}));
     }
     Value::Object(caps)
@@ -251,16 +253,19 @@ async fn legacy_request(
     if method == method::INITIALIZE {
         let p: InitializeRequestParamsLenient = params(request)?;
         let requested = p.protocol_version.as_str();
-        let version = if LEGACY_VERSIONS.contains(&requested) {
+        let version = if version::HANDSHAKE.contains(&requested) {
             requested
         } else {
-            LEGACY_VERSIONS[0]
+            version::HANDSHAKE[0]
         };
         let caps = serde_json::to_value(&p.capabilities).unwrap_or_else(|_| json!({}));
         session.set_negotiated(version.to_string(), caps);
         let mut result = Map::new();
         result.insert("protocolVersion".into(), Value::from(version));
-        result.insert("capabilities".into(), capabilities(server, Era::Legacy));
+        result.insert(
+            "capabilities".into(),
+            capabilities(server, Revision::V2025_11_25),
+        );
         result.insert("serverInfo".into(), server.info.clone());
         if let Some(i) = &server.instructions {
             result.insert("instructions".into(), Value::from(i.clone()));
@@ -423,13 +428,16 @@ async fn modern_request(
     let method = request.method.as_str();
     let meta = {
         let p: Option<MetaParams> = request.parse_params().ok();
-        modern::validate_meta(p.and_then(|p| p.meta).as_ref(), SUPPORTED_VERSIONS)?
+        modern::validate_meta(p.and_then(|p| p.meta).as_ref(), version::SUPPORTED)?
     };
     match method {
         method::SERVER_DISCOVER => {
             let mut r = Map::new();
-            r.insert("supportedVersions".into(), json!(SUPPORTED_VERSIONS));
-            r.insert("capabilities".into(), capabilities(server, Era::Modern));
+            r.insert("supportedVersions".into(), json!(version::SUPPORTED));
+            r.insert(
+                "capabilities".into(),
+                capabilities(server, Revision::V2026_07_28),
+            );
             if let Some(i) = &server.instructions {
                 r.insert("instructions".into(), Value::from(i.clone()));
             }

@@ -75,11 +75,10 @@
 //! 8. URL flows are completed by the server's own page calling
 //!    [`Server::complete_flow`] with the connect token.
 //!
-//! Header checks of 2026-07-28 HTTP (`-32020`) run before `handle`:
-//! [`http_rules::check_headers`]. [`Server::era_of`] tells which era a
-//! parsed message is for, and
-//! [`RequestInfo::era`] lets the transport force it (e.g. from
-//! `MCP-Protocol-Version`).
+//! Header checks of 2026-07-28 HTTP (`-32020`) are the HTTP transport's and
+//! run before `handle`. [`Server::revision_of`] tells which revision a parsed
+//! message is for, and [`RequestInfo::revision`] lets the transport force it
+//! (e.g. from `MCP-Protocol-Version`).
 //!
 //! # Behaviour worth knowing
 //!
@@ -124,7 +123,6 @@ mod context;
 mod dispatch;
 mod flow_port;
 pub mod form;
-pub mod http_rules;
 mod legacy;
 mod modern;
 mod prompt;
@@ -152,21 +150,7 @@ pub use tool::{NoArgs, ToolDef, ToolError, ToolOutput, UrlElicitation, input_sch
 use crate::flows::{FlowError, FlowStore, InMemoryFlowStore};
 use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
 
-/// The 2026-07-28 revision string.
-pub const MODERN_VERSION: &str = "2026-07-28";
-/// Revisions served with the `initialize` handshake, newest first.
-pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
-/// Every revision this server speaks (`server/discover`, `-32022` data).
-pub const SUPPORTED_VERSIONS: &[&str] = &["2026-07-28", "2025-11-25"];
-
-/// Which protocol era a message belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Era {
-    /// 2025-11-25 and earlier: `initialize`, sessions, server-to-client requests.
-    Legacy,
-    /// 2026-07-28: per-request `_meta`, stateless, `input_required`.
-    Modern,
-}
+pub use frontdesk_wire::Revision;
 
 /// Tunables. Human time is not machine time: waiting for a person has its own
 /// budget.
@@ -242,8 +226,8 @@ pub struct RequestInfo {
     /// `None` is anonymous. Sealed state and URL flows are bound to it.
     pub principal: Option<String>,
     /// Force the era (e.g. HTTP with `MCP-Protocol-Version: 2026-07-28`);
-    /// `None` lets [`Server::era_of`] decide from the body.
-    pub era: Option<Era>,
+    /// `None` lets [`Server::revision_of`] decide from the body.
+    pub revision: Option<Revision>,
 }
 
 /// The outcome of [`Server::handle`].
@@ -254,7 +238,7 @@ pub struct Handled {
     /// The status Streamable HTTP should use.
     pub http_status: u16,
     /// The era the message was served in (`None` when it could not be read).
-    pub era: Option<Era>,
+    pub revision: Option<Revision>,
 }
 
 pub(crate) struct ServerInner {
@@ -332,8 +316,8 @@ impl Server {
 
     /// Which era `message` is for, judged from its body: `server/discover` and
     /// any request whose `params._meta` carries a 2026-07-28 key are modern.
-    pub fn era_of(message: &Value) -> Era {
-        dispatch::era_of_value(message)
+    pub fn revision_of(message: &Value) -> Revision {
+        dispatch::revision_of_value(message)
     }
 
     /// Handle one parsed message. See the module docs for the contract.

@@ -14,7 +14,7 @@ use super::context::CallInner;
 use super::flow_port::{FlowTicket, Progress};
 use super::form::FormSchema;
 use super::rpc::RpcError;
-use super::{MODERN_VERSION, ServerInner};
+use super::{Revision, ServerInner};
 use crate::state::{Binding, RedeemError, RequestDigest, canonical_json, open_single_use};
 
 /// `_meta` keys of 2026-07-28.
@@ -45,7 +45,7 @@ pub(crate) fn validate_meta(
     let version = meta
         .protocol_version()
         .ok_or_else(|| missing("_meta[\"io.modelcontextprotocol/protocolVersion\"]"))?;
-    if version != MODERN_VERSION {
+    if version != Revision::V2026_07_28.as_str() {
         return Err(RpcError::from(ErrorObject::unsupported_protocol_version(
             version,
             supported.iter().copied(),

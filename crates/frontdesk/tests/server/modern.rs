@@ -381,11 +381,11 @@ async fn state_is_bound_to_the_principal() {
     let (sink, _rx) = frontdesk::server::OutboundSink::channel();
     let alice = frontdesk::server::RequestInfo {
         principal: Some("alice".into()),
-        era: None,
+        revision: None,
     };
     let mallory = frontdesk::server::RequestInfo {
         principal: Some("mallory".into()),
-        era: None,
+        revision: None,
     };
     let tool = "test_input_required_result_request_state";
     let msg = |params: Value| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});

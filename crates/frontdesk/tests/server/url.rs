@@ -180,7 +180,7 @@ async fn connect_token_is_single_use_and_bound_to_the_principal() {
     let (sink, _rx) = frontdesk::server::OutboundSink::channel();
     let info = frontdesk::server::RequestInfo {
         principal: Some("alice".into()),
-        era: None,
+        revision: None,
     };
     let caps = json!({"elicitation": {"url": {}}});
     let h = server
