@@ -20,8 +20,8 @@ use frontdesk_wire::CallToolResult;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::explain::explain;
 use crate::hosting::{ProtocolArg, WireLog, connect_demo, wire_printer};
+use frontdesk_host::explain::explain;
 
 /// How the lab reaches its in-process server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

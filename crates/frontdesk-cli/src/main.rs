@@ -9,7 +9,6 @@ mod call;
 mod check;
 mod conformance_client;
 mod connect;
-mod explain;
 mod hosting;
 mod lab;
 mod run;

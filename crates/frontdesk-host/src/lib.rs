@@ -11,6 +11,9 @@
 //! - [`HeadlessHandler`] (the client runtime's, re-exported): no person and no
 //!   script: `cancel`, with a reason.
 //!
+//! [`explain`] puts what travelled on the wire during one tool call into a few
+//! sentences (the lab's teaching lines), for any renderer.
+//!
 //! Everything a server says is escaped before it is printed ([`sanitize`]). The flows
 //! run on a [`screen::Screen`], so they are tested with [`screen::FakeScreen`]:
 //!
@@ -47,6 +50,7 @@
 //! ```
 
 pub mod consent;
+pub mod explain;
 pub mod queue;
 pub mod sanitize;
 pub mod screen;

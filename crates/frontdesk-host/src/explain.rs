@@ -1,4 +1,5 @@
-//! A few sentences on what travelled on the wire during one step of the lab.
+//! A few sentences on what travelled on the wire during one tool call: the lab's
+//! explanations, shared by the terminal and browser hosts.
 
 use frontdesk::client::{Direction, Revision};
 use serde_json::Value;
