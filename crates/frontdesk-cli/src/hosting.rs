@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use frontdesk::client::{
     Client, ClientConfig, Direction, ElicitationHandler, HandlerModes, ProtocolChoice, Revision,
 };
-use frontdesk::demo::{DemoOptions, brightgrid};
+use frontdesk_demo::{DemoOptions, brightgrid};
 use frontdesk_host::{Answers, HeadlessHandler, ScriptedHandler, TerminalHandler};
 use serde_json::Value;
 

@@ -9,9 +9,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use frontdesk::client::{Client, ClientConfig, ElicitationHandler, Revision};
-use frontdesk::demo::{DemoOptions, register};
 use frontdesk::http::{HttpOptions, bind};
 use frontdesk::server::Server;
+use frontdesk_demo::{DemoOptions, register};
 use frontdesk_host::screen::{LineQuestion, Screen};
 use frontdesk_host::terminal::TtyScreen;
 use frontdesk_host::{TerminalHandler, UrlAction, terminal_available};
@@ -123,6 +123,7 @@ async fn start(
             let until = stop.clone();
             tokio::spawn(async move {
                 let _ = listener
+                    .routes(frontdesk_demo::signin::router(server.clone()))
                     .serve_with_shutdown(server, async move { until.cancelled().await })
                     .await;
             });

@@ -4,8 +4,8 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::Args;
-use frontdesk::demo::{DemoOptions, brightgrid};
-use frontdesk::http::{HttpOptions, serve_demo};
+use frontdesk::http::{HttpOptions, bind};
+use frontdesk_demo::{DemoOptions, brightgrid};
 
 /// Arguments of `frontdesk serve`.
 #[derive(Debug, Args)]
@@ -28,7 +28,7 @@ pub struct ServeArgs {
     conformance_fixtures: bool,
 }
 
-/// Run `frontdesk serve` until the transport closes or Ctrl-C.
+/// Run `frontdesk serve` until the transport closes, Ctrl-C or SIGTERM.
 pub fn run(args: &ServeArgs) -> ExitCode {
     crate::run::block_on("serve", serve(args))
 }
@@ -39,7 +39,13 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
     };
     match args.http {
         // One listener serves the MCP endpoint and the demo's sign-in page.
-        Some(addr) => Ok(serve_demo(addr, HttpOptions::default(), &options).await?),
+        Some(addr) => {
+            let listener = bind(addr, HttpOptions::default())
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+            eprintln!("frontdesk: MCP endpoint at {}", listener.endpoint_url());
+            Ok(frontdesk_demo::serve_http(listener, &options).await?)
+        }
         None => {
             let server = brightgrid(&options).await?;
             Ok(frontdesk::server::stdio::serve_stdio(server).await?)

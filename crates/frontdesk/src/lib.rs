@@ -73,22 +73,21 @@
 //!
 //! Modules so far:
 //! - [`server`]: the MCP server (tools and prompts that ask, both revisions).
-//! - [`demo`]: the brightgrid demo `frontdesk serve` runs.
 //! - [`form`]: the form model (`frontdesk-form`), re-exported.
 //! - [`client`]: the MCP client and the elicitation handler interface.
 //! - [`state`]: sealed `requestState` (AEAD, key rotation, expiry, principal and
 //!   request binding) and single-use redemption through a nonce store.
 //! - [`flows`]: URL-mode elicitations as pending flows, with connect tokens.
-//! - [`http`]: the Streamable HTTP transport (both revisions on one endpoint)
-//!   and the demo's sign-in page.
+//! - [`http`]: the Streamable HTTP transport (both revisions on one endpoint).
+//! - [`shutdown`]: the signals that stop a `serve` function.
 //! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).
 
 pub mod client;
 pub mod clock;
-pub mod demo;
 pub mod flows;
 pub mod http;
 pub mod server;
+pub mod shutdown;
 pub mod state;
 pub mod store;
 

@@ -13,10 +13,10 @@ use frontdesk::client::{
     Client, ClientError, ElicitationKind, HandlerModes, HeadlessHandler, ProtocolChoice, Revision,
     Round, RoundState,
 };
-use frontdesk::demo::{self, DemoOptions};
 use frontdesk::server::{
     Answer, FormSchema, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput,
 };
+use frontdesk_demo::{self as demo, DemoOptions};
 use frontdesk_wire::CallToolResult;
 use serde_json::{Value, json};
 use support::{Step, TestHandler, Wire};

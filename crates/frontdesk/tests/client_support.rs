@@ -12,8 +12,8 @@ use frontdesk::client::{
     BoxFuture, Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationKind,
     ElicitationResponse, HandlerModes, ProtocolChoice,
 };
-use frontdesk::demo::{self, DemoOptions};
 use frontdesk::server::Server;
+use frontdesk_demo::{self as demo, DemoOptions};
 use serde_json::{Map, Value};
 
 #[path = "http_support.rs"]

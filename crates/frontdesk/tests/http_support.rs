@@ -7,9 +7,9 @@
 use std::pin::Pin;
 use std::time::Duration;
 
-use frontdesk::demo::{self, DemoOptions};
 use frontdesk::http::{self, HttpOptions};
 use frontdesk::server::Server;
+use frontdesk_demo::{self as demo, DemoOptions};
 use frontdesk_wire::header::encode_value;
 use futures::{Stream, StreamExt};
 use reqwest::header::CONTENT_TYPE;
@@ -69,6 +69,8 @@ pub async fn start_with(
     let mcp = listener.endpoint_url();
     let server = build(&base);
     let (tx, rx) = oneshot::channel::<()>();
+    // The demo's sign-in page next to the endpoint, as `frontdesk serve` mounts it.
+    let listener = listener.routes(demo::signin::router(server.clone()));
     tokio::spawn(listener.serve_with_shutdown(server, async {
         let _ = rx.await;
     }));

@@ -18,24 +18,31 @@
 //! `data:` line each, with `X-Accel-Buffering: no`, and keep-alive comments.
 //! See [`mcp`] for the JSON-versus-SSE rule.
 //!
-//! The demo's sign-in page (`GET`/`POST /signin`) is mounted next to the
-//! endpoint; its links must point at this listener, so bind first and build
-//! the demo with [`HttpListener::base_url`]:
+//! The transport mounts the MCP endpoint and nothing else. A server whose URL
+//! flows end on its own page (a sign-in, a payment) mounts that page next to
+//! the endpoint with [`HttpListener::routes`] and completes the flow from it
+//! with [`Server::complete_flow`], passing who the page identified:
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
-//! use frontdesk::demo::{self, DemoOptions};
+//! use axum::{Router, extract::{Query, State}, routing::get};
 //! use frontdesk::http::{self, HttpOptions};
 //! use frontdesk::server::Server;
+//! use std::collections::HashMap;
+//!
+//! async fn done(State(server): State<Server>, Query(q): Query<HashMap<String, String>>) -> &'static str {
+//!     // A real page identifies the person (session cookie, OAuth callback) first.
+//!     let token = q.get("token").map(String::as_str).unwrap_or_default();
+//!     match server.complete_flow(token, Some("user-42")).await {
+//!         Ok(()) => "Connected. You can close this tab.",
+//!         Err(_) => "This link is not valid.",
+//!     }
+//! }
 //!
 //! let listener = http::bind("127.0.0.1:3000".parse().unwrap(), HttpOptions::default()).await?;
-//! let server = demo::register(
-//!     Server::builder("brightgrid", "1.0.0"),
-//!     &listener.base_url(),
-//!     &DemoOptions::default(),
-//! )
-//! .build();
-//! listener.serve(server).await
+//! let server = Server::builder("shop", "1.0.0").build();
+//! let pages = Router::new().route("/connect/done", get(done)).with_state(server.clone());
+//! listener.routes(pages).serve(server).await
 //! # }
 //! ```
 
@@ -44,7 +51,6 @@ pub mod mcp;
 pub mod origin;
 mod respond;
 mod sessions;
-pub mod signin;
 pub mod sse;
 
 use std::future::Future;
@@ -60,7 +66,6 @@ use tokio_util::sync::CancellationToken;
 
 pub use origin::OriginPolicy;
 
-use crate::demo::{self, DemoOptions};
 use crate::server::Server;
 
 /// Transport settings.
@@ -85,11 +90,9 @@ pub struct HttpOptions {
     /// A session unused this long, with nothing in flight, is ended
     /// (default 1 h).
     pub session_idle: Duration,
-    /// Mount the demo sign-in page at `/signin` (default `true`).
-    pub signin_page: bool,
-    /// The base URL to put into sign-in links, when the bound address is not
-    /// what browsers should use (e.g. behind a proxy). Default: from the
-    /// bound address.
+    /// The base URL pages of this listener are reached at, when the bound
+    /// address is not what browsers should use (e.g. behind a proxy).
+    /// Default: from the bound address.
     pub public_base_url: Option<String>,
 }
 
@@ -104,7 +107,6 @@ impl Default for HttpOptions {
             replay_buffer: 256,
             max_sessions: 10_000,
             session_idle: Duration::from_secs(3600),
-            signin_page: true,
             public_base_url: None,
         }
     }
@@ -125,14 +127,13 @@ fn build(server: Server, options: HttpOptions, shutdown: CancellationToken) -> B
     } else {
         format!("/{}", options.endpoint)
     };
-    let signin_page = options.signin_page;
     let state = mcp::AppState {
         server,
         options: Arc::new(options),
         sessions: Arc::clone(&sessions),
         shutdown,
     };
-    let mut router = Router::new().route(
+    let router = Router::new().route(
         &endpoint,
         get(mcp::get)
             .post(mcp::post)
@@ -140,35 +141,37 @@ fn build(server: Server, options: HttpOptions, shutdown: CancellationToken) -> B
             .fallback(mcp::other)
             .layer(DefaultBodyLimit::disable()),
     );
-    if signin_page {
-        router = router.route(
-            "/signin",
-            get(signin::show)
-                .post(signin::submit)
-                .layer(DefaultBodyLimit::max(16 * 1024)),
-        );
-    }
     Built {
         router: router.with_state(state),
         sessions,
     }
 }
 
-/// The MCP endpoint (and, if enabled, the sign-in page) as a router, for
-/// embedding into a larger axum app. Its SSE streams end only with their
+/// The MCP endpoint as a router, for embedding into a larger axum app. Its SSE streams end only with their
 /// requests; use [`HttpListener::serve`] for graceful shutdown.
 pub fn router(server: Server, options: HttpOptions) -> Router {
     build(server, options, CancellationToken::new()).router
 }
 
-/// A bound listener, not yet serving: learn its address, build the server
-/// (the demo needs [`base_url`](Self::base_url) for its sign-in links), then
+/// A bound listener, not yet serving: learn its address (pages that hand out
+/// links need [`base_url`](Self::base_url)), build the server, mount any
+/// pages of your own with [`routes`](Self::routes), then
 /// [`serve`](Self::serve).
-#[derive(Debug)]
 pub struct HttpListener {
     listener: TcpListener,
     addr: SocketAddr,
     options: HttpOptions,
+    routes: Option<Router>,
+}
+
+impl std::fmt::Debug for HttpListener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpListener")
+            .field("addr", &self.addr)
+            .field("options", &self.options)
+            .field("routes", &self.routes.is_some())
+            .finish()
+    }
 }
 
 /// Bind `addr` (use `127.0.0.1`; port `0` picks a free one).
@@ -185,10 +188,22 @@ pub async fn bind(addr: SocketAddr, options: HttpOptions) -> std::io::Result<Htt
         listener,
         addr,
         options,
+        routes: None,
     })
 }
 
 impl HttpListener {
+    /// Serve `routes` (the application's own pages, e.g. where its URL flows
+    /// end) on this listener next to the MCP endpoint. Their paths must not
+    /// clash with the endpoint's. Calling it again adds more routes.
+    pub fn routes(mut self, routes: Router) -> Self {
+        self.routes = Some(match self.routes.take() {
+            Some(existing) => existing.merge(routes),
+            None => routes,
+        });
+        self
+    }
+
     /// The bound address.
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
@@ -218,16 +233,11 @@ impl HttpListener {
         format!("{}{}", self.base_url(), self.options.endpoint)
     }
 
-    /// Serve until ctrl-c, then end open streams and sessions and stop.
+    /// Serve until Ctrl-C or SIGTERM, then end open streams and sessions and
+    /// stop.
     pub async fn serve(self, server: Server) -> std::io::Result<()> {
-        self.serve_with_shutdown(server, async {
-            if let Err(e) = tokio::signal::ctrl_c().await {
-                tracing::error!(error = %e, "cannot listen for ctrl-c; serving until killed");
-                std::future::pending::<()>().await;
-            }
-            tracing::info!("ctrl-c: shutting down");
-        })
-        .await
+        self.serve_with_shutdown(server, crate::shutdown::requested())
+            .await
     }
 
     /// Serve until `signal` completes, then end open streams and sessions
@@ -239,10 +249,13 @@ impl HttpListener {
         let url = self.endpoint_url();
         let token = CancellationToken::new();
         let built = build(server, self.options, token.clone());
-        eprintln!("frontdesk: MCP endpoint at {url}");
         tracing::info!(%url, "Streamable HTTP listening");
         let sessions = built.sessions;
-        axum::serve(self.listener, built.router)
+        let app = match self.routes {
+            Some(routes) => built.router.merge(routes),
+            None => built.router,
+        };
+        axum::serve(self.listener, app)
             .with_graceful_shutdown(async move {
                 signal.await;
                 token.cancel();
@@ -252,26 +265,7 @@ impl HttpListener {
     }
 }
 
-/// Bind `addr` and serve `server` until ctrl-c (logs the URL to stderr).
-/// For the demo, whose sign-in links need the bound address, use [`bind`]
-/// and [`serve_demo`] instead.
+/// Bind `addr` and serve `server` until Ctrl-C or SIGTERM.
 pub async fn serve(server: Server, addr: SocketAddr, options: HttpOptions) -> std::io::Result<()> {
     bind(addr, options).await?.serve(server).await
-}
-
-/// Bind `addr` and serve the brightgrid demo, its sign-in links pointing at
-/// this listener, until ctrl-c.
-pub async fn serve_demo(
-    addr: SocketAddr,
-    options: HttpOptions,
-    demo_options: &DemoOptions,
-) -> std::io::Result<()> {
-    let listener = bind(addr, options).await?;
-    let server = demo::register(
-        Server::builder("brightgrid", env!("CARGO_PKG_VERSION")),
-        &listener.base_url(),
-        demo_options,
-    )
-    .build();
-    listener.serve(server).await
 }

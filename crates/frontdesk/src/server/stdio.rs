@@ -18,9 +18,16 @@ use tokio::task::JoinSet;
 
 use super::{OutboundSink, RequestInfo, Server};
 
-/// Serve on the process's stdin and stdout until stdin closes.
+/// Serve on the process's stdin and stdout until stdin closes, or Ctrl-C or
+/// SIGTERM arrive.
 pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
-    serve(server, tokio::io::stdin(), tokio::io::stdout()).await
+    serve_with_shutdown(
+        server,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        crate::shutdown::requested(),
+    )
+    .await
 }
 
 /// Serve on `reader`/`writer` until `reader` reaches end of input.
@@ -29,6 +36,24 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    serve_with_shutdown(server, reader, writer, std::future::pending()).await
+}
+
+/// Serve on `reader`/`writer` until `reader` reaches end of input or `signal`
+/// completes; either way the session ends the same (waiting questions end,
+/// in-flight calls are dropped, pending output is written).
+pub async fn serve_with_shutdown<R, W, F>(
+    server: Server,
+    reader: R,
+    writer: W,
+    signal: F,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+    F: std::future::Future<Output = ()> + Send,
+{
+    tokio::pin!(signal);
     let (out_tx, out_rx) = mpsc::unbounded_channel::<Value>();
     let writer_task = tokio::spawn(write_loop(writer, out_rx));
     let session = server.session();
@@ -52,7 +77,11 @@ where
     let mut line = Vec::new();
     loop {
         line.clear();
-        match read_line_bounded(&mut reader, &mut line, limit).await? {
+        let read = tokio::select! {
+            r = read_line_bounded(&mut reader, &mut line, limit) => r?,
+            () = &mut signal => break,
+        };
+        match read {
             LineRead::Eof => break,
             LineRead::TooLong => {
                 tracing::warn!(limit, "line over the size limit skipped");

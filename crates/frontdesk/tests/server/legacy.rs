@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use frontdesk::demo::ReturnForm;
 use frontdesk::server::Form;
+use frontdesk_demo::ReturnForm;
 use serde_json::{Value, json};
 
 /// The `requestedSchema` of `book_return`'s form, as it goes on the wire.

@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use frontdesk::demo::{self, DemoOptions};
 use frontdesk::server::{Server, ServerBuilder, stdio};
+use frontdesk_demo::{self as demo, DemoOptions};
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,

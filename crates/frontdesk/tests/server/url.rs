@@ -137,8 +137,7 @@ async fn modern_url_needs_url_capability() {
 
 #[tokio::test]
 async fn demo_signin_page_completes_the_flow() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let server = frontdesk::demo::brightgrid(&frontdesk::demo::DemoOptions::default())
+    let server = frontdesk_demo::brightgrid(&frontdesk_demo::DemoOptions::default())
         .await
         .unwrap();
     let mut c = Client::start(server);
@@ -148,22 +147,25 @@ async fn demo_signin_page_completes_the_flow() {
     let ask = c.recv().await;
     let url = ask["params"]["url"].as_str().unwrap().to_string();
     c.reply(&ask["id"], json!({"action": "accept"})).await;
-    let rest = url.strip_prefix("http://").unwrap();
-    let (addr, _) = rest.split_once('/').unwrap();
-    let body = format!("token={}&email=a%40b.example&password=x", token_of(&url));
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(
-        format!(
-            "POST /signin HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .as_bytes(),
-    )
-    .await
-    .unwrap();
-    let mut resp = String::new();
-    s.read_to_string(&mut resp).await.unwrap();
-    assert!(resp.starts_with("HTTP/1.1 200 OK"), "{resp}");
+    let (base, _) = url.split_once("/signin?").unwrap();
+    frontdesk::client::install_default_tls_provider();
+    let resp = reqwest::Client::new()
+        .post(format!("{base}/signin"))
+        .form(&[
+            ("token", token_of(&url).as_str()),
+            ("email", "a@b.example"),
+            ("password", "x"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert!(
+        resp.text()
+            .await
+            .unwrap()
+            .contains("Your store account is connected.")
+    );
     assert_eq!(
         c.recv().await["method"],
         "notifications/elicitation/complete"

@@ -1,20 +1,38 @@
-//! The demo's sign-in page, served next to the MCP endpoint:
-//! `GET /signin?token=…` shows a small self-contained form (the person
-//! "signs in"), `POST /signin` (form field `token`) completes the URL flow
-//! through [`Server::complete_flow`](crate::server::Server::complete_flow).
-//! These are the links `connect_store_account` hands out (see
-//! [`crate::demo::register`]).
+//! The demo's sign-in page, the one page that completes brightgrid's URL flows:
+//! `GET /signin?token=…` shows a small self-contained form (the person "signs
+//! in"), `POST /signin` (form field `token`) completes the flow through
+//! [`Server::complete_flow`]. These are the links `connect_store_account`
+//! hands out (see [`crate::register`]).
+//!
+//! It is mounted next to the MCP endpoint by `frontdesk serve --http`, and on
+//! its own loopback listener by [`crate::brightgrid`] for stdio and in-process
+//! use. The library mounts nothing of the kind by itself: a real server's page
+//! identifies the person and passes who it is to `complete_flow`.
 
 use std::collections::HashMap;
 
-use axum::extract::{Form, Query, State};
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Form, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-
-use super::mcp::{AppState, origin_rejected};
+use axum::routing::get;
+use frontdesk::http::OriginPolicy;
+use frontdesk::server::Server;
 
 /// The longest connect token the page accepts.
 const MAX_TOKEN: usize = 512;
+
+/// The sign-in routes (`/signin`), completing flows of `server`.
+pub fn router(server: Server) -> Router {
+    Router::new()
+        .route(
+            "/signin",
+            get(show)
+                .post(submit)
+                .layer(DefaultBodyLimit::max(16 * 1024)),
+        )
+        .with_state(server)
+}
 
 /// Escape text for HTML content and double-quoted attributes.
 pub fn escape_html(s: &str) -> String {
@@ -58,9 +76,11 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
              frame-ancestors 'none'; base-uri 'none'",
         ),
     );
+    // `same-origin`, not `no-referrer`: under `no-referrer` browsers send
+    // `Origin: null` on the form's POST, which the origin check must refuse.
     h.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(
@@ -87,7 +107,7 @@ fn unknown_link() -> Response {
 }
 
 /// `GET /signin?token=…`: the sign-in form.
-pub(crate) async fn show(Query(q): Query<HashMap<String, String>>) -> Response {
+async fn show(Query(q): Query<HashMap<String, String>>) -> Response {
     let Some(token) = token_of(&q) else {
         return unknown_link();
     };
@@ -106,18 +126,25 @@ pub(crate) async fn show(Query(q): Query<HashMap<String, String>>) -> Response {
 }
 
 /// `POST /signin` (form `token`): complete the flow.
-pub(crate) async fn submit(
-    State(st): State<AppState>,
+async fn submit(
+    State(server): State<Server>,
     h: HeaderMap,
     Form(fields): Form<HashMap<String, String>>,
 ) -> Response {
-    if let Some(r) = origin_rejected(&st, &h) {
-        return r;
+    let origin = h.get(header::ORIGIN).map(HeaderValue::as_bytes);
+    if !OriginPolicy::default().allows(origin) {
+        tracing::warn!(origin = ?origin.map(String::from_utf8_lossy), "sign-in from a disallowed Origin");
+        return page(
+            StatusCode::FORBIDDEN,
+            "Not allowed",
+            "<h1>This page cannot be submitted from another site</h1>\
+             <p>Open the sign-in link your assistant gave you and submit the form there.</p>",
+        );
     }
     let Some(token) = token_of(&fields) else {
         return unknown_link();
     };
-    match st.server.complete_flow(token, None).await {
+    match server.complete_flow(token, None).await {
         Ok(()) => page(
             StatusCode::OK,
             "Connected",

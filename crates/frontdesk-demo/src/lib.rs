@@ -1,4 +1,6 @@
-//! The "brightgrid" demo server: what `frontdesk serve` runs.
+//! The "brightgrid" demo server: what `frontdesk serve` and `frontdesk lab`
+//! run, built on the `frontdesk` library like any application would be. Not
+//! published: it is the project's example and test fixture.
 //!
 //! - `book_return`: a typed form ([`ReturnForm`], `#[derive(Form)]`), then a
 //!   confirmation; the result echoes what was booked (text and
@@ -11,12 +13,13 @@
 //! are off by default so the lab stays clean.
 
 pub mod fixtures;
-mod signin;
+pub mod signin;
 
 use serde_json::{Value, json};
 
-use crate::form::{Date, Email};
-use crate::server::{
+use frontdesk::form::{Date, Email};
+use frontdesk::http::HttpListener;
+use frontdesk::server::{
     Answer, Form, FormEnum, FormSchema, Server, ServerBuilder, ToolContext, ToolDef, ToolError,
     ToolOutput,
 };
@@ -156,7 +159,7 @@ pub fn register(builder: ServerBuilder, signin_base: &str, options: &DemoOptions
         .tool(ToolDef::new(
             "connect_store_account",
             "Connect the person's Brightgrid store account (sign-in happens in the browser)",
-            move |cx: ToolContext, _: crate::server::NoArgs| {
+            move |cx: ToolContext, _: frontdesk::server::NoArgs| {
                 let base = base.clone();
                 async move {
                     let answer = cx
@@ -184,8 +187,10 @@ pub fn register(builder: ServerBuilder, signin_base: &str, options: &DemoOptions
     builder
 }
 
-/// Build brightgrid and start its loopback sign-in page (on an ephemeral
-/// port of 127.0.0.1). The page lives as long as the tokio runtime.
+/// Build brightgrid and start its sign-in page ([`signin::router`]) on its
+/// own loopback listener (an ephemeral port of 127.0.0.1). The page lives as
+/// long as the tokio runtime. For Streamable HTTP, mount the page next to the
+/// endpoint instead (see [`serve_http`]).
 pub async fn brightgrid(options: &DemoOptions) -> std::io::Result<Server> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
     let base = format!("http://{}", listener.local_addr()?);
@@ -195,7 +200,28 @@ pub async fn brightgrid(options: &DemoOptions) -> std::io::Result<Server> {
         options,
     )
     .build();
-    tokio::spawn(signin::serve(listener, server.clone()));
+    let page = signin::router(server.clone());
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, page).await {
+            tracing::error!(error = %e, "brightgrid sign-in page stopped");
+        }
+    });
     tracing::info!(%base, "brightgrid sign-in page listening");
     Ok(server)
+}
+
+/// Serve brightgrid over Streamable HTTP on `listener`, its sign-in page on
+/// the same listener (links point at [`HttpListener::base_url`]), until the
+/// process is told to stop (Ctrl-C or SIGTERM).
+pub async fn serve_http(listener: HttpListener, options: &DemoOptions) -> std::io::Result<()> {
+    let server = register(
+        Server::builder("brightgrid", env!("CARGO_PKG_VERSION")),
+        &listener.base_url(),
+        options,
+    )
+    .build();
+    listener
+        .routes(signin::router(server.clone()))
+        .serve(server)
+        .await
 }

@@ -1,10 +1,11 @@
 //! The tools and prompt the MCP conformance suite calls (server scenarios of
 //! 2025-11-25 and 2026-07-28). Names, keys, messages and schemas are exactly
-//! what the suite expects; see `shared/notes/conformance.md` §4a and §4b.
+//! what the suite expects; see the suite's scenario sources (installed by
+//! `scripts/conformance.sh`).
 
 use serde_json::{Map, Value, json};
 
-use crate::server::{
+use frontdesk::server::{
     Answer, FormSchema, InputRequest, NoArgs, PromptDef, PromptOutput, ServerBuilder, ToolContext,
     ToolDef, ToolError, ToolOutput,
 };
@@ -226,9 +227,11 @@ async fn ir_capabilities(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolE
         .map(|(k, q)| (k.to_string(), q))
         .collect();
     if questions.is_empty() {
-        return Err(ToolError::Ask(crate::server::AskError::MissingCapability {
-            required: json!({"elicitation": {}}),
-        }));
+        return Err(ToolError::Ask(
+            frontdesk::server::AskError::MissingCapability {
+                required: json!({"elicitation": {}}),
+            },
+        ));
     }
     let answers = cx.ask_all(questions).await?;
     Ok(ToolOutput::text(format!(
