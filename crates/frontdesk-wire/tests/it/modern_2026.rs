@@ -5,8 +5,6 @@
 // Test helpers may unwrap too (clippy.toml allows it only inside #[test] fns).
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use frontdesk_wire::*;
 use serde_json::{Map, Value, json};
 
@@ -24,7 +22,7 @@ fn host_meta(caps: &ClientCapabilities) -> Meta {
 
 #[test]
 fn constructed_2026_messages_validate() {
-    let schema = common::Schema::load("2026-07-28");
+    let schema = frontdesk_testkit::Schema::load("2026-07-28");
     let caps = ClientCapabilities::with_elicitation(ElicitationModes::BOTH);
 
     // Round 1: tools/call.

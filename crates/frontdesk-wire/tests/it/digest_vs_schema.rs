@@ -1,61 +1,16 @@
-//! The digests (`shared/spec/*.md`) label their JSON examples with
-//! `<!-- schema: <revision>#<Def> -->`. Every labelled example is validated
-//! against the official schema.json (the schema wins) and, where this crate has
-//! a type for it, parsed and re-serialized. Known disagreements are listed here
-//! explicitly, so a new one fails the test.
+//! The digests (`shared/spec/*.md`, outside the repository) label their JSON
+//! examples with `<!-- schema: <revision>#<Def> -->`; `frontdesk-testkit` carries
+//! each labelled example as its own file (`data/digests/`). Every labelled example
+//! is validated against the official schema.json (the schema wins) and, where this
+//! crate has a type for it, parsed and re-serialized. Known disagreements are
+//! listed here explicitly, so a new one fails the test.
 
 // Test helpers may unwrap too (clippy.toml allows it only inside #[test] fns).
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
+use frontdesk_testkit::digest_examples;
 use frontdesk_wire::*;
 use serde_json::{Value, json};
-
-struct Labelled {
-    file: String,
-    line: usize,
-    revision: String,
-    def: String,
-    value: Value,
-}
-
-fn labelled_examples() -> Vec<Labelled> {
-    let mut out = Vec::new();
-    for file in ["ELICITATION.md", "MRTR.md", "JSONRPC-BASICS.md"] {
-        let path = common::spec_dir().join(file);
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let lines: Vec<&str> = text.lines().collect();
-        let mut i = 0;
-        while i < lines.len() {
-            if let Some(label) = lines[i]
-                .trim()
-                .strip_prefix("<!-- schema: ")
-                .and_then(|l| l.strip_suffix(" -->"))
-            {
-                let (revision, def) = label.split_once('#').expect("revision#Def");
-                assert_eq!(lines[i + 1].trim(), "```json", "{file}:{}", i + 2);
-                let end = (i + 2..lines.len())
-                    .find(|&j| lines[j].trim() == "```")
-                    .expect("closing fence");
-                let body = lines[i + 2..end].join("\n");
-                let value: Value = serde_json::from_str(&body)
-                    .unwrap_or_else(|e| panic!("{file}:{}: not JSON: {e}", i + 1));
-                out.push(Labelled {
-                    file: file.into(),
-                    line: i + 1,
-                    revision: revision.into(),
-                    def: def.into(),
-                    value,
-                });
-                i = end;
-            }
-            i += 1;
-        }
-    }
-    out
-}
 
 /// Digest examples that schema.json rejects, as `file:line revision#Def`.
 /// The schema wins; each entry says why the digest differs. (At this snapshot
@@ -138,15 +93,15 @@ fn typed_round_trip(revision: &str, def: &str, v: &Value) -> Option<Result<Value
 fn labelled_digest_examples_parse_with_this_crate() {
     let mut typed = 0;
     let mut failures = Vec::new();
-    for ex in labelled_examples() {
+    for ex in digest_examples() {
         let Some(out) = typed_round_trip(&ex.revision, &ex.def, &ex.value) else {
             continue;
         };
         typed += 1;
         match out {
             Ok(out) if out == ex.value => {}
-            Ok(out) => failures.push(format!("{}:{}: differs: {out}", ex.file, ex.line)),
-            Err(e) => failures.push(format!("{}:{}: {e}", ex.file, ex.line)),
+            Ok(out) => failures.push(format!("{}:{}: differs: {out}", ex.digest, ex.line)),
+            Err(e) => failures.push(format!("{}:{}: {e}", ex.digest, ex.line)),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -166,7 +121,7 @@ fn labelled_digest_examples_parse_with_this_crate() {
 fn float_answers_are_rejected_by_schema_json_but_accepted_here() {
     let answer = json!({ "action": "accept", "content": { "budget": 12.5 } });
     for revision in ["2025-11-25", "2026-07-28"] {
-        let schema = common::Schema::load(revision);
+        let schema = frontdesk_testkit::Schema::load(revision);
         assert!(
             !schema.errors("ElicitResult", &answer).is_empty(),
             "{revision}"
@@ -189,7 +144,7 @@ fn float_answers_are_rejected_by_schema_json_but_accepted_here() {
 /// `requestState`; schema.json only requires `resultType` (any string).
 #[test]
 fn input_required_rules_that_schema_json_cannot_express() {
-    let schema = common::Schema::load("2026-07-28");
+    let schema = frontdesk_testkit::Schema::load("2026-07-28");
     let not_really = json!({ "resultType": "complete" });
     assert!(schema.errors("InputRequiredResult", &not_really).is_empty());
     assert!(serde_json::from_value::<InputRequiredResult>(not_really).is_err());
@@ -216,7 +171,7 @@ fn input_required_rules_that_schema_json_cannot_express() {
 /// keeps a received one (round trip) and never emits one unless asked to.
 #[test]
 fn elicitation_id_in_2026_is_tolerated_by_the_schema_and_not_emitted_by_us() {
-    let schema = common::Schema::load("2026-07-28");
+    let schema = frontdesk_testkit::Schema::load("2026-07-28");
     let with_id =
         json!({"mode":"url","message":"m","url":"https://a.example/x","elicitationId":"e1"});
     assert!(schema.errors("ElicitRequestURLParams", &with_id).is_empty());
@@ -236,7 +191,7 @@ fn elicitation_id_in_2026_is_tolerated_by_the_schema_and_not_emitted_by_us() {
     );
 
     // …while 2025-11-25 requires it.
-    let legacy = common::Schema::load("2025-11-25");
+    let legacy = frontdesk_testkit::Schema::load("2025-11-25");
     assert!(!legacy.errors("ElicitRequestURLParams", &out).is_empty());
 }
 
@@ -245,9 +200,7 @@ fn elicitation_id_in_2026_is_tolerated_by_the_schema_and_not_emitted_by_us() {
 /// `id`. The schema allows it (extra member); this crate keeps it in `extra`.
 #[test]
 fn official_list_roots_example_carries_an_id() {
-    let path = common::spec_dir()
-        .join("schema/2026-07-28/examples/ListRootsRequest/list-roots-request.json");
-    let v = common::read_json(&path);
+    let v = frontdesk_testkit::example("ListRootsRequest/list-roots-request.json");
     assert!(v.get("id").is_some() && v.get("jsonrpc").is_none());
     let r: ListRootsRequest = serde_json::from_value(v).unwrap();
     assert!(r.extra.contains_key("id"));
@@ -259,12 +212,12 @@ fn official_list_roots_example_carries_an_id() {
 fn cancelled_request_id_optional_only_in_2025() {
     let n = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"x"}});
     assert!(
-        common::Schema::load("2025-11-25")
+        frontdesk_testkit::Schema::load("2025-11-25")
             .errors("CancelledNotification", &n)
             .is_empty()
     );
     assert!(
-        !common::Schema::load("2026-07-28")
+        !frontdesk_testkit::Schema::load("2026-07-28")
             .errors("CancelledNotification", &n)
             .is_empty()
     );
@@ -275,10 +228,10 @@ fn cancelled_request_id_optional_only_in_2025() {
 #[test]
 fn labelled_digest_examples_validate_against_schema_json() {
     let schemas = [
-        common::Schema::load("2025-11-25"),
-        common::Schema::load("2026-07-28"),
+        frontdesk_testkit::Schema::load("2025-11-25"),
+        frontdesk_testkit::Schema::load("2026-07-28"),
     ];
-    let examples = labelled_examples();
+    let examples = digest_examples();
     assert!(
         examples.len() >= 30,
         "only {} labelled examples found",
@@ -288,12 +241,12 @@ fn labelled_digest_examples_validate_against_schema_json() {
     for ex in &examples {
         let schema = schemas
             .iter()
-            .find(|s| s.revision == ex.revision)
+            .find(|s| s.revision() == ex.revision)
             .unwrap_or_else(|| panic!("unknown revision {}", ex.revision));
         let errors = schema.errors(&ex.def, &ex.value);
         if !errors.is_empty() {
             rejected.push((
-                format!("{}:{} {}#{}", ex.file, ex.line, ex.revision, ex.def),
+                format!("{}:{} {}#{}", ex.digest, ex.line, ex.revision, ex.def),
                 errors.join("; "),
             ));
         }

@@ -285,34 +285,14 @@ fn params_errors_become_invalid_params() {
     assert_eq!(resp.id, Some(RequestId::from(1)));
 }
 
+/// Arbitrary JSON that often looks like JSON-RPC: its member names and values.
 fn arb_json() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        any::<f64>().prop_map(Value::from),
-        "[a-z0-9./_-]{0,8}".prop_map(Value::from),
-        prop_oneof![Just("2.0"), Just("jsonrpc"), Just("id"), Just("method")].prop_map(Value::from),
-    ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
-        let key = prop_oneof![
-            Just("jsonrpc".to_string()),
-            Just("id".to_string()),
-            Just("method".to_string()),
-            Just("params".to_string()),
-            Just("result".to_string()),
-            Just("error".to_string()),
-            Just("code".to_string()),
-            Just("message".to_string()),
-            "[a-z]{1,4}",
-        ];
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-            prop::collection::vec((key, inner), 0..6)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-        ]
-    })
+    frontdesk_testkit::arb_json(
+        &[
+            "jsonrpc", "id", "method", "params", "result", "error", "code", "message",
+        ],
+        &["2.0", "jsonrpc", "id", "method"],
+    )
 }
 
 proptest! {

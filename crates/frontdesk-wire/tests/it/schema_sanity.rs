@@ -4,14 +4,12 @@
 // Test helpers may unwrap too (clippy.toml allows it only inside #[test] fns).
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use serde_json::json;
 
 #[test]
 fn the_validator_rejects_what_it_should() {
     for revision in ["2025-11-25", "2026-07-28"] {
-        let schema = common::Schema::load(revision);
+        let schema = frontdesk_testkit::Schema::load(revision);
         assert!(
             schema
                 .errors("ElicitResult", &json!({"action": "accept"}))

@@ -3,12 +3,10 @@
 //! schema.json, and parsed back to the same value.
 //!
 //! Regenerate after an intended change with
-//! `FRONTDESK_UPDATE_GOLDEN=1 cargo test -p frontdesk-wire --test golden_2025_11_25`.
+//! `FRONTDESK_UPDATE_GOLDEN=1 cargo test -p frontdesk-wire --test it golden_2025_11_25`.
 
 // Test helpers may unwrap too (clippy.toml allows it only inside #[test] fns).
 #![allow(clippy::unwrap_used)]
-
-mod common;
 
 use std::path::PathBuf;
 
@@ -316,7 +314,7 @@ fn golden_dir() -> PathBuf {
 #[test]
 fn golden_files_match_byte_for_byte_and_validate() {
     let update = std::env::var_os("FRONTDESK_UPDATE_GOLDEN").is_some();
-    let schema = common::Schema::load("2025-11-25");
+    let schema = frontdesk_testkit::Schema::load("2025-11-25");
     let mut failures = Vec::new();
     let goldens = goldens();
     for g in &goldens {

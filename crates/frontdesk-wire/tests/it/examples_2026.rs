@@ -1,11 +1,10 @@
 //! Every official 2026-07-28 example that is a type of this crate parses into
 //! that type and serializes back to equal JSON; the output also validates
-//! against the 2026-07-28 schema.json.
+//! against the 2026-07-28 schema.json. The examples are the whole official
+//! tree, carried by `frontdesk-testkit`.
 
 // Test helpers may unwrap too (clippy.toml allows it only inside #[test] fns).
 #![allow(clippy::unwrap_used)]
-
-mod common;
 
 use std::collections::BTreeSet;
 
@@ -317,20 +316,9 @@ const NOT_COVERED: &[(&str, &str)] = &[
     ),
 ];
 
-fn example_folders() -> BTreeSet<String> {
-    let dir = common::spec_dir().join("schema/2026-07-28/examples");
-    assert!(dir.is_dir(), "examples folder missing at {}", dir.display());
-    std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_type().unwrap().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect()
-}
-
 #[test]
 fn every_example_folder_is_either_covered_or_listed_as_not_covered() {
-    let folders = example_folders();
+    let folders = frontdesk_testkit::example_folders();
     let covered: BTreeSet<String> = covered().iter().map(|(n, _)| n.to_string()).collect();
     let skipped: BTreeSet<String> = NOT_COVERED.iter().map(|(n, _)| n.to_string()).collect();
     assert!(
@@ -355,8 +343,8 @@ fn every_example_folder_is_either_covered_or_listed_as_not_covered() {
 
 #[test]
 fn covered_examples_round_trip_and_stay_schema_valid() {
-    let schema = common::Schema::load("2026-07-28");
-    let dir = common::spec_dir().join("schema/2026-07-28/examples");
+    let schema = frontdesk_testkit::Schema::load("2026-07-28");
+    let dir = frontdesk_testkit::examples_dir();
     let mut files = 0;
     let mut failures = Vec::new();
     for (folder, round_trip) in covered() {
@@ -369,7 +357,7 @@ fn covered_examples_round_trip_and_stay_schema_valid() {
         assert!(!entries.is_empty(), "{folder} has no examples");
         for path in entries {
             files += 1;
-            let original = common::read_json(&path);
+            let original = frontdesk_testkit::read_json(&path);
             let name = format!("{folder}/{}", path.file_name().unwrap().to_string_lossy());
             match round_trip(&original) {
                 Err(e) => failures.push(format!("{name}: does not parse: {e}")),
@@ -410,11 +398,11 @@ fn unknown_members_survive_everywhere() {
             _ => {}
         }
     }
-    let dir = common::spec_dir().join("schema/2026-07-28/examples");
+    let dir = frontdesk_testkit::examples_dir();
     for (folder, round_trip) in covered() {
         for entry in std::fs::read_dir(dir.join(folder)).unwrap() {
             let path = entry.unwrap().path();
-            let mut value = common::read_json(&path);
+            let mut value = frontdesk_testkit::read_json(&path);
             add_unknown(
                 &mut value,
                 matches!(folder, "InputRequests" | "InputResponses"),
@@ -427,8 +415,8 @@ fn unknown_members_survive_everywhere() {
 
 #[test]
 fn typed_views_of_examples_are_right() {
-    let dir = common::spec_dir().join("schema/2026-07-28/examples");
-    let v = common::read_json(&dir.join(
+    let dir = frontdesk_testkit::examples_dir();
+    let v = frontdesk_testkit::read_json(&dir.join(
         "InputRequiredResult/input-required-result-with-elicitation-and-sampling-and-request-state.json",
     ));
     let r: MaybeInputRequired<CallToolResult> = serde_json::from_value(v).unwrap();
@@ -455,7 +443,7 @@ fn typed_views_of_examples_are_right() {
     assert_eq!(needs.elicitation_modes(), ElicitationModes::FORM);
     assert!(needs.sampling.is_some());
 
-    let v = common::read_json(
+    let v = frontdesk_testkit::read_json(
         &dir.join("InputResponses/elicitation-and-sampling-input-responses.json"),
     );
     let responses: InputResponses = serde_json::from_value(v).unwrap();
@@ -468,7 +456,7 @@ fn typed_views_of_examples_are_right() {
         InputResponse::CreateMessage(_)
     ));
 
-    let v = common::read_json(&dir.join("CallToolRequest/call-tool-request.json"));
+    let v = frontdesk_testkit::read_json(&dir.join("CallToolRequest/call-tool-request.json"));
     let JsonRpcMessage::Request(req) = JsonRpcMessage::from_value(v).unwrap() else {
         panic!()
     };
@@ -479,8 +467,9 @@ fn typed_views_of_examples_are_right() {
     assert_eq!(fields.client_capabilities, ClientCapabilities::default());
     assert_eq!(fields.client_info.unwrap().name, "ExampleClient");
 
-    let v =
-        common::read_json(&dir.join("UnsupportedProtocolVersionError/unsupported-version.json"));
+    let v = frontdesk_testkit::read_json(
+        &dir.join("UnsupportedProtocolVersionError/unsupported-version.json"),
+    );
     let JsonRpcMessage::Error(e) = JsonRpcMessage::from_value(v).unwrap() else {
         panic!()
     };
@@ -492,7 +481,7 @@ fn typed_views_of_examples_are_right() {
     assert_eq!(data.requested, "1900-01-01");
     assert_eq!(data.supported, ["2026-07-28", "2025-11-25"]);
 
-    let v = common::read_json(
+    let v = frontdesk_testkit::read_json(
         &dir.join("MissingRequiredClientCapabilityError/missing-elicitation-capability.json"),
     );
     let JsonRpcMessage::Error(e) = JsonRpcMessage::from_value(v).unwrap() else {
