@@ -8,7 +8,7 @@
 use frontdesk_form::FormSchema;
 use serde_json::Value;
 
-const TABLE: &str = include_str!("data/validation_cases.json");
+const TABLE: &str = include_str!("../data/validation_cases.json");
 
 #[test]
 fn validation_table() {

@@ -4,52 +4,13 @@
 //! Set `UPDATE_GOLDEN=1` to rewrite the golden file after an intended change.
 
 use frontdesk_form::{FormSchema, StringFormat};
+use frontdesk_testkit::{REVISIONS, Schema};
 use serde_json::{Value, json};
 
-const SCHEMA_2025: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/spec/schema/2025-11-25/schema.json"
-);
-const SCHEMA_2026: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/spec/schema/2026-07-28/schema.json"
-);
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/every_kind.json");
-const SPEC: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/spec/ELICITATION.md"
-);
 
-fn read(path: &str) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {path}: {e}. The shared spec folder must sit beside the checkout \
-             (../shared relative to the repository root)."
-        )
-    })
-}
-
-fn official(path: &str) -> Value {
-    serde_json::from_str(&read(path)).expect("official schema.json is JSON")
-}
-
-/// A validator for `#/$defs/<def>` of an official schema document: a wrapper schema that
-/// carries the document's `$defs` and refers to one of them.
-fn validator(doc: &Value, def: &str) -> jsonschema::Validator {
-    let wrapper = json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$ref": format!("#/$defs/{def}"),
-        "$defs": doc["$defs"].clone(),
-    });
-    jsonschema::options()
-        .should_validate_formats(true)
-        .build(&wrapper)
-        .expect("official schema compiles")
-}
-
-fn assert_valid(v: &jsonschema::Validator, instance: &Value, what: &str) {
-    let errors: Vec<String> = v.iter_errors(instance).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{what} does not validate: {errors:#?}");
+fn read_golden() -> Value {
+    frontdesk_testkit::read_json(std::path::Path::new(GOLDEN))
 }
 
 fn every_kind() -> FormSchema {
@@ -132,24 +93,23 @@ fn builder_output_matches_golden_file() {
 
 #[test]
 fn golden_file_validates_against_both_official_schemas() {
-    let golden: Value = serde_json::from_str(&read(GOLDEN)).expect("golden is JSON");
-    for path in [SCHEMA_2025, SCHEMA_2026] {
-        let doc = official(path);
-        let v = validator(&doc, "ElicitRequestFormParams");
-        assert_valid(&v, &golden, &format!("golden form params under {path}"));
-        // The wrapper really checks: a nested object is rejected.
+    let golden = read_golden();
+    for revision in REVISIONS {
+        let schema = Schema::load(revision);
+        schema.assert_valid("ElicitRequestFormParams", &golden, "golden form params");
+        // The validator really checks: a nested object is rejected.
         let mut bad = golden.clone();
         bad["requestedSchema"]["properties"]["nested"] = json!({"type": "object"});
         assert!(
-            !v.is_valid(&bad),
-            "a nested object must not validate under {path}"
+            !schema.is_valid("ElicitRequestFormParams", &bad),
+            "a nested object must not validate under {revision}"
         );
     }
 }
 
 #[test]
 fn golden_file_parses_cleanly_and_round_trips() {
-    let golden: Value = serde_json::from_str(&read(GOLDEN)).expect("golden is JSON");
+    let golden = read_golden();
     let parsed = FormSchema::parse(&golden["requestedSchema"]).expect("parses");
     assert!(parsed.is_clean(), "{:?}", parsed.diagnostics);
     assert_eq!(parsed.schema.to_json(), golden["requestedSchema"]);
@@ -169,21 +129,15 @@ fn an_accepted_answer_validates_against_elicit_result() {
     form.validate_value(&content)
         .expect("the answer is valid for our form");
     let result = json!({"action": "accept", "content": content});
-    for path in [SCHEMA_2025, SCHEMA_2026] {
-        let v = validator(&official(path), "ElicitResult");
-        assert_valid(&v, &result, &format!("ElicitResult under {path}"));
+    for revision in REVISIONS {
+        Schema::load(revision).assert_valid("ElicitResult", &result, "the accepted answer");
     }
 }
 
-/// The full example of ELICITATION.md §3.4, taken from the document itself.
+/// The full example of ELICITATION.md §3.4 (our digest of the elicitation
+/// specification), carried verbatim by `frontdesk-testkit`.
 fn spec_example() -> Value {
-    let md = read(SPEC);
-    let anchor = "<!-- schema: 2026-07-28#ElicitRequestFormParams -->";
-    let start = md.find(anchor).expect("§3.4 example present") + anchor.len();
-    let body = &md[start..];
-    let open = body.find("```json").expect("json fence") + "```json".len();
-    let close = body[open..].find("```").expect("closing fence") + open;
-    serde_json::from_str(&body[open..close]).expect("§3.4 example is JSON")
+    frontdesk_testkit::elicitation_form_example()
 }
 
 #[test]
@@ -216,9 +170,8 @@ fn spec_example_parses_without_diagnostics_and_reserializes_identically() {
         ]
     );
     // And the example validates against both official schemas.
-    for path in [SCHEMA_2025, SCHEMA_2026] {
-        let v = validator(&official(path), "ElicitRequestFormParams");
-        assert_valid(&v, &example, &format!("§3.4 example under {path}"));
+    for revision in REVISIONS {
+        Schema::load(revision).assert_valid("ElicitRequestFormParams", &example, "§3.4 example");
     }
 }
 

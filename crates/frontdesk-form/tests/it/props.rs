@@ -253,53 +253,27 @@ proptest! {
     }
 }
 
+/// Arbitrary JSON that often uses the schema subset's keywords and type names.
 fn arb_json() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(|n| json!(n)),
-        any::<f64>()
-            .prop_filter("finite", |f| f.is_finite())
-            .prop_map(|f| json!(f)),
-        prop_oneof![
-            Just("string".to_owned()),
-            Just("number".to_owned()),
-            Just("integer".to_owned()),
-            Just("boolean".to_owned()),
-            Just("array".to_owned()),
-            Just("object".to_owned()),
-            Just("email".to_owned()),
-            "\\PC{0,8}"
-        ]
-        .prop_map(Value::String),
-    ];
-    leaf.prop_recursive(4, 32, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec(
-                (
-                    prop_oneof![
-                        Just("type".to_owned()),
-                        Just("enum".to_owned()),
-                        Just("oneOf".to_owned()),
-                        Just("anyOf".to_owned()),
-                        Just("items".to_owned()),
-                        Just("const".to_owned()),
-                        Just("title".to_owned()),
-                        Just("default".to_owned()),
-                        Just("minLength".to_owned()),
-                        Just("maximum".to_owned()),
-                        Just("minItems".to_owned()),
-                        Just("format".to_owned()),
-                        Just("pattern".to_owned()),
-                        Just("enumNames".to_owned()),
-                        "[a-z]{1,6}"
-                    ],
-                    inner
-                ),
-                0..6
-            )
-            .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-        ]
-    })
+    frontdesk_testkit::arb_json(
+        &[
+            "type",
+            "enum",
+            "oneOf",
+            "anyOf",
+            "items",
+            "const",
+            "title",
+            "default",
+            "minLength",
+            "maximum",
+            "minItems",
+            "format",
+            "pattern",
+            "enumNames",
+        ],
+        &[
+            "string", "number", "integer", "boolean", "array", "object", "email",
+        ],
+    )
 }
