@@ -4,8 +4,8 @@
 //! - **Lenient parse** for hosts ([`FormSchema::parse`]): any schema a real server sends,
 //!   with problems reported as [`Diagnostic`]s and unsupported fields kept as
 //!   [`FieldKind::Unsupported`]; re-serializes exactly as sent.
-//! - **Strict build** for servers ([`FormSchema::builder`]): anything outside the subset is
-//!   a [`BuildError`].
+//! - **Strict build** for servers ([`FormSchema::builder`], or [`FormSchema::parse_strict`]
+//!   for a schema written as JSON): anything outside the subset is a [`BuildError`].
 //! - **Validation** of an answer ([`FormSchema::validate`]): every problem, per field, with
 //!   a stable [`ErrorCode`] and a readable message.
 //! - **Defaults** ([`FormSchema::apply_defaults`], [`FormSchema::prefill`]), a

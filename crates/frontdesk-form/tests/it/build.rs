@@ -261,3 +261,83 @@ fn built_schema_round_trips_through_the_lenient_parser() {
     );
     assert!(form.lint().is_empty());
 }
+
+/// A schema written as JSON is held to the builder's rules by `parse_strict`; a
+/// non-string enum (issue 9) is refused with the field, the rule and the reason.
+#[test]
+fn parse_strict_refuses_a_non_string_enum_precisely() {
+    let e = FormSchema::parse_strict(&json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "boxes": {"type": "integer", "enum": [1, 2, 3]}
+        }
+    }))
+    .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("boxes"));
+    assert_eq!(e.code, D::NonStringEnum);
+    assert_eq!(
+        e.to_string(),
+        "field \"boxes\": \"enum\" on a field of type \"integer\" is outside the elicitation \
+         schema: options must be strings, in a field of \"type\": \"string\""
+    );
+    for (def, code) in [
+        (
+            json!({"type": "boolean", "enum": [true, false]}),
+            D::NonStringEnum,
+        ),
+        (
+            json!({"type": "number", "oneOf": [{"const": 1, "title": "One"}]}),
+            D::NonStringEnum,
+        ),
+        (
+            json!({"type": "array", "items": {"type": "number", "enum": [1]}}),
+            D::NonStringOption,
+        ),
+    ] {
+        let schema = json!({"type": "object", "properties": {"f": def}});
+        let e = FormSchema::parse_strict(&schema).unwrap_err();
+        assert_eq!((e.field.as_deref(), e.code), (Some("f"), code), "{schema}");
+    }
+}
+
+#[test]
+fn parse_strict_accepts_what_the_builder_builds_and_refuses_what_it_would_refuse() {
+    let built = FormSchema::builder()
+        .title("Return")
+        .select("reason", |f| {
+            f.option("damaged", "Damaged").option("other", "Other")
+        })
+        .integer("boxes", |f| f.range(1, 3).default(1))
+        .multi_select("tags", |f| f.options(["a", "b"]))
+        .string("email", |f| f.email().required())
+        .build()
+        .unwrap();
+    let parsed = FormSchema::parse_strict(&built.to_json()).unwrap();
+    assert_eq!(parsed.to_json(), built.to_json());
+    // Lenient parse takes these; the strict rules do not.
+    for (schema, field, code) in [
+        (
+            json!({"type": "object", "title": " ", "properties": {}}),
+            None,
+            D::InvalidTitle,
+        ),
+        (json!({"properties": {}}), None, D::NotObjectType),
+        (
+            json!({"type": "object", "properties": {"a b": {"type": "string"}}}),
+            Some("a b"),
+            D::InvalidKey,
+        ),
+        (
+            json!({"type": "object", "properties": {"x": {"type": "object"}}}),
+            Some("x"),
+            D::NestedObject,
+        ),
+    ] {
+        assert!(FormSchema::parse(&schema).is_ok(), "{schema}");
+        let e = FormSchema::parse_strict(&schema).unwrap_err();
+        assert_eq!((e.field.as_deref(), e.code), (field, code), "{schema}");
+    }
+    let e = FormSchema::parse_strict(&json!([1])).unwrap_err();
+    assert_eq!((e.field, e.code), (None, D::NotObjectType));
+}

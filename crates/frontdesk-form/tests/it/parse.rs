@@ -1,8 +1,8 @@
 //! Lenient parsing: what real servers send, kept verbatim, with typed diagnostics.
 
 use frontdesk_form::{
-    DiagnosticCode as D, FieldKind, FormSchema, Limits, MultiSelectStyle, ParseError, SelectStyle,
-    StringFormat,
+    DiagnosticCode as D, ErrorCode, FieldKind, FormSchema, Limits, MultiSelectStyle, ParseError,
+    SelectStyle, StringFormat,
 };
 use serde_json::{Value, json};
 
@@ -376,4 +376,90 @@ fn diagnostics_serialize_with_snake_case_codes() {
         json!([{"field": "a", "code": "nested_object", "message": "nested objects are not supported in a form"}])
     );
     assert_eq!(parsed.diagnostics_for("a").count(), 1);
+}
+
+/// Issue 9: a non-string `enum` (or `oneOf`) is outside the subset. It used to parse as a
+/// plain number/boolean field with the enum ignored, so `5` answered `enum: [1, 2, 3]`.
+#[test]
+fn non_string_enums_are_reported_and_kept_unsupported() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "int": {"type": "integer", "enum": [1, 2, 3]},
+            "num": {"type": "number", "enum": [1.5, 2.5]},
+            "flag": {"type": "boolean", "enum": [true]},
+            "mixed": {"type": "integer", "enum": [1, "two"]},
+            "titled": {"type": "integer", "oneOf": [{"const": 1, "title": "One"}]},
+            "list": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "enum": [["a"]]},
+            "intItems": {"type": "array", "items": {"type": "integer", "enum": [1, 2]}},
+            "intAnyOf": {"type": "array", "items": {"type": "integer", "anyOf": [{"const": "a", "title": "A"}]}},
+            "ok": {"type": "string", "enum": ["1", "2"]}
+        }
+    });
+    let parsed = FormSchema::parse(&schema).unwrap();
+    let got: Vec<(Option<String>, D)> = parsed
+        .diagnostics
+        .iter()
+        .map(|d| (d.field.clone(), d.code))
+        .collect();
+    let f = |k: &str, c| (Some(k.to_owned()), c);
+    assert_eq!(
+        got,
+        [
+            f("int", D::NonStringEnum),
+            f("num", D::NonStringEnum),
+            f("flag", D::NonStringEnum),
+            f("mixed", D::NonStringEnum),
+            f("titled", D::NonStringEnum),
+            f("list", D::NonStringEnum),
+            f("intItems", D::NonStringOption),
+            f("intAnyOf", D::NonStringOption),
+        ]
+    );
+    let s = &parsed.schema;
+    assert!(!s.is_fully_supported());
+    for key in [
+        "int", "num", "flag", "mixed", "titled", "list", "intItems", "intAnyOf",
+    ] {
+        let field = s.field(key).unwrap();
+        assert!(!field.is_supported(), "{key}");
+        assert_eq!(
+            field.to_json(),
+            &schema["properties"][key],
+            "{key} kept raw"
+        );
+    }
+    assert!(s.field("ok").unwrap().is_supported());
+    assert_eq!(s.to_json(), schema, "re-serializes as sent");
+
+    // The enum is no longer silently dropped: no answer is accepted for the field.
+    for answer in [json!({"int": 5}), json!({"int": 1})] {
+        let errors = s.validate_value(&answer).unwrap_err();
+        assert_eq!(errors.errors()[0].code, ErrorCode::UnsupportedField);
+    }
+
+    let d = parsed.diagnostics_for("int").next().unwrap();
+    assert_eq!(
+        d.message,
+        "\"enum\" on a field of type \"integer\" is outside the elicitation schema: \
+         options must be strings, in a field of \"type\": \"string\""
+    );
+    let d = parsed.diagnostics_for("titled").next().unwrap();
+    assert!(
+        d.message
+            .starts_with("\"oneOf\" on a field of type \"integer\""),
+        "{}",
+        d.message
+    );
+    let d = parsed.diagnostics_for("list").next().unwrap();
+    assert!(
+        d.message
+            .ends_with("a multi-select lists its string options under \"items\""),
+        "{}",
+        d.message
+    );
+    assert_eq!(
+        serde_json::to_value(D::NonStringEnum).unwrap(),
+        json!("non_string_enum")
+    );
 }

@@ -3,7 +3,8 @@
 //! Each case has a `name`, a `schema` (parsed leniently, as a host would), an `answer`
 //! (the `content` of an `accept`), and `expected`: `"ok"` or the exact list of
 //! `{field, code}` problems in the order they are reported. An optional `message` is the
-//! exact text of the first problem.
+//! exact text of the first problem. An optional `diagnostics` is the exact list of
+//! `{field, code}` diagnostics of the lenient parse (`[]`: the schema parses clean).
 
 use frontdesk_form::FormSchema;
 use serde_json::Value;
@@ -22,6 +23,20 @@ fn validation_table() {
         assert!(names.insert(name), "duplicate case name {name}");
         let parsed = FormSchema::parse(&case["schema"])
             .unwrap_or_else(|e| panic!("{name}: schema does not parse: {e}"));
+        if let Some(Value::Array(list)) = case.get("diagnostics") {
+            let want = pairs(list);
+            let got: Vec<(Option<String>, String)> = parsed
+                .diagnostics
+                .iter()
+                .map(|d| (d.field.clone(), code_name(&d.code)))
+                .collect();
+            if got != want {
+                failures.push(format!(
+                    "{name}: expected diagnostics {want:?}, got {got:?}"
+                ));
+                continue;
+            }
+        }
         let got: Vec<(Option<String>, String)> = match parsed.schema.validate_value(&case["answer"])
         {
             Ok(()) => Vec::new(),
@@ -33,15 +48,7 @@ fn validation_table() {
         };
         let want: Vec<(Option<String>, String)> = match &case["expected"] {
             Value::String(s) if s == "ok" => Vec::new(),
-            Value::Array(list) => list
-                .iter()
-                .map(|e| {
-                    (
-                        e["field"].as_str().map(str::to_owned),
-                        e["code"].as_str().expect("code").to_owned(),
-                    )
-                })
-                .collect(),
+            Value::Array(list) => pairs(list),
             other => panic!("{name}: bad expected value {other}"),
         };
         if got != want {
@@ -68,4 +75,24 @@ fn validation_table() {
         cases.len(),
         failures.join("\n")
     );
+}
+
+/// `[{field, code}, ..]` as pairs.
+fn pairs(list: &[Value]) -> Vec<(Option<String>, String)> {
+    list.iter()
+        .map(|e| {
+            (
+                e["field"].as_str().map(str::to_owned),
+                e["code"].as_str().expect("code").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A diagnostic code's stable wire name (`"non_string_enum"`).
+fn code_name(code: &frontdesk_form::DiagnosticCode) -> String {
+    match serde_json::to_value(code) {
+        Ok(Value::String(s)) => s,
+        other => panic!("a diagnostic code serializes as a string, not {other:?}"),
+    }
 }
