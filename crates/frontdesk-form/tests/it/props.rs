@@ -3,9 +3,12 @@
 //! - a generated valid answer always validates;
 //! - a mutated answer reports exactly the field that was broken;
 //! - lenient parsing never panics and re-serializes whatever object it was given;
-//! - pattern translation and format checks never panic.
+//! - pattern translation and format checks never panic;
+//! - `accept` (the one answer pipeline): accepted content always validates, undeclared
+//!   keys never change the verdict, and it agrees with the server's and client's former
+//!   pipelines wherever those agreed.
 
-use frontdesk_form::{FormSchema, formats, pattern};
+use frontdesk_form::{Defaults, ErrorCode, FormSchema, ValidationErrors, formats, pattern};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -152,8 +155,184 @@ fn valid_answer(specs: &[(Spec, bool)], keys: &[String], seeds: &[u64]) -> Map<S
     answer
 }
 
+/// Like [`form`], with a valid default on some fields (chosen by `seeds`), required or not.
+fn form_with_defaults(specs: &[(Spec, bool)], seeds: &[u64]) -> (FormSchema, Vec<String>) {
+    let (plain, keys) = form(specs);
+    let mut schema = plain.to_json();
+    for (i, (s, _)) in specs.iter().enumerate() {
+        let seed = seeds[i % seeds.len()];
+        if seed % 4 < 2 {
+            schema["properties"][&keys[i]]["default"] = valid_value(s, seed.rotate_left(17));
+        }
+    }
+    let parsed = FormSchema::parse(&schema).expect("generated schema parses");
+    assert!(parsed.is_clean(), "{:?}", parsed.diagnostics);
+    (parsed.schema, keys)
+}
+
+/// Content to judge: per field, by `plan`, a valid value, a broken one, an arbitrary
+/// one, a valid integer sent as a whole float, or nothing.
+fn content_for(
+    specs: &[(Spec, bool)],
+    keys: &[String],
+    plan: &[(u8, u64)],
+    arbitrary: &[Value],
+) -> Map<String, Value> {
+    let mut content = Map::new();
+    for (i, (s, _)) in specs.iter().enumerate() {
+        let (how, seed) = plan[i % plan.len()];
+        let value = match how {
+            0 => continue,
+            1 => valid_value(s, seed),
+            2 => broken_value(s, seed),
+            3 => arbitrary[i % arbitrary.len()].clone(),
+            _ => match (s, valid_value(s, seed)) {
+                (Spec::Integer { .. }, Value::Number(n)) => json!(n.as_f64().unwrap_or(0.0)),
+                (_, v) => v,
+            },
+        };
+        content.insert(keys[i].clone(), value);
+    }
+    content
+}
+
+/// `content` with `extras` spliced in among its keys (each before the key at its index).
+fn with_extras(
+    content: &Map<String, Value>,
+    extras: &[(usize, String, Value)],
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    let len = content.len();
+    for (i, (k, v)) in content.iter().enumerate() {
+        for (_, ek, ev) in extras.iter().filter(|(at, _, _)| at % (len + 1) == i) {
+            out.entry(ek.clone()).or_insert_with(|| ev.clone());
+        }
+        out.insert(k.clone(), v.clone());
+    }
+    for (_, ek, ev) in extras.iter().filter(|(at, _, _)| at % (len + 1) == len) {
+        out.entry(ek.clone()).or_insert_with(|| ev.clone());
+    }
+    out
+}
+
+type Verdict = Result<Map<String, Value>, ValidationErrors>;
+
+fn verdict(schema: &FormSchema, content: Map<String, Value>, defaults: Defaults) -> Verdict {
+    schema.accept(content, defaults).map(|a| a.into_content())
+}
+
+/// The server's pipeline before `accept`: drop undeclared keys, normalize, validate,
+/// then apply defaults.
+fn former_server(schema: &FormSchema, content: &Map<String, Value>) -> Verdict {
+    let mut clean: Map<String, Value> = content
+        .iter()
+        .filter(|(k, _)| schema.field(k).is_some())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    schema.normalize(&mut clean);
+    schema.validate(&clean)?;
+    schema.apply_defaults(&mut clean);
+    Ok(clean)
+}
+
+/// The client's pipeline before `accept`: normalize, defaults if configured, validate
+/// (undeclared keys rejected).
+fn former_client(schema: &FormSchema, content: &Map<String, Value>, apply: bool) -> Verdict {
+    let mut content = content.clone();
+    schema.normalize(&mut content);
+    if apply {
+        schema.apply_defaults(&mut content);
+    }
+    schema.validate(&content)?;
+    Ok(content)
+}
+
+fn defaults(apply: bool) -> Defaults {
+    if apply {
+        Defaults::Apply
+    } else {
+        Defaults::Leave
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn accepted_content_always_validates(
+        specs in prop::collection::vec(spec(), 0..10),
+        seeds in prop::collection::vec(any::<u64>(), 1..10),
+        plan in prop::collection::vec((0u8..5, any::<u64>()), 1..10),
+        arbitrary in prop::collection::vec(arb_json(), 1..4),
+        extras in prop::collection::vec((any::<usize>(), "x_[a-z]{1,3}", arb_json()), 0..4),
+        apply in any::<bool>(),
+    ) {
+        let (schema, keys) = form_with_defaults(&specs, &seeds);
+        let content = with_extras(&content_for(&specs, &keys, &plan, &arbitrary), &extras);
+        let undeclared: Vec<String> =
+            content.keys().filter(|k| schema.field(k).is_none()).cloned().collect();
+        match schema.accept(content.clone(), defaults(apply)) {
+            Ok(accepted) => {
+                prop_assert!(schema.validate(accepted.content()).is_ok(), "{:?}", accepted);
+                prop_assert_eq!(accepted.dropped(), undeclared.as_slice());
+                for field in schema.fields() {
+                    let filled = apply && !field.is_required() && field.default_value().is_some();
+                    if filled || content.contains_key(field.key()) {
+                        prop_assert!(accepted.content().contains_key(field.key()), "{}", field.key());
+                    } else {
+                        prop_assert!(!accepted.content().contains_key(field.key()), "{}", field.key());
+                    }
+                }
+            }
+            Err(errors) => {
+                prop_assert!(errors.errors().iter().all(|e| e.code != ErrorCode::UnknownField));
+                prop_assert!(errors.errors().iter().all(|e| e.field.as_deref().is_some_and(|k| schema.field(k).is_some())));
+            }
+        }
+    }
+
+    #[test]
+    fn undeclared_keys_never_change_the_verdict(
+        specs in prop::collection::vec(spec(), 0..10),
+        seeds in prop::collection::vec(any::<u64>(), 1..10),
+        plan in prop::collection::vec((0u8..5, any::<u64>()), 1..10),
+        arbitrary in prop::collection::vec(arb_json(), 1..4),
+        extras in prop::collection::vec((any::<usize>(), "x_[a-z]{1,3}", arb_json()), 1..5),
+        apply in any::<bool>(),
+    ) {
+        let (schema, keys) = form_with_defaults(&specs, &seeds);
+        let plain = content_for(&specs, &keys, &plan, &arbitrary);
+        let noisy = with_extras(&plain, &extras);
+        prop_assert!(noisy.len() > plain.len());
+        let without = schema.accept(plain.clone(), defaults(apply));
+        prop_assert!(without.as_ref().map_or(true, |a| a.dropped().is_empty()));
+        prop_assert_eq!(
+            without.map(|a| a.into_content()),
+            verdict(&schema, noisy, defaults(apply))
+        );
+    }
+
+    #[test]
+    fn accept_agrees_with_the_former_pipelines_where_they_agreed(
+        specs in prop::collection::vec(spec(), 0..10),
+        seeds in prop::collection::vec(any::<u64>(), 1..10),
+        plan in prop::collection::vec((0u8..5, any::<u64>()), 1..10),
+        arbitrary in prop::collection::vec(arb_json(), 1..4),
+        extras in prop::collection::vec((any::<usize>(), "x_[a-z]{1,3}", arb_json()), 0..3),
+        apply in any::<bool>(),
+    ) {
+        let (schema, keys) = form_with_defaults(&specs, &seeds);
+        let plain = content_for(&specs, &keys, &plan, &arbitrary);
+        let noisy = with_extras(&plain, &extras);
+        // The server always applied defaults and dropped undeclared keys.
+        prop_assert_eq!(verdict(&schema, noisy.clone(), Defaults::Apply), former_server(&schema, &noisy));
+        // The client agreed on answers without undeclared keys …
+        prop_assert_eq!(verdict(&schema, plain.clone(), defaults(apply)), former_client(&schema, &plain, apply));
+        // … and rejected any answer with one, which `accept` judges on its declared keys.
+        if noisy.len() > plain.len() {
+            prop_assert!(former_client(&schema, &noisy, apply).is_err());
+        }
+    }
 
     #[test]
     fn generated_valid_answer_validates(
