@@ -168,3 +168,56 @@ fn derive_output_equals_the_strict_builders_output_for_the_same_form() {
     assert_eq!(form.boxes, 1);
     assert_eq!(form.pickup_date.as_str(), "2026-04-02");
 }
+
+/// Issue 9: a variant's doc comment used to become its title, silently turning the
+/// field's `enum` into a titled `oneOf`. Titles come only from `#[form(title = "...")]`;
+/// an enum whose variants have only doc comments is a plain `enum` (`items.enum` in a
+/// multi-select), exactly as without the comments.
+#[test]
+fn variant_doc_comments_never_change_the_wire() {
+    use frontdesk_derive::{Form, FormEnum};
+    use frontdesk_form::FormEnum as _;
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, FormEnum)]
+    #[form(rename_all = "lowercase")]
+    enum Size {
+        /// Fits in a letterbox.
+        Small,
+        /// Needs a signature.
+        ///
+        /// Second paragraph.
+        Large,
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, FormEnum)]
+    #[form(rename_all = "lowercase")]
+    enum Bare {
+        Small,
+        Large,
+    }
+
+    #[allow(dead_code)] // only the schemas are under test
+    #[derive(Debug, Form)]
+    struct Parcel {
+        size: Size,
+        sizes: Vec<Size>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Debug, Form)]
+    struct BareParcel {
+        size: Bare,
+        sizes: Vec<Bare>,
+    }
+
+    assert_eq!(Size::OPTIONS, [("small", None), ("large", None)]);
+    let schema = Parcel::schema().to_json();
+    assert_eq!(
+        schema["properties"],
+        json!({
+            "size": {"type": "string", "enum": ["small", "large"]},
+            "sizes": {"type": "array", "items": {"type": "string", "enum": ["small", "large"]}}
+        })
+    );
+    assert_eq!(schema, BareParcel::schema().to_json());
+}
