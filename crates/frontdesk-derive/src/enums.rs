@@ -63,10 +63,10 @@ pub(crate) fn derive(
             (None, Some(rule)) => (rule.apply(&raw), v.ident.span()),
             (None, None) => (raw, v.ident.span()),
         };
-        let title = match &vattrs.title {
-            Some(t) => Some(t.value.clone()),
-            None => attr::docs(&v.attrs).map(|d| d.replace("\n\n", " ")),
-        };
+        // Rule: a title comes only from `#[form(title = "...")]`. A variant's doc comment
+        // documents the Rust code: options have no description in the schema subset, and
+        // turning it into a title would silently change the wire from `enum` to `oneOf`.
+        let title = vattrs.title.as_ref().map(|t| t.value.clone());
         // Rule: wire values are unique.
         if variants.iter().any(|o| o.value == value) {
             cx.error_at(
@@ -108,8 +108,8 @@ pub(crate) fn derive(
         for v in variants.iter().filter(|v| v.title.is_none()) {
             cx.error_at(
                 v.span,
-                "this variant has no title, but others do: give every variant a title \
-                 (a doc comment or #[form(title = \"...\")]) or none",
+                "this variant has no title, but others do: give every variant a \
+                 #[form(title = \"...\")] or none (a doc comment is not a title)",
             );
         }
     }

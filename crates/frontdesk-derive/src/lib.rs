@@ -11,9 +11,10 @@
 //! #[derive(Debug, Clone, Copy, PartialEq, Eq, FormEnum)]
 //! #[form(rename_all = "snake_case")]
 //! enum Reason {
-//!     /// It arrived damaged
+//!     /// Damaged in transit (a doc comment documents the code; it is not a title).
+//!     #[form(title = "It arrived damaged")]
 //!     Damaged,
-//!     /// Wrong item
+//!     #[form(title = "Wrong item")]
 //!     WrongItem,
 //!     #[form(title = "No longer needed", rename = "unwanted")]
 //!     NotNeeded,
@@ -90,11 +91,23 @@
 //! multi-select).
 //!
 //! On an enum deriving `FormEnum`: `rename_all`, `crate`; on its variants `rename` (the wire
-//! value; else the variant name) and `title` (else the doc comment). Every variant has a
-//! title, or none has.
+//! value; else the variant name) and `title`. Every variant has a title, or none has: with
+//! titles the field is written as a titled `oneOf` (`items.anyOf` for a multi-select),
+//! without them as a plain `enum`.
 //!
-//! The struct's own doc comment is not used (it usually speaks to programmers); give the
-//! form a description with `#[form(description = "...")]`.
+//! # Doc comments and titles
+//!
+//! One rule: **a title comes only from `#[form(title = "...")]`**, never from a doc comment.
+//! A doc comment becomes a *description* where the schema subset has one, and otherwise
+//! documents the Rust code only:
+//!
+//! - on a field, it is the field's `description` (unless `#[form(description = "...")]`
+//!   gives one);
+//! - on a `FormEnum` variant, it documents the code only: options have no description in
+//!   the subset, so a variant's doc comment never changes the wire (adding one cannot turn
+//!   an `enum` into a `oneOf`);
+//! - on the struct, it is not used (it usually speaks to programmers); give the form a
+//!   description with `#[form(description = "...")]`.
 //!
 //! # What is checked at compile time
 //!

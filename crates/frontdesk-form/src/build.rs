@@ -10,7 +10,7 @@ use crate::builders::{
 };
 use crate::limits::Limits;
 use crate::model::FormSchema;
-use crate::parse::{DiagnosticCode, ParseError, parse_schema, valid_text};
+use crate::parse::{DiagnosticCode, ParseError, parse_schema};
 
 /// Why a form could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -223,34 +223,46 @@ impl FormBuilder {
         if !required.is_empty() {
             root.insert("required".into(), Value::Array(required));
         }
-        if let Some(t) = &self.title
-            && !valid_text(t)
-        {
-            return Err(BuildError {
-                field: None,
-                code: DiagnosticCode::InvalidTitle,
-                message: "the form's title must be non-empty and contain no control characters"
-                    .to_owned(),
-            });
-        }
-        let parsed = parse_schema(&Value::Object(root), &self.limits, true).map_err(|e| {
-            let code = match e {
-                ParseError::TooManyFields { .. } => DiagnosticCode::TooManyFields,
-                _ => DiagnosticCode::InvalidField,
-            };
-            BuildError {
-                field: None,
-                code,
-                message: e.to_string(),
-            }
-        })?;
-        if let Some(d) = parsed.diagnostics.into_iter().next() {
-            return Err(BuildError {
-                field: d.field,
-                code: d.code,
-                message: d.message,
-            });
-        }
-        Ok(parsed.schema)
+        strict_parse(&Value::Object(root), &self.limits)
     }
+}
+
+impl FormSchema {
+    /// Parse a `requestedSchema` written by hand (e.g. with `json!`) under the strict
+    /// builder's rules, with the default [`Limits`]: anything outside the subset, and
+    /// anything the lenient [`parse`](FormSchema::parse) would report, is the first
+    /// [`BuildError`] in field order.
+    pub fn parse_strict(value: &Value) -> Result<FormSchema, BuildError> {
+        strict_parse(value, &Limits::default())
+    }
+
+    /// [`parse_strict`](FormSchema::parse_strict) under the given limits.
+    pub fn parse_strict_with(value: &Value, limits: &Limits) -> Result<FormSchema, BuildError> {
+        strict_parse(value, limits)
+    }
+}
+
+/// The strict rules: every diagnostic is an error (an unsupported field always has one).
+fn strict_parse(value: &Value, limits: &Limits) -> Result<FormSchema, BuildError> {
+    let parsed = parse_schema(value, limits, true).map_err(|e| {
+        let code = match e {
+            ParseError::TooManyFields { .. } => DiagnosticCode::TooManyFields,
+            ParseError::NotAnObject => DiagnosticCode::NotObjectType,
+            _ => DiagnosticCode::InvalidField,
+        };
+        BuildError {
+            field: None,
+            code,
+            message: e.to_string(),
+        }
+    })?;
+    if let Some(d) = parsed.diagnostics.into_iter().next() {
+        return Err(BuildError {
+            field: d.field,
+            code: d.code,
+            message: d.message,
+        });
+    }
+    debug_assert!(parsed.schema.is_fully_supported());
+    Ok(parsed.schema)
 }

@@ -4,10 +4,13 @@
 //! - **Lenient parse** for hosts ([`FormSchema::parse`]): any schema a real server sends,
 //!   with problems reported as [`Diagnostic`]s and unsupported fields kept as
 //!   [`FieldKind::Unsupported`]; re-serializes exactly as sent.
-//! - **Strict build** for servers ([`FormSchema::builder`]): anything outside the subset is
-//!   a [`BuildError`].
+//! - **Strict build** for servers ([`FormSchema::builder`], or [`FormSchema::parse_strict`]
+//!   for a schema written as JSON): anything outside the subset is a [`BuildError`].
 //! - **Validation** of an answer ([`FormSchema::validate`]): every problem, per field, with
 //!   a stable [`ErrorCode`] and a readable message.
+//! - **One answer pipeline** ([`FormSchema::accept`]): drop undeclared keys, normalize,
+//!   apply defaults, validate. Client and server both call it, so they judge an answer
+//!   identically.
 //! - **Defaults** ([`FormSchema::apply_defaults`], [`FormSchema::prefill`]), a
 //!   render-neutral **field description** ([`Field::widget`], [`Field::parse_input`], …), a
 //!   **sensitive-field lint** ([`FormSchema::lint`]) and **bounds** on every input
@@ -44,6 +47,7 @@
 //! assert_eq!(parsed.schema.to_json(), form.to_json());
 //! ```
 
+mod accept;
 mod build;
 mod builders;
 mod defaults;
@@ -58,6 +62,7 @@ pub mod pattern;
 mod typed;
 mod validate;
 
+pub use accept::{Accepted, Defaults};
 pub use build::{BuildError, FormBuilder, JsonNumber};
 pub use builders::{BooleanBuilder, MultiSelectBuilder, NumberBuilder, SelectBuilder, TextBuilder};
 pub use describe::{Constraints, Widget};

@@ -225,20 +225,21 @@ pub(crate) fn parse_multi(cx: &mut Ctx<'_>, key: &str, obj: &Map<String, Value>)
         return unsupported(DiagnosticCode::UnsupportedArray);
     };
     let item_type = items.get("type").and_then(Value::as_str);
+    let has_options = items.contains_key("anyOf") || items.contains_key("enum");
+    if has_options && item_type.is_some_and(|t| t != "string") {
+        cx.diag(
+            Some(key),
+            DiagnosticCode::NonStringOption,
+            "multi-select options must be strings",
+        );
+        return unsupported(DiagnosticCode::NonStringOption);
+    }
     let (options, style) = if items.contains_key("anyOf") {
         (
             titled_options(cx, key, items.get("anyOf"), "items.anyOf"),
             MultiSelectStyle::Titled,
         )
     } else if items.contains_key("enum") {
-        if item_type.is_some_and(|t| t != "string") {
-            cx.diag(
-                Some(key),
-                DiagnosticCode::NonStringOption,
-                "multi-select options must be strings",
-            );
-            return unsupported(DiagnosticCode::NonStringOption);
-        }
         (
             string_options(cx, key, items.get("enum"), "items.enum"),
             MultiSelectStyle::Untitled,

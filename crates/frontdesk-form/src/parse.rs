@@ -71,8 +71,13 @@ pub enum DiagnosticCode {
     UnsupportedArray,
     /// A `format` other than email, uri, date, date-time.
     UnknownFormat,
-    /// An option value that is not a string.
+    /// An option value that is not a string (`"type": "string", "enum": [1, 2]`), or
+    /// multi-select options whose `items` declare a type other than `"string"`.
     NonStringOption,
+    /// An `enum` or `oneOf` on a field whose `type` is not `"string"` (`number`, `integer`,
+    /// `boolean`, `array`): the subset's options are strings only, so such a field is
+    /// outside it and is kept as unsupported (its options would not be enforced).
+    NonStringEnum,
     /// A malformed option list (not an array, entries without `const`, …).
     InvalidOptions,
     /// An option list with no options.
@@ -217,6 +222,16 @@ pub(crate) fn parse_schema(
         );
     }
     let title = top_text(&mut cx, root, "title");
+    if cx.strict
+        && let Some(t) = &title
+        && !valid_text(t)
+    {
+        cx.diag(
+            None,
+            DiagnosticCode::InvalidTitle,
+            "the form's title must be non-empty and contain no control characters",
+        );
+    }
     let description = top_text(&mut cx, root, "description");
     let mut required: Vec<String> = Vec::new();
     match root.get("required") {
@@ -377,6 +392,26 @@ fn parse_field(cx: &mut Ctx<'_>, key: &str, def: &Value, required: bool) -> Fiel
         Some("string") => {
             field.kind = FieldKind::Text(parse_text(cx, key, obj));
             &["minLength", "maxLength", "format", "pattern"]
+        }
+        Some(t @ ("number" | "integer" | "boolean" | "array"))
+            if obj.contains_key("enum") || obj.contains_key("oneOf") =>
+        {
+            let keyword = if obj.contains_key("enum") {
+                "enum"
+            } else {
+                "oneOf"
+            };
+            let fix = if t == "array" {
+                "a multi-select lists its string options under \"items\""
+            } else {
+                "options must be strings, in a field of \"type\": \"string\""
+            };
+            let msg = format!(
+                "\"{keyword}\" on a field of type \"{t}\" is outside the elicitation schema: {fix}"
+            );
+            cx.diag(Some(key), DiagnosticCode::NonStringEnum, msg);
+            field.kind = unsupported(DiagnosticCode::NonStringEnum);
+            &[]
         }
         Some(t @ ("number" | "integer")) => {
             field.kind = FieldKind::Number(parse_number(cx, key, obj, t == "integer"));

@@ -113,8 +113,9 @@ pub type FormOption = (&'static str, Option<&'static str>);
 ///
 /// Derive it with `#[derive(FormEnum)]`: each variant's wire value is its name or
 /// `#[form(rename = "...")]` (or the enum's `#[form(rename_all = "...")]`), and its title
-/// is `#[form(title = "...")]` or its doc comment. Either every variant has a title (the
-/// field is written as `oneOf` / `items.anyOf`) or none has (`enum`).
+/// is `#[form(title = "...")]` (a variant's doc comment documents the code and is never a
+/// title). Either every variant has a title (the field is written as `oneOf` /
+/// `items.anyOf`) or none has (`enum`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a form field",
     label = "not a supported form field type",

@@ -185,7 +185,10 @@ impl<'a> IntoIterator for &'a ValidationErrors {
 }
 
 impl FormSchema {
-    /// Validate the `content` of an `accept` and report every problem.
+    /// Validate the `content` of an `accept` and report every problem. A key the form does
+    /// not declare is an [`ErrorCode::UnknownField`] here; to judge an answer as client and
+    /// server do (undeclared keys dropped, then normalize and defaults), use
+    /// [`accept`](FormSchema::accept).
     pub fn validate(&self, content: &Map<String, Value>) -> Result<(), ValidationErrors> {
         let mut errors = Vec::new();
         let mut seen = 0usize;

@@ -5,24 +5,29 @@ use std::collections::{BTreeSet, HashSet};
 use frontdesk_derive::{Form, FormEnum};
 use frontdesk_form::{Date, DateTime, Email, Url};
 
-/// Why a return is made (titled by doc comments and attributes).
+/// Why a return is made (titled by attributes; a variant's doc comment is not a title).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, FormEnum)]
 #[form(rename_all = "snake_case")]
 pub enum Reason {
-    /// It arrived damaged
+    /// Damaged in transit.
+    #[form(title = "It arrived damaged")]
     Damaged,
-    /// Wrong item
+    #[form(title = "Wrong item")]
     WrongItem,
     #[form(title = "No longer needed", rename = "unwanted")]
     NotNeeded,
 }
 
-/// Untitled options: the wire values are the variant names as renamed.
+/// Untitled options: the wire values are the variant names as renamed. The variants'
+/// doc comments document the code only and leave the options untitled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, FormEnum)]
 #[form(rename_all = "lowercase")]
 pub enum Region {
+    /// Europe.
     Eu,
+    /// The United States.
     Us,
+    /// Asia-Pacific.
     Apac,
 }
 

@@ -2,41 +2,13 @@
 //! `schema.json` of both protocol revisions. `UPDATE_GOLDEN=1` rewrites the files.
 
 use frontdesk_form::{Form, FormSchema};
-use serde_json::{Value, json};
+use frontdesk_testkit::{REVISIONS, Schema};
+use serde_json::json;
 
 use crate::forms::{Empty, EveryKind, Plain};
 
-const SCHEMA_2025: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/spec/schema/2025-11-25/schema.json"
-);
-const SCHEMA_2026: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/spec/schema/2026-07-28/schema.json"
-);
-
 fn golden_path(name: &str) -> String {
     format!("{}/tests/golden/{name}.json", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn official(path: &str) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        panic!("cannot read {path}: {e}. The shared spec folder must sit beside the checkout")
-    });
-    serde_json::from_str(&text).expect("official schema.json is JSON")
-}
-
-/// A validator for `#/$defs/<def>` of an official schema document.
-fn validator(doc: &Value, def: &str) -> jsonschema::Validator {
-    let wrapper = json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$ref": format!("#/$defs/{def}"),
-        "$defs": doc["$defs"].clone(),
-    });
-    jsonschema::options()
-        .should_validate_formats(true)
-        .build(&wrapper)
-        .expect("official schema compiles")
 }
 
 fn check_golden(name: &str, schema: &FormSchema) {
@@ -53,10 +25,8 @@ fn check_golden(name: &str, schema: &FormSchema) {
         "message": "Please answer",
         "requestedSchema": schema.to_json(),
     });
-    for path in [SCHEMA_2025, SCHEMA_2026] {
-        let v = validator(&official(path), "ElicitRequestFormParams");
-        let errors: Vec<String> = v.iter_errors(&params).map(|e| e.to_string()).collect();
-        assert!(errors.is_empty(), "{name} against {path}: {errors:#?}");
+    for revision in REVISIONS {
+        Schema::load(revision).assert_valid("ElicitRequestFormParams", &params, name);
     }
 }
 
@@ -197,4 +167,57 @@ fn derive_output_equals_the_strict_builders_output_for_the_same_form() {
     assert_eq!(form.reason, ReturnReason::WrongItem);
     assert_eq!(form.boxes, 1);
     assert_eq!(form.pickup_date.as_str(), "2026-04-02");
+}
+
+/// Issue 9: a variant's doc comment used to become its title, silently turning the
+/// field's `enum` into a titled `oneOf`. Titles come only from `#[form(title = "...")]`;
+/// an enum whose variants have only doc comments is a plain `enum` (`items.enum` in a
+/// multi-select), exactly as without the comments.
+#[test]
+fn variant_doc_comments_never_change_the_wire() {
+    use frontdesk_derive::{Form, FormEnum};
+    use frontdesk_form::FormEnum as _;
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, FormEnum)]
+    #[form(rename_all = "lowercase")]
+    enum Size {
+        /// Fits in a letterbox.
+        Small,
+        /// Needs a signature.
+        ///
+        /// Second paragraph.
+        Large,
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, FormEnum)]
+    #[form(rename_all = "lowercase")]
+    enum Bare {
+        Small,
+        Large,
+    }
+
+    #[allow(dead_code)] // only the schemas are under test
+    #[derive(Debug, Form)]
+    struct Parcel {
+        size: Size,
+        sizes: Vec<Size>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Debug, Form)]
+    struct BareParcel {
+        size: Bare,
+        sizes: Vec<Bare>,
+    }
+
+    assert_eq!(Size::OPTIONS, [("small", None), ("large", None)]);
+    let schema = Parcel::schema().to_json();
+    assert_eq!(
+        schema["properties"],
+        json!({
+            "size": {"type": "string", "enum": ["small", "large"]},
+            "sizes": {"type": "array", "items": {"type": "string", "enum": ["small", "large"]}}
+        })
+    );
+    assert_eq!(schema, BareParcel::schema().to_json());
 }

@@ -19,8 +19,9 @@ pub enum Twice {
 
 #[derive(FormEnum)]
 pub enum HalfTitled {
-    /// The first one
+    #[form(title = "The first one")]
     First,
+    /// A doc comment is not a title.
     Second,
 }
 

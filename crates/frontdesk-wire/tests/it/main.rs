@@ -1,0 +1,9 @@
+//! Integration tests of frontdesk-wire, in one binary. The official schema.json, its
+//! examples and the digests' labelled examples come from `frontdesk-testkit`.
+
+mod digest_vs_schema;
+mod examples_2026;
+mod golden_2025_11_25;
+mod jsonrpc_classifier;
+mod modern_2026;
+mod schema_sanity;
