@@ -61,6 +61,38 @@ pub(crate) fn origin_rejected(st: &AppState, h: &HeaderMap) -> Option<Response> 
     ))
 }
 
+/// The caller's principal, or the `401`/`403` response refusing it.
+async fn principal(st: &AppState, h: &HeaderMap) -> Result<Option<String>, Response> {
+    let Some(auth) = &st.options.authenticator else {
+        return Ok(None);
+    };
+    auth.authenticate(h).await.map_err(|refused| {
+        tracing::info!(status = refused.status.as_u16(), message = %refused.message, "request not authenticated");
+        let mut r = rpc_error(
+            refused.status,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            &refused.message,
+        );
+        if let Some(challenge) = refused
+            .www_authenticate
+            .as_deref()
+            .and_then(|c| HeaderValue::from_str(c).ok())
+        {
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
+        }
+        r
+    })
+}
+
+/// The session `sid` if it exists and belongs to `principal` (another
+/// principal's session is as unknown as a missing one).
+fn session_of(st: &AppState, sid: &str, principal: Option<&str>) -> Option<Arc<Entry>> {
+    st.sessions
+        .get(sid)
+        .filter(|e| e.principal.as_deref() == principal)
+}
+
 fn method_not_allowed(allow: &'static str) -> Response {
     let mut r = rpc_error(
         StatusCode::METHOD_NOT_ALLOWED,
@@ -80,9 +112,6 @@ pub(crate) async fn other() -> Response {
 
 /// Check the request line up to the body; then read and parse the body.
 async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value, Response> {
-    if let Some(r) = origin_rejected(st, h) {
-        return Err(r);
-    }
     let content_type = header_str(h, header::CONTENT_TYPE.as_str()).unwrap_or_default();
     let essence = content_type.split(';').next().unwrap_or_default().trim();
     if !essence.eq_ignore_ascii_case("application/json") {
@@ -156,6 +185,13 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
 
 /// POST: one JSON-RPC message of either revision.
 pub(crate) async fn post(State(st): State<AppState>, h: HeaderMap, body: Body) -> Response {
+    if let Some(r) = origin_rejected(&st, &h) {
+        return r;
+    }
+    let principal = match principal(&st, &h).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
     let message = match read_message(&st, &h, body).await {
         Ok(m) => m,
         Err(r) => return r,
@@ -164,13 +200,18 @@ pub(crate) async fn post(State(st): State<AppState>, h: HeaderMap, body: Body) -
     let modern = header_version.as_deref() == Some(Revision::V2026_07_28.as_str())
         || Server::revision_of(&message) == Revision::V2026_07_28;
     if modern {
-        post_modern(st, &h, message).await
+        post_modern(st, &h, message, principal).await
     } else {
-        post_legacy(st, &h, header_version, message).await
+        post_legacy(st, &h, header_version, message, principal).await
     }
 }
 
-async fn post_modern(st: AppState, h: &HeaderMap, message: Value) -> Response {
+async fn post_modern(
+    st: AppState,
+    h: &HeaderMap,
+    message: Value,
+    principal: Option<String>,
+) -> Response {
     let id = readable_id(&message);
     if let Err(e) = headers::check_modern(h, &message) {
         tracing::warn!(id = ?id, error = %e, "2026-07-28 header check failed");
@@ -191,7 +232,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value) -> Response {
         );
     }
     let info = RequestInfo {
-        principal: None,
+        principal,
         revision: Some(Revision::V2026_07_28),
     };
     let (sink, mut rx) = OutboundSink::channel();
@@ -236,10 +277,11 @@ async fn post_legacy(
     h: &HeaderMap,
     header_version: Option<String>,
     message: Value,
+    principal: Option<String>,
 ) -> Response {
     let id = readable_id(&message);
     let info = RequestInfo {
-        principal: None,
+        principal,
         revision: Some(Revision::V2025_11_25),
     };
     let is_request = message.get("method").is_some() && message.get("id").is_some();
@@ -262,7 +304,7 @@ async fn post_legacy(
             "Bad Request: Mcp-Session-Id header is required",
         );
     };
-    let Some(entry) = st.sessions.get(sid) else {
+    let Some(entry) = session_of(&st, sid, info.principal.as_deref()) else {
         return session_error(StatusCode::NOT_FOUND, id.as_ref(), "Session not found");
     };
     if !is_request {
@@ -317,7 +359,7 @@ async fn initialize(st: AppState, message: Value, info: RequestInfo) -> Response
         session.close();
         return respond::handled(&handled);
     }
-    let entry = Entry::new(session, st.options.replay_buffer);
+    let entry = Entry::new(session, info.principal.clone(), st.options.replay_buffer);
     let Ok(value) = HeaderValue::from_str(entry.id()) else {
         entry.close();
         return rpc_error(
@@ -421,6 +463,10 @@ pub(crate) async fn get(State(st): State<AppState>, h: HeaderMap) -> Response {
     if let Some(r) = origin_rejected(&st, &h) {
         return r;
     }
+    let principal = match principal(&st, &h).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
     let Some(sid) = header_str(&h, SESSION_ID) else {
         return method_not_allowed("POST");
     };
@@ -434,7 +480,7 @@ pub(crate) async fn get(State(st): State<AppState>, h: HeaderMap) -> Response {
             "Not Acceptable: Accept must list text/event-stream",
         );
     }
-    let Some(entry) = st.sessions.get(sid) else {
+    let Some(entry) = session_of(&st, sid, principal.as_deref()) else {
         return session_error(StatusCode::NOT_FOUND, None, "Session not found");
     };
     let keepalive = st.options.keepalive;
@@ -476,10 +522,14 @@ pub(crate) async fn delete(State(st): State<AppState>, h: HeaderMap) -> Response
     if let Some(r) = origin_rejected(&st, &h) {
         return r;
     }
+    let principal = match principal(&st, &h).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
     let Some(sid) = header_str(&h, SESSION_ID) else {
         return method_not_allowed("POST");
     };
-    if st.sessions.remove(sid) {
+    if session_of(&st, sid, principal.as_deref()).is_some() && st.sessions.remove(sid) {
         tracing::info!(session = sid, "session ended by the client");
         StatusCode::NO_CONTENT.into_response()
     } else {

@@ -46,6 +46,7 @@
 //! # }
 //! ```
 
+pub mod auth;
 pub mod headers;
 pub mod mcp;
 pub mod origin;
@@ -69,7 +70,7 @@ pub use origin::OriginPolicy;
 use crate::server::Server;
 
 /// Transport settings.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
     /// Path of the MCP endpoint (default `/mcp`).
@@ -94,6 +95,22 @@ pub struct HttpOptions {
     /// address is not what browsers should use (e.g. behind a proxy).
     /// Default: from the bound address.
     pub public_base_url: Option<String>,
+    /// Who is calling (default: nobody checks; every request is anonymous).
+    /// See [`auth`].
+    pub authenticator: Option<auth::Authenticator>,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("endpoint", &self.endpoint)
+            .field("origins", &self.origins)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_sessions", &self.max_sessions)
+            .field("public_base_url", &self.public_base_url)
+            .field("authenticator", &self.authenticator.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for HttpOptions {
@@ -108,7 +125,86 @@ impl Default for HttpOptions {
             max_sessions: 10_000,
             session_idle: Duration::from_secs(3600),
             public_base_url: None,
+            authenticator: None,
         }
+    }
+}
+
+impl HttpOptions {
+    /// The defaults; change them with the setters below (builder style).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use frontdesk::http::{HttpOptions, OriginPolicy};
+    ///
+    /// let options = HttpOptions::new()
+    ///     .endpoint("/api/mcp")
+    ///     .origins(OriginPolicy::Only(vec!["https://app.example".into()]))
+    ///     .session_idle(Duration::from_secs(600));
+    /// assert_eq!(options.endpoint, "/api/mcp");
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Path of the MCP endpoint.
+    pub fn endpoint(mut self, path: impl Into<String>) -> Self {
+        self.endpoint = path.into();
+        self
+    }
+
+    /// Which browser origins may call.
+    pub fn origins(mut self, policy: OriginPolicy) -> Self {
+        self.origins = policy;
+        self
+    }
+
+    /// Largest POST body, in bytes.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// How long a request may take and still be answered as JSON.
+    pub fn json_window(mut self, window: Duration) -> Self {
+        self.json_window = window;
+        self
+    }
+
+    /// Interval of SSE keep-alive comments.
+    pub fn keepalive(mut self, every: Duration) -> Self {
+        self.keepalive = every;
+        self
+    }
+
+    /// Events kept per stream for `Last-Event-ID` replay.
+    pub fn replay_buffer(mut self, events: usize) -> Self {
+        self.replay_buffer = events;
+        self
+    }
+
+    /// Most concurrent 2025-11-25 sessions.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// How long an unused session lives.
+    pub fn session_idle(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
+    /// The base URL browsers reach this listener at.
+    pub fn public_base_url(mut self, url: impl Into<String>) -> Self {
+        self.public_base_url = Some(url.into());
+        self
+    }
+
+    /// Identify callers with `authenticator` (see [`auth`]).
+    pub fn authenticator(mut self, authenticator: impl auth::Authenticate) -> Self {
+        self.authenticator = Some(std::sync::Arc::new(authenticator));
+        self
     }
 }
 

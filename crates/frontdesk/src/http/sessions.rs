@@ -20,6 +20,8 @@ const KEPT_STREAMS: usize = 32;
 #[derive(Debug)]
 pub(crate) struct Entry {
     pub(crate) session: Arc<Session>,
+    /// Who created the session (`None`: anonymous); only they may use it.
+    pub(crate) principal: Option<String>,
     pub(crate) get_log: Arc<EventLog>,
     streams: Mutex<BTreeMap<u64, Arc<EventLog>>>,
     next_stream: AtomicU64,
@@ -31,10 +33,15 @@ pub(crate) struct Entry {
 impl Entry {
     /// Wrap `session`; starts the task moving its unsolicited messages onto
     /// the GET stream's log.
-    pub(crate) fn new(session: Arc<Session>, replay: usize) -> Arc<Self> {
+    pub(crate) fn new(
+        session: Arc<Session>,
+        principal: Option<String>,
+        replay: usize,
+    ) -> Arc<Self> {
         let entry = Arc::new(Self {
             get_log: Arc::new(EventLog::new(0, replay)),
             session,
+            principal,
             streams: Mutex::new(BTreeMap::new()),
             next_stream: AtomicU64::new(1),
             replay,
