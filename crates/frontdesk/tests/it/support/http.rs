@@ -1,8 +1,6 @@
-//! Shared helpers for every test that talks to a server over Streamable
-//! HTTP: starting one on 127.0.0.1:0, raw POSTs of both revisions, SSE
-//! reading, the sign-in page. Included with `#[path]` by the `http_*` test
-//! files and by `client_support.rs`; built alone it has no tests.
-#![allow(dead_code, missing_docs, clippy::unwrap_used)]
+//! Helpers for every test that talks to a server over Streamable HTTP:
+//! starting one on 127.0.0.1:0, raw POSTs of both revisions, SSE reading,
+//! the sign-in page.
 
 use std::pin::Pin;
 use std::time::Duration;
@@ -11,6 +9,8 @@ use frontdesk::http::{self, HttpOptions};
 use frontdesk::server::Server;
 use frontdesk_demo::{self as demo, DemoOptions};
 use frontdesk_wire::header::encode_value;
+
+use super::token_of;
 use futures::{Stream, StreamExt};
 use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};
@@ -19,6 +19,13 @@ use tokio::sync::oneshot;
 pub const MODERN: &str = "2026-07-28";
 pub const LEGACY: &str = "2025-11-25";
 pub const ACCEPT: &str = "application/json, text/event-stream";
+
+/// The body of a JSON response, after checking its status and content type.
+pub async fn json_of(r: reqwest::Response, status: u16) -> Value {
+    assert_eq!(r.status(), status);
+    assert!(content_type(&r).starts_with("application/json"));
+    r.json().await.unwrap()
+}
 
 pub struct TestServer {
     pub base: String,
@@ -328,11 +335,6 @@ pub async fn all_messages(r: reqwest::Response) -> Vec<Value> {
         out.push(m);
     }
     out
-}
-
-/// The connect token of a sign-in URL.
-pub fn token_of(url: &str) -> String {
-    url.split("token=").nth(1).unwrap().to_string()
 }
 
 /// POST `form` to the sign-in page under `base`.

@@ -2,17 +2,12 @@
 //! challenge, the principal reaches the handler, and a 2025-11-25 session is
 //! usable only by the principal that created it.
 
-#![allow(clippy::unwrap_used)]
-
-#[path = "http_support.rs"]
-mod support;
-
+use crate::support::http::{self as support, LEGACY, modern_call, start_with};
 use axum::http::HeaderMap;
 use frontdesk::http::auth::{Authenticate, Unauthorized};
 use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
 use frontdesk::store::BoxFuture;
 use serde_json::{Value, json};
-use support::{LEGACY, modern_call, start_with};
 
 /// `Bearer alice-token` is alice, `Bearer bob-token` is bob, nothing else passes.
 struct TwoUsers;

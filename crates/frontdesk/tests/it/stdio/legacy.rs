@@ -53,7 +53,7 @@ fn return_schema() -> Value {
     })
 }
 
-use crate::support::{Client, builder, test_server};
+use crate::support::stdio::{Client, builder, test_server};
 
 async fn start_book_return(c: &mut Client) -> Value {
     c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",

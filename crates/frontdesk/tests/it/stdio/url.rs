@@ -4,11 +4,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{Client, builder, call};
-
-fn token_of(url: &str) -> String {
-    url.split("token=").nth(1).unwrap().to_string()
-}
+use crate::support::stdio::{Client, builder, call};
+use crate::support::token_of;
 
 #[tokio::test]
 async fn legacy_url_flow_sends_complete() {
@@ -233,7 +230,7 @@ async fn modern_held_retry_is_cancelled_by_notification() {
         .request(
             json!(3),
             "server/discover",
-            json!({"_meta": crate::support::meta(json!({}))}),
+            json!({"_meta": crate::support::stdio::meta(json!({}))}),
         )
         .await;
     assert_eq!(r["id"], 3);

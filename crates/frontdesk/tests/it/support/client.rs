@@ -1,7 +1,5 @@
-//! Shared helpers for the client end-to-end tests (included with `#[path]`;
-//! built alone it has no tests). Servers over HTTP come from
-//! `http_support.rs`, shared with the `http_*` tests.
-#![allow(dead_code, missing_docs, clippy::unwrap_used, clippy::expect_used)]
+//! Helpers for the client end-to-end tests: a scripted person, the wire
+//! recorder, servers in process or over HTTP (from [`super::http`]).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,8 +14,7 @@ use frontdesk::server::Server;
 use frontdesk_demo::{self as demo, DemoOptions};
 use serde_json::{Map, Value};
 
-#[path = "http_support.rs"]
-mod http;
+use super::http;
 
 /// What the scripted person does with the next question.
 #[derive(Debug, Clone)]
@@ -27,8 +24,6 @@ pub enum Step {
     Cancel,
     /// Complete the sign-in page of a URL question, then accept.
     SignIn,
-    /// Accept a URL question without completing it.
-    AcceptUrl,
     /// Wait until the request is withdrawn, then say cancel.
     AwaitWithdrawal,
 }
@@ -85,13 +80,11 @@ impl ElicitationHandler for TestHandler {
                 Step::Accept(v) => ElicitationResponse::Accept(v.as_object().cloned().unwrap()),
                 Step::Decline => ElicitationResponse::Decline,
                 Step::Cancel => ElicitationResponse::Cancel,
-                Step::SignIn | Step::AcceptUrl => {
+                Step::SignIn => {
                     let ElicitationKind::Url { review, .. } = &request.kind else {
                         panic!("expected a URL question, got {:?}", request.kind);
                     };
-                    if matches!(step, Step::SignIn) {
-                        complete_sign_in(review.url().unwrap()).await;
-                    }
+                    complete_sign_in(review.url().unwrap()).await;
                     ElicitationResponse::Accept(Map::new())
                 }
                 Step::AwaitWithdrawal => {

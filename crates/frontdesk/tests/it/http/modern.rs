@@ -1,26 +1,16 @@
 //! Streamable HTTP, 2026-07-28: stateless POSTs, header checks, MRTR rounds,
 //! URL mode through the served sign-in page.
 
-#![allow(clippy::unwrap_used)]
-
-#[path = "http_support.rs"]
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
-use serde_json::{Value, json};
-use support::{
-    MODERN, SseReader, all_messages, content_type, meta, modern_call, start, start_with, token_of,
+use crate::support::http::{
+    MODERN, SseReader, all_messages, content_type, json_of, meta, modern_call, start, start_with,
 };
-
-async fn json_of(r: reqwest::Response, status: u16) -> Value {
-    assert_eq!(r.status(), status);
-    assert!(content_type(&r).starts_with("application/json"));
-    r.json().await.unwrap()
-}
+use crate::support::token_of;
+use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
+use serde_json::json;
 
 #[tokio::test]
 async fn tools_list_and_discover_are_json() {

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::support::{Client, builder, test_server};
+use crate::support::stdio::{Client, builder, test_server};
 
 #[tokio::test]
 async fn malformed_json_then_keeps_serving() {

@@ -1,25 +1,19 @@
 //! The client against the brightgrid demo (and tiny test servers), both
 //! revisions, in-process and over Streamable HTTP, with scripted answers.
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
-
-#[path = "client_support.rs"]
-mod support;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::support::client::{self as support, Step, TestHandler, Wire};
+use crate::support::url_required_server;
 use frontdesk::client::{
     Client, ClientError, ElicitationKind, HandlerModes, HeadlessHandler, ProtocolChoice, Revision,
     Round, RoundState,
 };
-use frontdesk::server::{
-    Answer, FormSchema, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput,
-};
+use frontdesk::server::{Answer, FormSchema, NoArgs, Server, ToolContext, ToolDef, ToolOutput};
 use frontdesk_demo::{self as demo, DemoOptions};
 use frontdesk_wire::CallToolResult;
 use serde_json::{Value, json};
-use support::{Step, TestHandler, Wire};
 
 #[derive(Debug, Clone, Copy)]
 enum Via {
@@ -269,33 +263,6 @@ async fn url_mode_legacy_http() {
 #[tokio::test]
 async fn url_mode_legacy_in_process() {
     url_sign_in(Via::InProcess, ProtocolChoice::Only(Revision::V2025_11_25)).await;
-}
-
-/// A tool that answers `-32042` on its first call and succeeds afterwards.
-fn url_required_server(base: &str) -> Server {
-    let base = base.to_string();
-    let calls = Arc::new(AtomicUsize::new(0));
-    Server::builder("url-required", "0.0.1")
-        .tool(ToolDef::new(
-            "needs_sign_in",
-            "Needs a browser sign-in first",
-            move |cx: ToolContext, _: NoArgs| {
-                let base = base.clone();
-                let n = calls.fetch_add(1, Ordering::SeqCst);
-                async move {
-                    if n > 0 {
-                        return Ok(ToolOutput::text("signed in; here are your orders"));
-                    }
-                    Err::<ToolOutput, ToolError>(
-                        cx.url_elicitation_required("Sign in first.", |t| {
-                            format!("{base}/signin?token={}", t.connect_token)
-                        })
-                        .await,
-                    )
-                }
-            },
-        ))
-        .build()
 }
 
 #[tokio::test]

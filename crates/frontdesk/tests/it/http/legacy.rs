@@ -2,26 +2,17 @@
 //! `elicitation/create`, answers POSTed back, the GET stream, resumption with
 //! `Last-Event-ID`, DELETE, URL mode, and bad input.
 
-#![allow(clippy::unwrap_used)]
-
-#[path = "http_support.rs"]
-mod support;
-
 use std::time::Duration;
 
-use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
+use crate::support::http::{
+    LEGACY, SseReader, TestServer, complete_sign_in, json_of, start, start_with,
+};
+use crate::support::url_required_server;
 use serde_json::{Value, json};
-use support::{LEGACY, SseReader, TestServer, complete_sign_in, content_type, start, start_with};
 
 fn call(id: i64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": name, "arguments": arguments}})
-}
-
-async fn json_of(r: reqwest::Response, status: u16) -> Value {
-    assert_eq!(r.status(), status);
-    assert!(content_type(&r).starts_with("application/json"));
-    r.json().await.unwrap()
 }
 
 /// Answer the two questions of `book_return` on `reader`; returns the result.
@@ -351,28 +342,6 @@ async fn bad_input() {
         .await;
     assert_eq!(json_of(r, 200).await["id"], 7);
     let _ = LEGACY;
-}
-
-/// A tool that answers `-32042` (URL elicitation required) on 2025-11-25.
-fn url_required_server(base: &str) -> Server {
-    let base = base.to_string();
-    Server::builder("url-required", "0.0.1")
-        .tool(ToolDef::new(
-            "needs_sign_in",
-            "Needs a browser sign-in first",
-            move |cx: ToolContext, _: NoArgs| {
-                let base = base.clone();
-                async move {
-                    Err::<ToolOutput, ToolError>(
-                        cx.url_elicitation_required("Sign in first.", |t| {
-                            format!("{base}/signin?token={}", t.connect_token)
-                        })
-                        .await,
-                    )
-                }
-            },
-        ))
-        .build()
 }
 
 #[tokio::test]

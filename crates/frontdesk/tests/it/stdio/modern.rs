@@ -4,7 +4,7 @@
 use frontdesk::state::StateSealer;
 use serde_json::{Value, json};
 
-use crate::support::{Client, builder, call, meta, test_server};
+use crate::support::stdio::{Client, builder, call, meta, test_server};
 
 const FORM: fn() -> Value = || json!({"elicitation": {}});
 

@@ -1,0 +1,6 @@
+//! The server over Streamable HTTP on loopback: 2025-11-25 sessions and
+//! streams, 2026-07-28 stateless POSTs, authentication.
+
+mod auth;
+mod legacy;
+mod modern;

@@ -1,0 +1,10 @@
+//! The `frontdesk` runtime's integration tests, one binary: the server over
+//! stdio in process ([`stdio`]), over Streamable HTTP ([`http`]), and the
+//! client against the demo and small test servers ([`client`]).
+
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+mod client;
+mod http;
+mod stdio;
+mod support;

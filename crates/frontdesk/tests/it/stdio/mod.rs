@@ -1,0 +1,7 @@
+//! The server over stdio, in process over a duplex pipe: malformed input,
+//! 2025-11-25 sessions, 2026-07-28 rounds, URL flows.
+
+mod bad_input;
+mod legacy;
+mod modern;
+mod url;
