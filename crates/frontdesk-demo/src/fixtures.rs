@@ -6,8 +6,8 @@
 use serde_json::{Map, Value, json};
 
 use frontdesk::server::{
-    Answer, FormSchema, InputRequest, NoArgs, PromptDef, PromptOutput, ServerBuilder, ToolContext,
-    ToolDef, ToolError, ToolOutput,
+    Answer, AskError, FormSchema, InputRequest, LoggingLevel, NoArgs, PromptDef, PromptOutput,
+    Question, Role, ServerBuilder, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 
 /// A schema the fixture defines literally (trusted, so read leniently: the
@@ -16,6 +16,14 @@ fn literal(schema: Value) -> FormSchema {
     FormSchema::parse(&schema)
         .map(|p| p.schema)
         .expect("fixture schemas are JSON objects")
+}
+
+/// One question of any kind under `key`; the client's raw result.
+async fn one(cx: &ToolContext, key: &str, request: InputRequest) -> Result<Value, AskError> {
+    let mut answers = cx.ask_all(vec![(key.to_string(), request)]).await?;
+    answers
+        .pop()
+        .ok_or_else(|| AskError::Internal("no answer recorded".into()))
 }
 
 fn text_answer(answer: &Answer<Map<String, Value>>) -> String {
@@ -43,7 +51,9 @@ async fn test_elicitation(cx: ToolContext, args: ElicitationArgs) -> Result<Tool
         },
         "required": ["username", "email"]
     }));
-    let answer = cx.ask_with_key("user_info", &args.message, &schema).await?;
+    let answer = cx
+        .ask(Question::schema(args.message.clone(), schema).key("user_info"))
+        .await?;
     Ok(ToolOutput::text(format!(
         "User response: {}",
         text_answer(&answer)
@@ -63,10 +73,12 @@ async fn sep1034_defaults(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, Tool
         "required": []
     }));
     let answer = cx
-        .ask_with_key(
-            "defaults",
-            "Please review and update the form fields with defaults",
-            &schema,
+        .ask(
+            Question::schema(
+                "Please review and update the form fields with defaults",
+                schema,
+            )
+            .key("defaults"),
         )
         .await?;
     Ok(ToolOutput::text(format!(
@@ -99,11 +111,7 @@ async fn sep1330_enums(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolErr
         "required": []
     }));
     let answer = cx
-        .ask_with_key(
-            "enums",
-            "Please select options from the enum fields",
-            &schema,
-        )
+        .ask(Question::schema("Please select options from the enum fields", schema).key("enums"))
         .await?;
     Ok(ToolOutput::text(format!(
         "Elicitation completed: {}",
@@ -126,7 +134,7 @@ fn confirm_schema() -> FormSchema {
 async fn ir_elicitation(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
     Ok(
         match cx
-            .ask_with_key("user_name", "What is your name?", &name_schema())
+            .ask(Question::schema("What is your name?", name_schema()).key("user_name"))
             .await?
         {
             Answer::Accepted(c) => ToolOutput::text(format!(
@@ -146,24 +154,20 @@ fn capital_question() -> InputRequest {
 }
 
 async fn ir_sampling(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
-    let result = cx
-        .request_input("capital_question", capital_question())
-        .await?;
+    let result = one(&cx, "capital_question", capital_question()).await?;
     let text = result["content"]["text"].as_str().unwrap_or_default();
     Ok(ToolOutput::text(format!("Sampling answered: {text}")))
 }
 
 async fn ir_roots(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
-    let result = cx
-        .request_input("client_roots", InputRequest::roots())
-        .await?;
+    let result = one(&cx, "client_roots", InputRequest::roots()).await?;
     let count = result["roots"].as_array().map_or(0, Vec::len);
     Ok(ToolOutput::text(format!("The client has {count} root(s).")))
 }
 
 async fn ir_request_state(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
     let answer = cx
-        .ask_with_key("confirm", "Please confirm", &confirm_schema())
+        .ask(Question::schema("Please confirm", confirm_schema()).key("confirm"))
         .await?;
     Ok(ToolOutput::text(format!(
         "state-ok: {}",
@@ -193,17 +197,13 @@ async fn ir_multiple(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError
 
 async fn ir_multi_round(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
     let name = cx
-        .ask_with_key("step1", "Step 1: What is your name?", &name_schema())
+        .ask(Question::schema("Step 1: What is your name?", name_schema()).key("step1"))
         .await?;
     let color_schema = literal(
         json!({"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]}),
     );
     let color = cx
-        .ask_with_key(
-            "step2",
-            "Step 2: What is your favorite color?",
-            &color_schema,
-        )
+        .ask(Question::schema("Step 2: What is your favorite color?", color_schema).key("step2"))
         .await?;
     Ok(ToolOutput::text(format!(
         "step1 {}; step2 {}",
@@ -227,11 +227,9 @@ async fn ir_capabilities(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolE
         .map(|(k, q)| (k.to_string(), q))
         .collect();
     if questions.is_empty() {
-        return Err(ToolError::Ask(
-            frontdesk::server::AskError::MissingCapability {
-                required: json!({"elicitation": {}}),
-            },
-        ));
+        return Err(ToolError::Ask(AskError::MissingCapability {
+            required: json!({"elicitation": {}}),
+        }));
     }
     let answers = cx.ask_all(questions).await?;
     Ok(ToolOutput::text(format!(
@@ -241,9 +239,7 @@ async fn ir_capabilities(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolE
 }
 
 async fn missing_capability(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
-    let result = cx
-        .request_input("capital_question", capital_question())
-        .await?;
+    let result = one(&cx, "capital_question", capital_question()).await?;
     Ok(ToolOutput::text(format!(
         "Sampling answered: {}",
         result["content"]["text"]
@@ -251,7 +247,7 @@ async fn missing_capability(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, To
 }
 
 async fn logging_tool(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
-    cx.log("info", json!("test_logging_tool ran"));
+    cx.log(LoggingLevel::Info, json!("test_logging_tool ran"));
     Ok(ToolOutput::text(
         "Logged (only when the client asked for logs).",
     ))
@@ -267,25 +263,22 @@ async fn ir_prompt(cx: ToolContext, _: Map<String, Value>) -> Result<PromptOutpu
         json!({"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}),
     );
     match cx
-        .ask_with_key(
-            "user_context",
-            "What context should the prompt use?",
-            &schema,
-        )
+        .ask(Question::schema("What context should the prompt use?", schema).key("user_context"))
         .await?
     {
         Answer::Accepted(c) => Ok(PromptOutput::new()
             .description("A prompt built from the person's context")
             .text(
-                "user",
+                Role::User,
                 format!(
                     "Use this context: {}",
                     c["context"].as_str().unwrap_or_default()
                 ),
             )),
-        other => {
-            Ok(PromptOutput::new().text("user", format!("No context given ({}).", other.action())))
-        }
+        other => Ok(PromptOutput::new().text(
+            Role::User,
+            format!("No context given ({}).", other.action()),
+        )),
     }
 }
 

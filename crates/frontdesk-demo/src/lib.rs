@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 use frontdesk::form::{Date, Email};
 use frontdesk::http::HttpListener;
 use frontdesk::server::{
-    Answer, Form, FormEnum, FormSchema, Server, ServerBuilder, ToolContext, ToolDef, ToolError,
-    ToolOutput,
+    Answer, Form, FormEnum, FormSchema, Question, Server, ServerBuilder, ToolContext, ToolDef,
+    ToolError, ToolOutput,
 };
 
 /// What to build.
@@ -107,13 +107,11 @@ pub struct BookReturnArgs {
 
 /// `book_return`: ask for the return details, then confirm.
 pub async fn book_return(cx: ToolContext, args: BookReturnArgs) -> Result<ToolOutput, ToolError> {
-    let form = match cx
-        .ask_form_with_key::<ReturnForm>(
-            "return",
-            &format!("Tell us about the return of order {}", args.order_id),
-        )
-        .await?
-    {
+    let question = Question::form::<ReturnForm>(format!(
+        "Tell us about the return of order {}",
+        args.order_id
+    ));
+    let form = match cx.ask(question.key("return")).await? {
         Answer::Accepted(form) => form,
         Answer::Declined => {
             return Ok(ToolOutput::text(
@@ -136,7 +134,10 @@ pub async fn book_return(cx: ToolContext, args: BookReturnArgs) -> Result<ToolOu
         "Book a pickup of {} box(es) on {} for order {}?",
         form.boxes, form.pickup_date, args.order_id
     );
-    match cx.ask_with_key("confirm", &message, &confirm).await? {
+    match cx
+        .ask(Question::schema(message, confirm).key("confirm"))
+        .await?
+    {
         Answer::Accepted(c) if c.get("confirm") == Some(&Value::Bool(true)) => {
             Ok(ToolOutput::text(form.summary(&args.order_id))
                 .with_structured(form.booked(&args.order_id)))
@@ -162,13 +163,11 @@ pub fn register(builder: ServerBuilder, signin_base: &str, options: &DemoOptions
             move |cx: ToolContext, _: frontdesk::server::NoArgs| {
                 let base = base.clone();
                 async move {
-                    let answer = cx
-                        .ask_url_with_key(
-                            "signin",
-                            "Sign in to your Brightgrid store account to connect it.",
-                            |t| format!("{base}/signin?token={}", t.connect_token),
-                        )
-                        .await?;
+                    let question = Question::url(
+                        "Sign in to your Brightgrid store account to connect it.",
+                        move |t| format!("{base}/signin?token={}", t.connect_token),
+                    );
+                    let answer = cx.ask(question.key("signin")).await?;
                     Ok(match answer {
                         Answer::Accepted(()) => {
                             ToolOutput::text("Your store account is connected.")

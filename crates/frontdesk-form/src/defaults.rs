@@ -61,3 +61,50 @@ impl FormSchema {
         changed
     }
 }
+
+impl FormSchema {
+    /// The same form with each field's default replaced by the value `answer`
+    /// gave it, where that value is valid for the field. A server asking again
+    /// after an invalid answer uses it so the person keeps what they got
+    /// right; fields the answer left out or got wrong keep their own default.
+    ///
+    /// ```
+    /// use frontdesk_form::FormSchema;
+    /// use serde_json::json;
+    ///
+    /// let form = FormSchema::builder()
+    ///     .string("email", |f| f.title("Email").email().required())
+    ///     .integer("boxes", |f| f.title("Boxes").range(1, 3).default(1))
+    ///     .build()?;
+    /// let answer = json!({"email": "not-an-email", "boxes": 2});
+    /// let again = form.with_defaults_from(answer.as_object().expect("object"));
+    /// assert_eq!(again.field("boxes").and_then(|f| f.default_value()), Some(&json!(2)));
+    /// assert_eq!(again.field("email").and_then(|f| f.default_value()), None);
+    /// # Ok::<(), frontdesk_form::BuildError>(())
+    /// ```
+    pub fn with_defaults_from(&self, answer: &Map<String, Value>) -> FormSchema {
+        let mut raw = self.raw.clone();
+        let Some(Value::Object(properties)) = raw.get_mut("properties") else {
+            return self.clone();
+        };
+        let mut changed = false;
+        for field in &self.fields {
+            let (Some(value), Some(Value::Object(prop))) =
+                (answer.get(&field.key), properties.get_mut(&field.key))
+            else {
+                continue;
+            };
+            if field.is_supported() && field.validate(value).is_ok() {
+                prop.insert("default".into(), value.clone());
+                changed = true;
+            }
+        }
+        if !changed {
+            return self.clone();
+        }
+        match FormSchema::parse_with(&Value::Object(raw), &self.limits) {
+            Ok(parsed) => parsed.schema,
+            Err(_) => self.clone(),
+        }
+    }
+}

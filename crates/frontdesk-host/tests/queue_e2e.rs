@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use frontdesk::client::{Client, ClientConfig, ProtocolChoice, Revision};
-use frontdesk::server::{Answer, FormSchema, NoArgs, Server, ToolContext, ToolDef, ToolOutput};
+use frontdesk::server::{
+    Answer, FormSchema, NoArgs, Question, Server, ToolContext, ToolDef, ToolOutput,
+};
 use frontdesk_host::TerminalHandler;
 use frontdesk_host::consent::NoBrowser;
 use frontdesk_host::screen::{Interrupted, LineQuestion, ListQuestion, MenuKey, Prompted, Screen};
@@ -86,7 +88,10 @@ fn asking_tool(name: &'static str) -> ToolDef {
             async move {
                 Ok(
                     match cx
-                        .ask(&format!("{name} asks: who is there?"), &schema)
+                        .ask(Question::schema(
+                            format!("{name} asks: who is there?"),
+                            schema,
+                        ))
                         .await?
                     {
                         Answer::Accepted(content) => {

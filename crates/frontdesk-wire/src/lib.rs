@@ -99,8 +99,8 @@ pub use notifications::{
 };
 pub use prompts::{
     GetPromptRequestParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResult,
-    ResourceTemplate,
+    ListResourcesResult, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResult, ResourceTemplate,
 };
 pub use result::{
     CacheScope, EmptyResult, MaybeInputRequired, MetaParams, ResultType, ResultTypeError,

@@ -95,15 +95,34 @@ pub struct Prompt {
     /// Description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Arguments, kept raw (`name`, `title?`, `description?`, `required?`).
+    /// The template's arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Vec<Map<String, Value>>>,
+    pub arguments: Option<Vec<PromptArgument>>,
     /// Icons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
     /// `_meta`.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One argument of a prompt template.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptArgument {
+    /// Programmatic name.
+    pub name: String,
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether it must be given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
     /// Members this crate does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -144,6 +163,31 @@ pub struct ListPromptsResult {
     /// Members this crate does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl ListPromptsResult {
+    /// The 2025-11-25 shape: just the prompts.
+    pub fn new(prompts: Vec<Prompt>) -> Self {
+        Self {
+            result_type: None,
+            prompts,
+            next_cursor: None,
+            ttl_ms: None,
+            cache_scope: None,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// The 2026-07-28 shape: `resultType: "complete"` and the caching hints.
+    pub fn modern(prompts: Vec<Prompt>, ttl_ms: u64, cache_scope: CacheScope) -> Self {
+        Self {
+            result_type: Some(ResultType::Complete),
+            ttl_ms: Some(ttl_ms),
+            cache_scope: Some(cache_scope),
+            ..Self::new(prompts)
+        }
+    }
 }
 
 /// Parameters of `resources/read`.

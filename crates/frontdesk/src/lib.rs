@@ -3,7 +3,8 @@
 //! # Asking the person
 //!
 //! Describe what you need as a plain struct with `#[derive(Form)]`, then ask
-//! for it from a tool with [`ToolContext::ask_form`](server::ToolContext::ask_form).
+//! for it from a tool with [`ToolContext::ask`](server::ToolContext::ask) and
+//! [`Question::form`](server::Question::form).
 //! The same handler works on every client: a 2025-11-25 session gets an
 //! `elicitation/create` request, a 2026-07-28 client an `input_required`
 //! result and a retry. The answer is validated against the form's schema
@@ -12,7 +13,9 @@
 //!
 //! ```
 //! use frontdesk::form::{Date, Email};
-//! use frontdesk::server::{Answer, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
+//! use frontdesk::server::{
+//!     Answer, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
+//! };
 //! use frontdesk::{Form, FormEnum};
 //!
 //! /// Why a return is made: a single-select field.
@@ -39,7 +42,8 @@
 //! }
 //!
 //! async fn book_pickup(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
-//!     Ok(match cx.ask_form::<Pickup>("When should we pick up the parcel?").await? {
+//!     let question = Question::form::<Pickup>("When should we pick up the parcel?");
+//!     Ok(match cx.ask(question).await? {
 //!         Answer::Accepted(p) => ToolOutput::text(format!(
 //!             "{} box(es) on {} ({:?})",
 //!             p.boxes, p.pickup_date, p.reason
@@ -69,7 +73,8 @@
 //! The derive's attributes (titles, bounds, formats, defaults, renames) are
 //! documented on [`Form`](macro@Form); forms only known at run time are
 //! built with [`FormSchema::builder`](server::FormSchema::builder) and asked
-//! with [`ToolContext::ask`](server::ToolContext::ask).
+//! with [`Question::schema`](server::Question::schema); a page to open
+//! (sign-in, payment) with [`Question::url`](server::Question::url).
 //!
 //! Modules so far:
 //! - [`server`]: the MCP server (tools and prompts that ask, both revisions).

@@ -257,7 +257,7 @@ async fn post_modern(
             while let Ok(m) = rx.try_recv() {
                 pushed.push(m);
             }
-            if pushed.is_empty() || handled.http_status != 200 {
+            if pushed.is_empty() || super::status::of(&handled) != StatusCode::OK {
                 return respond::handled(&handled);
             }
             pushed.extend(handled.response);

@@ -53,6 +53,7 @@ pub mod origin;
 mod respond;
 mod sessions;
 pub mod sse;
+mod status;
 
 use std::future::Future;
 use std::net::SocketAddr;

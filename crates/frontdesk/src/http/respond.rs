@@ -45,15 +45,10 @@ pub(crate) fn rpc_error(
     json(status, &error.to_response(id))
 }
 
-/// The status of a [`Handled`] as a [`StatusCode`].
-pub(crate) fn status_of(code: u16) -> StatusCode {
-    StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-}
-
 /// The JSON (or `202`) response for a finished [`Handled`].
 pub(crate) fn handled(h: &Handled) -> Response {
     match &h.response {
-        Some(r) => json(status_of(h.http_status), r),
+        Some(r) => json(super::status::of(h), r),
         None => StatusCode::ACCEPTED.into_response(),
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::flows::{FlowError, FlowId, FlowStore, NewFlow};
 
-use super::answer::AskError;
+use super::error::AskError;
 
 /// What a handler gets to build the page address of a URL question.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,9 +1,15 @@
 //! The server's view of a form: the [`Form`] trait typed answers implement
 //! (usually through `#[derive(Form)]`), the [`FormSchema`] a question
-//! carries, and re-validation of accepted content. `Form`, `FormError` and
+//! carries, and reading a schema written as JSON. `Form`, `FormError` and
 //! `FormSchema` are the form model's (`frontdesk-form`), re-exported.
+//!
+//! Accepted content is judged by [`FormSchema::accept`], the same function
+//! the client runtime uses before it sends an answer: keys the form does not
+//! declare are dropped, whole numbers sent as floats (`3.0`) to integer
+//! fields become integers, missing optional fields take their defaults, and
+//! the rest is validated.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use frontdesk_form::{Form, FormError, FormSchema};
 
@@ -13,38 +19,18 @@ pub use frontdesk_form::{Form, FormError, FormSchema};
 pub struct SchemaError(pub String);
 
 /// Read a `requestedSchema` given as JSON (e.g. one written with `json!`),
-/// refusing anything outside the elicitation subset.
+/// refusing anything outside the elicitation subset with the strict
+/// builder's rules (the field, and what is wrong with it).
+///
+/// ```
+/// use frontdesk::server::schema_from_value;
+/// use serde_json::json;
+///
+/// let ok = schema_from_value(&json!({"type": "object", "properties": {"n": {"type": "integer"}}}));
+/// assert!(ok.is_ok());
+/// let nested = json!({"type": "object", "properties": {"a": {"type": "object"}}});
+/// assert!(schema_from_value(&nested).is_err());
+/// ```
 pub fn schema_from_value(schema: &Value) -> Result<FormSchema, SchemaError> {
-    let parsed = FormSchema::parse(schema).map_err(|e| SchemaError(e.to_string()))?;
-    if !parsed.is_clean() || !parsed.schema.is_fully_supported() {
-        let why: Vec<String> = parsed
-            .diagnostics
-            .iter()
-            .map(|d| format!("{d:?}"))
-            .collect();
-        return Err(SchemaError(why.join("; ")));
-    }
-    Ok(parsed.schema)
-}
-
-/// Validate accepted `content` against `schema`. Keys the form does not
-/// declare are dropped (and logged); whole numbers sent as floats (`3.0`) to
-/// integer fields are normalized; missing optional fields get their default.
-/// Returns the cleaned content.
-pub(crate) fn validate(
-    schema: &FormSchema,
-    content: &Map<String, Value>,
-) -> Result<Map<String, Value>, FormError> {
-    let mut clean: Map<String, Value> = Map::new();
-    for (k, v) in content {
-        if schema.field(k).is_some() {
-            clean.insert(k.clone(), v.clone());
-        } else {
-            tracing::debug!(field = %k, "answer has a field the form does not declare; dropped");
-        }
-    }
-    schema.normalize(&mut clean);
-    schema.validate(&clean).map_err(FormError::from)?;
-    schema.apply_defaults(&mut clean);
-    Ok(clean)
+    FormSchema::parse_strict(schema).map_err(|e| SchemaError(e.to_string()))
 }

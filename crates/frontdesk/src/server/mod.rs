@@ -3,11 +3,14 @@
 //!
 //! The main way to ask is a typed form: a struct with `#[derive(Form)]`
 //! (re-exported here and at the crate root) asked with
-//! [`ToolContext::ask_form`]. The answer comes back validated and typed.
+//! [`ToolContext::ask`] and [`Question::form`]. The answer comes back
+//! validated and typed.
 //!
 //! ```no_run
 //! use frontdesk::form::Email;
-//! use frontdesk::server::{Answer, Form, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
+//! use frontdesk::server::{
+//!     Answer, Form, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
+//! };
 //!
 //! #[derive(Form)]
 //! struct Signup {
@@ -20,7 +23,7 @@
 //! }
 //!
 //! async fn greet(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
-//!     Ok(match cx.ask_form::<Signup>("Who are you?").await? {
+//!     Ok(match cx.ask(Question::form::<Signup>("Who are you?")).await? {
 //!         Answer::Accepted(s) => ToolOutput::text(format!("Hello, {} <{}>!", s.name, s.email)),
 //!         Answer::Declined => ToolOutput::text("Maybe next time."),
 //!         Answer::Cancelled => ToolOutput::text("Cancelled."),
@@ -37,7 +40,12 @@
 //!
 //! A form only known at run time is built with [`FormSchema::builder`] (or
 //! read from JSON with [`schema_from_value`]) and asked with
-//! [`ToolContext::ask`]; its answer is the validated content as a JSON map.
+//! [`Question::schema`]; its answer is the validated content as a JSON map.
+//! [`Question::url`] sends the person to a page (sign-in, payment). Every
+//! handler also gets [`ToolContext::once`] for side effects that must not
+//! repeat when a 2026-07-28 call re-runs it, [`ToolContext::state`] for the
+//! application state registered with [`ServerBuilder::state`], and
+//! [`ToolContext::server`] to reach its server.
 //! Either way, the content is re-validated on the server (whole numbers sent
 //! as `3.0` to integer fields are accepted as `3`, missing optional fields
 //! take their defaults, undeclared keys are dropped).
@@ -63,9 +71,10 @@
 //! 4. A JSON-RPC *response* from the client (the answer to our
 //!    `elicitation/create`) also goes through `handle`; the session routes it
 //!    to the waiting question (HTTP: answer `202`).
-//! 5. [`Handled::http_status`] is the status for Streamable HTTP (400 for
-//!    `-32020`/`-32021`/`-32022`/missing `_meta`, 404 for `-32601` on
-//!    2026-07-28, 202 when there is no response body).
+//! 5. [`Handled::failure`] says what kind of error a response carries (an
+//!    unreadable message, a 2026-07-28 request without `_meta`, or an error
+//!    code), so a transport can choose its own status; the HTTP transport
+//!    does.
 //! 6. Messages unrelated to any request (2025-11-25
 //!    `notifications/elicitation/complete` after a `-32042`) arrive on
 //!    [`Session::unsolicited`]; drain it into the GET stream.
@@ -83,9 +92,10 @@
 //! # Behaviour worth knowing
 //!
 //! - **Invalid accepted content, 2025-11-25**: the question is sent again
-//!   with the problems appended to its message, up to
-//!   [`ServerConfig::reask_limit`] times (default once); then `ask` returns
-//!   [`AskError::InvalidAnswer`], which becomes an `isError` result.
+//!   with the problems appended to its message and the values the person got
+//!   right as the fields' defaults, up to [`ServerConfig::reask_limit`]
+//!   times (default once); then `ask` returns [`AskError::InvalidAnswer`],
+//!   which becomes an `isError` result.
 //! - **Invalid accepted content, 2026-07-28**: the same question is asked
 //!   again under the same key (`input_required`), never an error. A result
 //!   that is not a well-formed `ElicitResult` (e.g. `user_name: 12345`) or an
@@ -100,9 +110,11 @@
 //!   so far (each pinned to a digest of its exact question), the digests of
 //!   the questions just asked, and the URL flows in progress.
 //! - **Capabilities**: a question is never sent in a mode the client did not
-//!   declare (`elicitation: {}` means form only). 2026-07-28 answers `-32021`
-//!   with `data.requiredCapabilities`; 2025-11-25 ends the call with an
-//!   `isError` result.
+//!   declare (`elicitation: {}` means form only); `ask` returns
+//!   [`AskError::MissingCapability`] ([`AskError::is_unsupported`]), which a
+//!   handler may answer itself (e.g. with the link as text). Propagated,
+//!   2026-07-28 answers `-32021` with `data.requiredCapabilities`;
+//!   2025-11-25 ends the call with an `isError` result.
 //! - **Initialized first**: a 2025-11-25 question is not sent before the
 //!   client's `notifications/initialized` has arrived (the spec asks servers
 //!   to send no requests but pings and logging before it); until then the
@@ -118,76 +130,48 @@
 //!   [`ServerConfig::url_hold`], then asks the same URL again. `-32042` is
 //!   only ever produced on 2025-11-25.
 
-pub mod answer;
+mod call;
+mod config;
 mod context;
 mod dispatch;
+mod error;
 mod flow_port;
 pub mod form;
+mod invoke;
 mod legacy;
 mod modern;
 mod prompt;
-pub mod rpc;
+mod question;
+mod requests;
+mod states;
 pub mod stdio;
 mod tool;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use serde_json::{Value, json};
+use frontdesk_wire::{Implementation, JsonRpcMessage, JsonRpcNotification};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
-pub use answer::{Answer, AskError, InputRequest};
+pub use config::ServerConfig;
 pub use context::ToolContext;
+pub use error::{AskError, Failure, RpcError, ToolError};
 pub use flow_port::FlowTicket;
 pub use form::{Form, FormError, FormSchema, SchemaError, schema_from_value};
 pub use frontdesk_derive::{Form, FormEnum};
 pub use frontdesk_form::FormEnum;
+/// Wire types handlers build results from (content blocks, roles, log
+/// levels), so a server needs no direct dependency on `frontdesk-wire`.
+pub use frontdesk_wire::{ContentBlock, LoggingLevel, Revision, Role};
 pub use legacy::Session;
 pub use prompt::{PromptArgument, PromptDef, PromptOutput};
-pub use rpc::RpcError;
-pub use tool::{NoArgs, ToolDef, ToolError, ToolOutput, UrlElicitation, input_schema_for};
+pub use question::{
+    Answer, Ask, FormQuestion, InputRequest, Question, SchemaQuestion, UrlQuestion,
+};
+pub use tool::{NoArgs, ToolDef, ToolOutput, UrlElicitation, input_schema_for};
 
 use crate::flows::{FlowError, FlowStore, InMemoryFlowStore};
 use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
-
-pub use frontdesk_wire::Revision;
-
-/// Tunables. Human time is not machine time: waiting for a person has its own
-/// budget.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct ServerConfig {
-    /// How long a 2025-11-25 question waits for the person (default 10 min).
-    pub human_wait: Duration,
-    /// Interval of progress keep-alives while waiting (default 15 s).
-    pub keepalive_interval: Duration,
-    /// How long a 2026-07-28 retry is held for a URL flow to finish before the
-    /// same URL is asked again (default 10 s).
-    pub url_hold: Duration,
-    /// Lifetime of a sealed `requestState` (default 30 min).
-    pub state_ttl: Duration,
-    /// How many times 2025-11-25 asks again when accepted content fails the
-    /// schema, before giving up (default 1).
-    pub reask_limit: u32,
-    /// Largest accepted message, in bytes (default 4 MiB).
-    pub max_message_bytes: usize,
-    /// `ttlMs` of 2026-07-28 list and discover results (default 5 min).
-    pub list_ttl_ms: u64,
-}
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        Self {
-            human_wait: Duration::from_secs(600),
-            keepalive_interval: Duration::from_secs(15),
-            url_hold: Duration::from_secs(10),
-            state_ttl: Duration::from_secs(1800),
-            reask_limit: 1,
-            max_message_bytes: 4 * 1024 * 1024,
-            list_ttl_ms: 300_000,
-        }
-    }
-}
 
 /// Where messages related to one request go before its response (progress,
 /// log messages, 2025-11-25 server requests). Cheap to clone.
@@ -219,33 +203,59 @@ impl OutboundSink {
     }
 }
 
+/// A notification whose params serialize from a wire type (`None`, logged,
+/// if they do not serialize to an object, which the wire types always do).
+pub(crate) fn typed_notification<P: serde::Serialize>(method: &str, params: &P) -> Option<Value> {
+    match JsonRpcNotification::with_params(method, params) {
+        Ok(n) => Some(JsonRpcMessage::from(n).to_value()),
+        Err(e) => {
+            tracing::error!(method, error = %e, "could not serialize a notification");
+            None
+        }
+    }
+}
+
 /// What the transport knows about a message besides its body.
 #[derive(Debug, Clone, Default)]
 pub struct RequestInfo {
     /// The authenticated principal (e.g. the `sub` of an access token);
     /// `None` is anonymous. Sealed state and URL flows are bound to it.
     pub principal: Option<String>,
-    /// Force the era (e.g. HTTP with `MCP-Protocol-Version: 2026-07-28`);
-    /// `None` lets [`Server::revision_of`] decide from the body.
+    /// Force the revision (e.g. HTTP with `MCP-Protocol-Version:
+    /// 2026-07-28`); `None` lets [`Server::revision_of`] decide from the body.
     pub revision: Option<Revision>,
 }
 
 /// The outcome of [`Server::handle`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Handled {
-    /// The response to send, if any.
+    /// The response to send, if any (`None` for notifications, the client's
+    /// answers to our requests, and cancelled requests).
     pub response: Option<Value>,
-    /// The status Streamable HTTP should use.
-    pub http_status: u16,
-    /// The era the message was served in (`None` when it could not be read).
+    /// The revision the message was served in (`None` when it could not be
+    /// read).
     pub revision: Option<Revision>,
+    /// When the response is an error, what kind (for the transport's status).
+    pub failure: Option<Failure>,
+}
+
+impl Handled {
+    /// No response to send.
+    fn nothing(revision: Option<Revision>) -> Self {
+        Self {
+            response: None,
+            revision,
+            failure: None,
+        }
+    }
 }
 
 pub(crate) struct ServerInner {
-    pub(crate) info: Value,
+    pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     pub(crate) tools: tool::ToolRegistry,
     pub(crate) prompts: Vec<PromptDef>,
+    pub(crate) states: states::States,
     pub(crate) config: ServerConfig,
     pub(crate) sealer: StateSealer,
     pub(crate) nonces: Option<Arc<dyn NonceStore>>,
@@ -270,15 +280,20 @@ impl Server {
     /// Start building a server that reports `name` and `version`.
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
         ServerBuilder {
-            info: json!({"name": name.into(), "version": version.into()}),
+            info: Implementation::new(name, version),
             instructions: None,
             tools: tool::ToolRegistry::default(),
             prompts: Vec::new(),
+            states: states::States::default(),
             config: ServerConfig::default(),
             sealer: None,
             nonces: Some(Arc::new(InMemoryNonceStore::new())),
             flows: None,
         }
+    }
+
+    pub(crate) fn from_inner(inner: Arc<ServerInner>) -> Self {
+        Self { inner }
     }
 
     /// A new 2025-11-25-capable connection.
@@ -289,6 +304,11 @@ impl Server {
     /// The configuration in force.
     pub fn config(&self) -> &ServerConfig {
         &self.inner.config
+    }
+
+    /// The name and version this server reports.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
     }
 
     /// Parse one message, enforcing the size bound. On failure, the error
@@ -314,8 +334,9 @@ impl Server {
         .to_response(None)
     }
 
-    /// Which era `message` is for, judged from its body: `server/discover` and
-    /// any request whose `params._meta` carries a 2026-07-28 key are modern.
+    /// Which revision `message` is for, judged from its body:
+    /// `server/discover` and any request whose `params._meta` carries a
+    /// 2026-07-28 key are 2026-07-28.
     pub fn revision_of(message: &Value) -> Revision {
         dispatch::revision_of_value(message)
     }
@@ -351,10 +372,11 @@ impl Server {
 
 /// Builds a [`Server`].
 pub struct ServerBuilder {
-    info: Value,
+    info: Implementation,
     instructions: Option<String>,
     tools: tool::ToolRegistry,
     prompts: Vec<PromptDef>,
+    states: states::States,
     config: ServerConfig,
     sealer: Option<StateSealer>,
     nonces: Option<Arc<dyn NonceStore>>,
@@ -389,6 +411,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Give handlers `state` (one value per type; read it with
+    /// [`ToolContext::state`]). Share mutable state through the value itself
+    /// (a pool, an `Arc<Mutex<…>>`): handlers get `&S`.
+    pub fn state<S: Send + Sync + 'static>(mut self, state: S) -> Self {
+        self.states.insert(state);
+        self
+    }
+
     /// Replace the configuration.
     pub fn config(mut self, config: ServerConfig) -> Self {
         self.config = config;
@@ -396,7 +426,7 @@ impl ServerBuilder {
     }
 
     /// Set the human-wait budget of 2025-11-25 questions.
-    pub fn human_wait(mut self, budget: Duration) -> Self {
+    pub fn human_wait(mut self, budget: std::time::Duration) -> Self {
         self.config.human_wait = budget;
         self
     }
@@ -430,6 +460,7 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 tools: self.tools,
                 prompts: self.prompts,
+                states: self.states,
                 config: self.config,
                 sealer: self.sealer.unwrap_or_else(StateSealer::development),
                 nonces: self.nonces,

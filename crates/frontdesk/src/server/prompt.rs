@@ -4,17 +4,21 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use frontdesk_wire::{
+    ContentBlock, GetPromptResult, Prompt, PromptArgument as WirePromptArgument, PromptMessage,
+    Role,
+};
+use serde_json::{Map, Value};
 
 use super::context::ToolContext;
-use super::tool::ToolError;
+use super::error::ToolError;
 use crate::store::BoxFuture;
 
 /// What a prompt returns: an optional description and its messages.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptOutput {
     description: Option<String>,
-    messages: Vec<Value>,
+    messages: Vec<PromptMessage>,
 }
 
 impl PromptOutput {
@@ -30,21 +34,30 @@ impl PromptOutput {
     }
 
     /// Append a message with one text block.
-    pub fn text(mut self, role: &str, text: impl Into<String>) -> Self {
-        self.messages.push(json!({
-            "role": role,
-            "content": {"type": "text", "text": text.into()},
-        }));
+    pub fn text(self, role: Role, text: impl Into<String>) -> Self {
+        self.message(role, ContentBlock::text(text))
+    }
+
+    /// Append a message with any content block (image, audio, embedded
+    /// resource…).
+    pub fn message(mut self, role: Role, content: ContentBlock) -> Self {
+        self.messages.push(PromptMessage {
+            role,
+            content,
+            extra: Map::new(),
+        });
         self
     }
 
-    pub(crate) fn to_result(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        if let Some(d) = &self.description {
-            m.insert("description".into(), Value::from(d.clone()));
+    /// The `GetPromptResult` (without the revision's decorations).
+    pub(crate) fn into_result(self) -> GetPromptResult {
+        GetPromptResult {
+            result_type: None,
+            description: self.description,
+            messages: self.messages,
+            meta: None,
+            extra: Map::new(),
         }
-        m.insert("messages".into(), Value::Array(self.messages.clone()));
-        m
     }
 }
 
@@ -116,20 +129,26 @@ impl PromptDef {
         self
     }
 
-    pub(crate) fn to_listing(&self) -> Value {
-        let args: Vec<Value> = self
+    pub(crate) fn to_listing(&self) -> Prompt {
+        let arguments = self
             .arguments
             .iter()
-            .map(|a| {
-                let mut m = Map::new();
-                m.insert("name".into(), Value::from(a.name.clone()));
-                if let Some(d) = &a.description {
-                    m.insert("description".into(), Value::from(d.clone()));
-                }
-                m.insert("required".into(), Value::Bool(a.required));
-                Value::Object(m)
+            .map(|a| WirePromptArgument {
+                name: a.name.clone(),
+                title: None,
+                description: a.description.clone(),
+                required: Some(a.required),
+                extra: Map::new(),
             })
             .collect();
-        json!({"name": self.name, "description": self.description, "arguments": args})
+        Prompt {
+            name: self.name.clone(),
+            title: None,
+            description: Some(self.description.clone()),
+            arguments: Some(arguments),
+            icons: None,
+            meta: None,
+            extra: Map::new(),
+        }
     }
 }

@@ -4,19 +4,19 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use frontdesk_wire::{CallToolResult, ContentBlock, Tool};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::answer::AskError;
 use super::context::ToolContext;
-use super::rpc::RpcError;
+use super::error::ToolError;
 use crate::store::BoxFuture;
 
 /// What a tool returns: `content` blocks, optional `structuredContent`, and
 /// whether it is a tool-execution error (`isError`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutput {
-    content: Vec<Value>,
+    content: Vec<ContentBlock>,
     structured: Option<Value>,
     is_error: bool,
 }
@@ -41,14 +41,13 @@ impl ToolOutput {
     }
 
     /// Append a text block.
-    pub fn with_text(mut self, text: impl Into<String>) -> Self {
-        self.content
-            .push(json!({"type": "text", "text": text.into()}));
-        self
+    pub fn with_text(self, text: impl Into<String>) -> Self {
+        self.with_block(ContentBlock::text(text))
     }
 
-    /// Append any content block (`image`, `resource_link`, …) as JSON.
-    pub fn with_block(mut self, block: Value) -> Self {
+    /// Append any content block (image, audio, resource link, embedded
+    /// resource…).
+    pub fn with_block(mut self, block: ContentBlock) -> Self {
         self.content.push(block);
         self
     }
@@ -65,19 +64,17 @@ impl ToolOutput {
     }
 
     /// The content blocks.
-    pub fn content(&self) -> &[Value] {
+    pub fn content(&self) -> &[ContentBlock] {
         &self.content
     }
 
-    /// The `CallToolResult` body (without era decorations).
-    pub(crate) fn to_result(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("content".into(), Value::Array(self.content.clone()));
-        if let Some(s) = &self.structured {
-            m.insert("structuredContent".into(), s.clone());
+    /// The `CallToolResult` (without the revision's decorations).
+    pub(crate) fn into_result(self) -> CallToolResult {
+        CallToolResult {
+            structured_content: self.structured,
+            is_error: Some(self.is_error),
+            ..CallToolResult::new(self.content)
         }
-        m.insert("isError".into(), Value::Bool(self.is_error));
-        m
     }
 }
 
@@ -91,38 +88,6 @@ pub struct UrlElicitation {
     pub message: String,
     /// The page to open.
     pub url: String,
-}
-
-/// Why a tool handler stopped without a [`ToolOutput`].
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ToolError {
-    /// A question could not be answered (propagated with `?` from `ask`).
-    #[error(transparent)]
-    Ask(#[from] AskError),
-    /// The tool failed in a way the model should see (`isError: true` result).
-    #[error("{0}")]
-    Execution(String),
-    /// A protocol-level failure, answered as this JSON-RPC error.
-    #[error("{0}")]
-    Rpc(RpcError),
-    /// URL interactions must finish first: `-32042` on 2025-11-25, an
-    /// `input_required` result on 2026-07-28. Build it with
-    /// [`ToolContext::url_elicitation_required`].
-    #[error("URL elicitation required")]
-    UrlElicitationRequired(Vec<UrlElicitation>),
-}
-
-impl ToolError {
-    /// A tool-execution error with this message.
-    pub fn execution(message: impl Into<String>) -> Self {
-        Self::Execution(message.into())
-    }
-
-    /// A `-32602` invalid-params JSON-RPC error.
-    pub fn invalid_params(message: impl Into<String>) -> Self {
-        Self::Rpc(RpcError::invalid_params(message))
-    }
 }
 
 pub(crate) type ToolFn = Arc<
@@ -139,7 +104,7 @@ pub struct ToolDef {
     pub(crate) name: String,
     pub(crate) title: Option<String>,
     pub(crate) description: String,
-    pub(crate) input_schema: Value,
+    pub(crate) input_schema: Map<String, Value>,
     pub(crate) handler: ToolFn,
 }
 
@@ -216,7 +181,12 @@ impl ToolDef {
         )
     }
 
-    fn from_parts(name: String, description: String, input_schema: Value, handler: ToolFn) -> Self {
+    fn from_parts(
+        name: String,
+        description: String,
+        input_schema: Map<String, Value>,
+        handler: ToolFn,
+    ) -> Self {
         Self {
             name,
             title: None,
@@ -238,22 +208,30 @@ impl ToolDef {
     }
 
     /// The `Tool` object of `tools/list`.
-    pub(crate) fn to_listing(&self) -> Value {
-        let mut t = Map::new();
-        t.insert("name".into(), Value::from(self.name.clone()));
-        if let Some(title) = &self.title {
-            t.insert("title".into(), Value::from(title.clone()));
-        }
-        t.insert("description".into(), Value::from(self.description.clone()));
-        t.insert("inputSchema".into(), self.input_schema.clone());
-        Value::Object(t)
+    pub(crate) fn to_listing(&self) -> Tool {
+        let mut tool = Tool::new(self.name.clone(), self.input_schema.clone())
+            .with_description(self.description.clone());
+        tool.title.clone_from(&self.title);
+        tool
     }
 }
 
 /// The JSON Schema of `A` as a tool `inputSchema` (root `type: "object"`).
-pub fn input_schema_for<A: schemars::JsonSchema>() -> Value {
+///
+/// An argument type without fields (such as [`NoArgs`]) gives exactly
+/// `{"type": "object"}`; otherwise the schema `schemars` derives, without the
+/// Rust type's name as its `title`.
+pub fn input_schema_for<A: schemars::JsonSchema>() -> Map<String, Value> {
     let schema = schemars::schema_for!(A);
     let mut v = serde_json::to_value(&schema).unwrap_or_else(|_| json!({}));
+    let no_fields = v
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty)
+        && v.get("required").is_none();
+    if no_fields {
+        return object_root(json!({}));
+    }
     if let Some(obj) = v.as_object_mut() {
         // Tool schemas are named by the tool, not by the Rust type.
         obj.remove("title");
@@ -261,16 +239,19 @@ pub fn input_schema_for<A: schemars::JsonSchema>() -> Value {
     object_root(v)
 }
 
-fn object_root(mut schema: Value) -> Value {
-    match schema.as_object_mut() {
-        Some(obj) => {
+/// `schema` with `type: "object"` at its root (a tool's `inputSchema` must be
+/// an object schema); anything but an object becomes `{"type": "object"}`.
+fn object_root(schema: Value) -> Map<String, Value> {
+    match schema {
+        Value::Object(mut obj) => {
             obj.insert("type".into(), Value::from("object"));
-            if !obj.contains_key("properties") {
-                obj.insert("properties".into(), json!({}));
-            }
-            schema
+            obj
         }
-        None => json!({"type": "object", "properties": {}}),
+        _ => {
+            let mut obj = Map::new();
+            obj.insert("type".into(), Value::from("object"));
+            obj
+        }
     }
 }
 
@@ -292,7 +273,7 @@ impl ToolRegistry {
         self.tools.iter().find(|t| t.name == name)
     }
 
-    pub(crate) fn listing(&self) -> Vec<Value> {
+    pub(crate) fn listing(&self) -> Vec<Tool> {
         self.tools.iter().map(ToolDef::to_listing).collect()
     }
 

@@ -10,7 +10,9 @@ use frontdesk::client::{
     Client, ClientError, ElicitationKind, HandlerModes, HeadlessHandler, ProtocolChoice, Revision,
     Round, RoundState,
 };
-use frontdesk::server::{Answer, FormSchema, NoArgs, Server, ToolContext, ToolDef, ToolOutput};
+use frontdesk::server::{
+    Answer, FormSchema, NoArgs, Question, Server, ToolContext, ToolDef, ToolOutput,
+};
 use frontdesk_demo::{self as demo, DemoOptions};
 use frontdesk_wire::CallToolResult;
 use serde_json::{Value, json};
@@ -360,7 +362,8 @@ fn endless_server() -> Server {
                 let schema = schema.clone();
                 async move {
                     for i in 0.. {
-                        match cx.ask_with_key(&format!("q{i}"), "Again?", &schema).await? {
+                        let question = Question::schema("Again?", schema.clone());
+                        match cx.ask(question.key(format!("q{i}"))).await? {
                             Answer::Accepted(_) => continue,
                             _ => break,
                         }

@@ -353,3 +353,40 @@ async fn closing_the_response_stream_cancels_the_request() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta()}});
     assert_eq!(json_of(s.modern(&body).await, 200).await["id"], 2);
 }
+
+/// The status of each kind of failure, 2026-07-28 (the core reports the
+/// kind; the transport picks the status).
+#[tokio::test]
+async fn statuses_per_failure() {
+    let s = start(|_| {}).await;
+    let cases = [
+        (
+            json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}),
+            400,
+            -32602,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 2, "method": "nope", "params": {"_meta": meta()}}),
+            404,
+            -32601,
+        ),
+        (
+            modern_call(3, "test_missing_capability", json!({})),
+            400,
+            -32021,
+        ),
+        (modern_call(4, "no_such_tool", json!({})), 200, -32602),
+    ];
+    for (body, status, code) in cases {
+        let v = json_of(s.modern(&body).await, status).await;
+        assert_eq!(v["error"]["code"], code, "{body}");
+    }
+    let v = json_of(
+        s.modern(&json!({"jsonrpc": "2.0", "id": 5, "method": 7}))
+            .await,
+        400,
+    )
+    .await;
+    assert_eq!(v["error"]["code"], -32600);
+}

@@ -104,24 +104,50 @@ async fn meta_errors() {
     }
 }
 
+/// What `handle` tells a transport about each failure (the HTTP transport
+/// turns these into statuses; see `http::modern::statuses_per_failure`).
 #[tokio::test]
-async fn http_statuses_from_handle() {
+async fn failures_from_handle() {
+    use frontdesk::server::Failure;
+    use frontdesk_wire::ErrorCode;
     let server = test_server();
     let (sink, _rx) = frontdesk::server::OutboundSink::channel();
     let info = frontdesk::server::RequestInfo::default();
-    let h = server
-        .handle(
-            None,
+    let cases = [
+        (
             json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}),
-            &sink,
-            &info,
-        )
-        .await;
-    assert_eq!(h.http_status, 400);
-    let h = server
-        .handle(None, json!({"jsonrpc": "2.0", "id": 1, "method": "nope", "params": {"_meta": meta(json!({}))}}), &sink, &info)
-        .await;
-    assert_eq!(h.http_status, 404);
+            Some(Failure::MissingMeta),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 1, "method": "nope", "params": {"_meta": meta(json!({}))}}),
+            Some(Failure::Error(ErrorCode::METHOD_NOT_FOUND)),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": call("test_missing_capability", json!({}), json!({}))}),
+            Some(Failure::Error(
+                ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            )),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": call("nope", json!({}), json!({}))}),
+            Some(Failure::Error(ErrorCode::INVALID_PARAMS)),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 1, "method": 7}),
+            Some(Failure::Unreadable),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta(json!({}))}}),
+            None,
+        ),
+    ];
+    for (message, failure) in cases {
+        let h = server.handle(None, message.clone(), &sink, &info).await;
+        assert_eq!(h.failure, failure, "{message}");
+        assert!(h.response.is_some(), "{message}");
+    }
     let h = server
         .handle(
             None,
@@ -131,7 +157,6 @@ async fn http_statuses_from_handle() {
             &info,
         )
         .await;
-    assert_eq!(h.http_status, 400);
     assert_eq!(
         h.response.unwrap()["error"],
         json!({"code": -32021, "message": "This request requires a client capability that was not declared",
@@ -140,22 +165,12 @@ async fn http_statuses_from_handle() {
     let h = server
         .handle(
             None,
-            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": call("nope", json!({}), json!({}))}),
-            &sink,
-            &info,
-        )
-        .await;
-    assert_eq!(h.http_status, 200);
-    let h = server
-        .handle(
-            None,
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
             &sink,
             &info,
         )
         .await;
-    assert_eq!((h.response, h.http_status), (None, 202));
+    assert_eq!((h.response, h.failure), (None, None));
 }
 
 #[tokio::test]

@@ -79,7 +79,7 @@ async fn modern_url_flow_reasks_until_complete() {
     let params = req["params"].as_object().unwrap();
     assert_eq!(
         params.keys().collect::<Vec<_>>(),
-        ["mode", "message", "url"],
+        ["mode", "url", "message"],
         "no elicitationId"
     );
     let url = params["url"].as_str().unwrap().to_string();
@@ -286,5 +286,10 @@ async fn url_elicitation_required_is_32042_on_legacy_only() {
         )
         .await;
     assert_eq!(r["result"]["resultType"], "input_required");
-    assert_eq!(r["result"]["inputRequests"]["q1"]["params"]["mode"], "url");
+    let requests = r["result"]["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1);
+    let (key, request) = requests.iter().next().unwrap();
+    // A key derived from the question, not from the order of asking.
+    assert!(key.starts_with("q_") && key.len() == 10, "{key}");
+    assert_eq!(request["params"]["mode"], "url");
 }

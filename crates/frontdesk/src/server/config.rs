@@ -1,0 +1,100 @@
+//! [`ServerConfig`]: the server's budgets. Human time is not machine time:
+//! waiting for a person has its own budget.
+
+use std::time::Duration;
+
+/// Tunables, with setters for building without `Default::default()` and
+/// field assignments.
+///
+/// ```
+/// use std::time::Duration;
+/// use frontdesk::server::ServerConfig;
+///
+/// let config = ServerConfig::new()
+///     .human_wait(Duration::from_secs(300))
+///     .reask_limit(2);
+/// assert_eq!(config.reask_limit, 2);
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerConfig {
+    /// How long a 2025-11-25 question waits for the person (default 10 min).
+    pub human_wait: Duration,
+    /// Interval of progress keep-alives while waiting (default 15 s).
+    pub keepalive_interval: Duration,
+    /// How long a 2026-07-28 retry is held for a URL flow to finish before the
+    /// same URL is asked again (default 10 s).
+    pub url_hold: Duration,
+    /// Lifetime of a sealed `requestState` (default 30 min).
+    pub state_ttl: Duration,
+    /// How many times 2025-11-25 asks again when accepted content fails the
+    /// schema, before giving up (default 1).
+    pub reask_limit: u32,
+    /// Largest accepted message, in bytes (default 4 MiB).
+    pub max_message_bytes: usize,
+    /// `ttlMs` of 2026-07-28 list and discover results (default 5 min).
+    pub list_ttl_ms: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            human_wait: Duration::from_secs(600),
+            keepalive_interval: Duration::from_secs(15),
+            url_hold: Duration::from_secs(10),
+            state_ttl: Duration::from_secs(1800),
+            reask_limit: 1,
+            max_message_bytes: 4 * 1024 * 1024,
+            list_ttl_ms: 300_000,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How long a 2025-11-25 question waits for the person.
+    pub fn human_wait(mut self, budget: Duration) -> Self {
+        self.human_wait = budget;
+        self
+    }
+
+    /// Interval of progress keep-alives while waiting.
+    pub fn keepalive_interval(mut self, every: Duration) -> Self {
+        self.keepalive_interval = every;
+        self
+    }
+
+    /// How long a 2026-07-28 retry waits for a URL flow to finish.
+    pub fn url_hold(mut self, hold: Duration) -> Self {
+        self.url_hold = hold;
+        self
+    }
+
+    /// Lifetime of a sealed `requestState`.
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
+    /// How many times 2025-11-25 asks again after an invalid answer.
+    pub fn reask_limit(mut self, times: u32) -> Self {
+        self.reask_limit = times;
+        self
+    }
+
+    /// Largest accepted message, in bytes.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
+    /// `ttlMs` of 2026-07-28 list and discover results.
+    pub fn list_ttl_ms(mut self, ms: u64) -> Self {
+        self.list_ttl_ms = ms;
+        self
+    }
+}

@@ -1,0 +1,366 @@
+//! How a 2025-11-25 call asks: a live request on the session
+//! (`elicitation/create`, `sampling/createMessage`, `roots/list`) and a wait
+//! for its answer, within the human-wait budget, with progress keep-alives
+//! and cancellation; URL flows announced with
+//! `notifications/elicitation/complete`.
+
+use std::sync::Arc;
+
+use frontdesk_form::Defaults;
+use frontdesk_wire::{
+    CancelledNotificationParams, ElicitationCompleteParams, JsonRpcMessage, JsonRpcRequest,
+    RequestId, Revision, method,
+};
+use serde_json::{Map, Value, json};
+
+use super::session::{ClientReply, Session};
+use crate::server::call::{Call, Conversation, UrlMaker};
+use crate::server::error::{AskError, ToolError};
+use crate::server::flow_port::Progress;
+use crate::server::form::FormError;
+use crate::server::question::{Answer, ElicitOutcome, InputRequest, Kind, parse_elicit_result};
+use crate::server::tool::UrlElicitation;
+use crate::server::{OutboundSink, typed_notification};
+use crate::store::BoxFuture;
+
+/// A 2025-11-25 call: questions are requests on its session.
+pub(crate) struct Live {
+    pub(crate) session: Arc<Session>,
+}
+
+impl Conversation for Live {
+    fn revision(&self) -> Revision {
+        Revision::V2025_11_25
+    }
+
+    fn protocol_version(&self) -> String {
+        self.session.protocol_version().unwrap_or_default()
+    }
+
+    fn client_capabilities(&self) -> Value {
+        self.session.client_capabilities()
+    }
+
+    fn ask_form<'a>(
+        &'a self,
+        call: &'a Call,
+        _key: &'a str,
+        request: &'a InputRequest,
+    ) -> BoxFuture<'a, Result<Answer<Map<String, Value>>, AskError>> {
+        Box::pin(ask_form(call, &self.session, request))
+    }
+
+    fn ask_url<'a>(
+        &'a self,
+        call: &'a Call,
+        _key: &'a str,
+        message: &'a str,
+        make_url: UrlMaker<'a>,
+    ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
+        Box::pin(ask_url(call, &self.session, message, make_url))
+    }
+
+    fn ask_all<'a>(
+        &'a self,
+        call: &'a Call,
+        questions: &'a [(String, InputRequest)],
+    ) -> BoxFuture<'a, Result<Vec<Value>, AskError>> {
+        Box::pin(async move {
+            let mut out = Vec::with_capacity(questions.len());
+            for (_, q) in questions {
+                out.push(request_input(call, &self.session, q).await?);
+            }
+            Ok(out)
+        })
+    }
+
+    fn url_required<'a>(
+        &'a self,
+        call: &'a Call,
+        message: &'a str,
+        make_url: UrlMaker<'a>,
+    ) -> BoxFuture<'a, ToolError> {
+        Box::pin(url_required(call, &self.session, message, make_url))
+    }
+
+    fn recorded(&self, _key: &str) -> Option<Value> {
+        // A 2025-11-25 call is one round: nothing was recorded before it.
+        None
+    }
+
+    fn record(&self, _key: &str, _value: Value) {}
+
+    fn is_suspended(&self) -> bool {
+        false
+    }
+}
+
+/// Removes the outstanding request when the waiting question goes away, and
+/// tells the client (`notifications/cancelled`) so it can close its form.
+struct Outstanding<'a> {
+    session: &'a Session,
+    sink: &'a OutboundSink,
+    id: RequestId,
+    answered: bool,
+}
+
+impl Drop for Outstanding<'_> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.session.forget(&self.id);
+            let params = CancelledNotificationParams::new(
+                self.id.clone(),
+                Some("The server no longer needs this answer.".into()),
+            );
+            if let Some(m) = typed_notification(method::NOTIFICATION_CANCELLED, &params) {
+                self.sink.send(m);
+            }
+        }
+    }
+}
+
+/// Send `method` to the client and wait for its result, within the human-wait
+/// budget, with progress keep-alives. Nothing is sent before the client's
+/// `notifications/initialized`; waiting for it spends the same budget.
+async fn round_trip(
+    call: &Call,
+    session: &Session,
+    method: &str,
+    params: Map<String, Value>,
+) -> Result<Value, AskError> {
+    if session.is_closed() {
+        return Err(AskError::Disconnected);
+    }
+    let config = &call.server.config;
+    let deadline = tokio::time::Instant::now() + config.human_wait;
+    session.initialized_by(deadline).await?;
+    let (id, mut rx) = session.register();
+    let mut guard = Outstanding {
+        session,
+        sink: &call.sink,
+        id: id.clone(),
+        answered: false,
+    };
+    let request = JsonRpcRequest::new(id, method, Some(params));
+    call.sink.send(JsonRpcMessage::from(request).to_value());
+    loop {
+        let tick = tokio::time::Instant::now() + config.keepalive_interval;
+        tokio::select! {
+            reply = &mut rx => {
+                guard.answered = true;
+                return match reply {
+                    Ok(ClientReply::Result(result)) => Ok(Value::Object(result)),
+                    Ok(ClientReply::Error(error)) => Err(AskError::ClientError {
+                        code: i64::from(error.code.0),
+                        message: error.message,
+                    }),
+                    Ok(ClientReply::Malformed(reason)) => Err(AskError::InvalidResponse {
+                        key: String::new(),
+                        reason,
+                    }),
+                    Err(_) => Err(AskError::Disconnected),
+                };
+            }
+            () = session.closed.cancelled() => {
+                return Err(AskError::Disconnected);
+            }
+            () = tokio::time::sleep_until(deadline.min(tick)) => {
+                if tokio::time::Instant::now() >= deadline {
+                    tracing::info!(method, "no answer within the human-wait budget");
+                    return Err(AskError::TimedOut);
+                }
+                call.progress("Waiting for the person to answer");
+            }
+        }
+    }
+}
+
+fn check(session: &Session, request: &InputRequest) -> Result<(), AskError> {
+    if !session.is_initialized() {
+        return Err(AskError::Internal("the session is not initialized".into()));
+    }
+    request
+        .check_capability(&session.client_capabilities())
+        .map_err(|required| AskError::MissingCapability { required })
+}
+
+fn malformed(reason: String) -> AskError {
+    AskError::InvalidResponse {
+        key: String::new(),
+        reason,
+    }
+}
+
+/// A form question over `elicitation/create`. Content that fails the schema
+/// is asked again, with the problems added to the message and the values the
+/// person got right as the fields' defaults, up to the configured number of
+/// times; then it ends in [`AskError::InvalidAnswer`].
+async fn ask_form(
+    call: &Call,
+    session: &Session,
+    request: &InputRequest,
+) -> Result<Answer<Map<String, Value>>, AskError> {
+    let Kind::Form { message, schema } = &request.kind else {
+        return Err(AskError::Internal("not a form question".into()));
+    };
+    check(session, request)?;
+    let mut asked = request.clone();
+    let mut attempts = 0;
+    loop {
+        let result = round_trip(call, session, asked.method(), asked.params(None)).await?;
+        match parse_elicit_result(&result).map_err(malformed)? {
+            ElicitOutcome::Decline => return Ok(Answer::Declined),
+            ElicitOutcome::Cancel => return Ok(Answer::Cancelled),
+            ElicitOutcome::Accept(content) => {
+                match schema.accept(content.clone(), Defaults::Apply) {
+                    Ok(accepted) => {
+                        if !accepted.dropped().is_empty() {
+                            tracing::debug!(fields = ?accepted.dropped(), "answer has fields the form does not declare; dropped");
+                        }
+                        return Ok(Answer::Accepted(accepted.into_content()));
+                    }
+                    Err(e) => {
+                        let e = FormError::from(e);
+                        tracing::warn!(error = %e, "accepted content does not fit the form");
+                        if attempts >= call.server.config.reask_limit {
+                            return Err(AskError::InvalidAnswer(e));
+                        }
+                        attempts += 1;
+                        asked = InputRequest::form(
+                            format!("{message}\n\nPlease check your answer: {e}."),
+                            schema.with_defaults_from(&content),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Any question, answered with the client's raw result (form content validated).
+async fn request_input(
+    call: &Call,
+    session: &Session,
+    request: &InputRequest,
+) -> Result<Value, AskError> {
+    check(session, request)?;
+    if matches!(request.kind, Kind::Form { .. }) {
+        return Ok(match ask_form(call, session, request).await? {
+            Answer::Accepted(content) => json!({"action": "accept", "content": content}),
+            other => json!({"action": other.action()}),
+        });
+    }
+    round_trip(call, session, request.method(), request.params(None)).await
+}
+
+/// A URL question: `elicitation/create` in URL mode; on accept, wait for the
+/// flow to complete, then send `notifications/elicitation/complete`.
+async fn ask_url(
+    call: &Call,
+    session: &Session,
+    message: &str,
+    make_url: UrlMaker<'_>,
+) -> Result<Answer<()>, AskError> {
+    check(session, &InputRequest::url(String::new(), String::new()))?;
+    let flows = &call.server.flows;
+    let ticket = flows
+        .create(&call.principal, call.server.config.human_wait, message)
+        .await?;
+    let request = InputRequest::url(message.to_string(), make_url(&ticket));
+    let result = round_trip(
+        call,
+        session,
+        request.method(),
+        request.params(Some(&ticket.flow_id)),
+    )
+    .await?;
+    match parse_elicit_result(&result).map_err(malformed)? {
+        ElicitOutcome::Decline => {
+            flows.fail(&ticket.flow_id, "declined").await;
+            Ok(Answer::Declined)
+        }
+        ElicitOutcome::Cancel => {
+            flows.fail(&ticket.flow_id, "cancelled").await;
+            Ok(Answer::Cancelled)
+        }
+        ElicitOutcome::Accept(_) => {
+            let config = &call.server.config;
+            let deadline = tokio::time::Instant::now() + config.human_wait;
+            loop {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                if left.is_zero() {
+                    flows.fail(&ticket.flow_id, "timed out").await;
+                    return Err(AskError::TimedOut);
+                }
+                let step = left.min(config.keepalive_interval);
+                let status = tokio::select! {
+                    s = flows.wait(&ticket.flow_id, &call.principal, step) => s,
+                    () = session.closed.cancelled() => return Err(AskError::Disconnected),
+                };
+                match status {
+                    Progress::Complete => {
+                        if let Some(m) = elicitation_complete(&ticket.flow_id) {
+                            call.sink.send(m);
+                        }
+                        return Ok(Answer::Accepted(()));
+                    }
+                    Progress::Failed => return Ok(Answer::Cancelled),
+                    Progress::Pending => {
+                        call.progress("Waiting for the person to finish in the browser");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Create the flow for a `-32042` error and announce its completion on the
+/// session's unsolicited channel when it happens.
+async fn url_required(
+    call: &Call,
+    session: &Arc<Session>,
+    message: &str,
+    make_url: UrlMaker<'_>,
+) -> ToolError {
+    if let Err(e) = check(session, &InputRequest::url(String::new(), String::new())) {
+        return ToolError::Ask(e);
+    }
+    let server = Arc::clone(&call.server);
+    let ticket = match server
+        .flows
+        .create(&call.principal, server.config.human_wait, message)
+        .await
+    {
+        Ok(t) => t,
+        Err(e) => return ToolError::Ask(e),
+    };
+    let url = make_url(&ticket);
+    let weak = Arc::downgrade(session);
+    let flow_id = ticket.flow_id.clone();
+    let principal = call.principal.clone();
+    tokio::spawn(async move {
+        let status = server
+            .flows
+            .wait(&flow_id, &principal, server.config.human_wait)
+            .await;
+        if status == Progress::Complete
+            && let Some(session) = weak.upgrade()
+            && let Some(m) = elicitation_complete(&flow_id)
+        {
+            session.push_unsolicited(m);
+        }
+    });
+    ToolError::UrlElicitationRequired(vec![UrlElicitation {
+        elicitation_id: ticket.flow_id,
+        message: message.to_string(),
+        url,
+    }])
+}
+
+/// `notifications/elicitation/complete` for a finished URL flow.
+fn elicitation_complete(flow_id: &str) -> Option<Value> {
+    typed_notification(
+        method::NOTIFICATION_ELICITATION_COMPLETE,
+        &ElicitationCompleteParams::new(flow_id),
+    )
+}

@@ -1,0 +1,191 @@
+//! 2025-11-25: requests served on a [`Session`] after the `initialize`
+//! handshake (`initialize`, `ping`, lists, `logging/setLevel`, `tools/call`,
+//! `prompts/get`), and what a handler's outcome becomes on this revision.
+
+mod elicit;
+mod session;
+
+pub(crate) use session::ClientReply;
+pub use session::Session;
+
+use std::sync::Arc;
+
+use frontdesk_wire::{
+    ElicitRequestUrlParams, EmptyResult, ErrorObject, InitializeRequestParamsLenient,
+    InitializeResult, JsonRpcRequest, ListPromptsResult, ListToolsResult, LoggingLevel, Meta,
+    Revision, method, version,
+};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::call::Call;
+use super::error::{AskError, RpcError, ToolError};
+use super::invoke::{Outcome, Target, invoke, to_object};
+use super::requests::{self, Reply};
+use super::{OutboundSink, ServerInner};
+
+/// Serve one 2025-11-25 request.
+pub(crate) async fn serve(
+    server: &Arc<ServerInner>,
+    session: Option<&Arc<Session>>,
+    request: &JsonRpcRequest,
+    sink: &OutboundSink,
+    principal: String,
+) -> Reply {
+    let method = request.method.as_str();
+    if method == method::PING {
+        return to_object(&EmptyResult::default());
+    }
+    let session = session.ok_or_else(|| {
+        RpcError::invalid_request(
+            "Invalid request: this request needs a session; send initialize first",
+        )
+    })?;
+    if method == method::INITIALIZE {
+        return initialize(server, session, request);
+    }
+    if !session.is_initialized() {
+        return Err(RpcError::invalid_request(
+            "Invalid request: send initialize first",
+        ));
+    }
+    match method {
+        method::TOOLS_LIST => to_object(&ListToolsResult::new(server.tools.listing())),
+        method::TOOLS_CALL => {
+            let p: frontdesk_wire::CallToolRequestParams = requests::params(request)?;
+            let tool = requests::find_tool(server, &p.name)?;
+            let call = call(server, session, sink, principal, p.meta.as_ref());
+            let outcome = invoke(&call, Target::Tool(tool), p.arguments.unwrap_or_default()).await;
+            finish(Target::Tool(tool), outcome, &session.client_capabilities())
+        }
+        method::PROMPTS_LIST if !server.prompts.is_empty() => {
+            to_object(&ListPromptsResult::new(requests::prompt_listing(server)))
+        }
+        method::PROMPTS_GET if !server.prompts.is_empty() => {
+            let p: frontdesk_wire::GetPromptRequestParams = requests::params(request)?;
+            let prompt = requests::find_prompt(server, &p.name)?;
+            let call = call(server, session, sink, principal, p.meta.as_ref());
+            let outcome = invoke(
+                &call,
+                Target::Prompt(prompt),
+                p.arguments.unwrap_or_default(),
+            )
+            .await;
+            finish(
+                Target::Prompt(prompt),
+                outcome,
+                &session.client_capabilities(),
+            )
+        }
+        method::LOGGING_SET_LEVEL => {
+            #[derive(Deserialize)]
+            struct SetLevel {
+                level: LoggingLevel,
+            }
+            let p: SetLevel = request.parse_params().map_err(|_| {
+                RpcError::invalid_params(
+                    "Invalid params: level must be one of debug, info, notice, warning, error, \
+                     critical, alert, emergency",
+                )
+            })?;
+            session.set_log_level(p.level);
+            to_object(&EmptyResult::default())
+        }
+        _ => Err(RpcError::method_not_found(method)),
+    }
+}
+
+fn initialize(server: &ServerInner, session: &Session, request: &JsonRpcRequest) -> Reply {
+    let p: InitializeRequestParamsLenient = requests::params(request)?;
+    let requested = p.protocol_version.as_str();
+    let negotiated = if version::HANDSHAKE.contains(&requested) {
+        requested
+    } else {
+        version::HANDSHAKE[0]
+    };
+    let caps = serde_json::to_value(&p.capabilities).unwrap_or_else(|_| Value::Object(Map::new()));
+    session.set_negotiated(negotiated.to_string(), caps);
+    let mut result = InitializeResult::new(
+        negotiated,
+        requests::capabilities(server, Revision::V2025_11_25),
+        server.info.clone(),
+    );
+    result.instructions.clone_from(&server.instructions);
+    to_object(&result)
+}
+
+fn call(
+    server: &Arc<ServerInner>,
+    session: &Arc<Session>,
+    sink: &OutboundSink,
+    principal: String,
+    meta: Option<&Meta>,
+) -> Arc<Call> {
+    Arc::new(Call::new(
+        Arc::clone(server),
+        principal,
+        sink.clone(),
+        meta.and_then(|m| m.progress_token()).and_then(Result::ok),
+        session.log_level(),
+        Arc::new(elicit::Live {
+            session: Arc::clone(session),
+        }),
+    ))
+}
+
+/// What a handler's outcome becomes on 2025-11-25.
+fn finish(target: Target<'_>, outcome: Outcome, caps: &Value) -> Reply {
+    let failed = |text: String| target.execution_error(text)?.into_legacy();
+    let error = match outcome {
+        Outcome::Finished(Ok(done)) => return done.into_legacy(),
+        Outcome::Finished(Err(e)) => e,
+        Outcome::Suspended => {
+            tracing::error!("a 2025-11-25 question suspended its handler");
+            return Err(RpcError::internal("Internal error"));
+        }
+    };
+    let noun = target.noun();
+    match error {
+        ToolError::Rpc(e) => Err(e),
+        ToolError::Execution(m) => failed(m),
+        ToolError::UrlElicitationRequired(list) => {
+            if caps.get("elicitation").and_then(|e| e.get("url")).is_none() {
+                return failed(format!(
+                    "This {noun} needs the person to visit a web page, which this client cannot offer."
+                ));
+            }
+            let elicitations = list
+                .into_iter()
+                .map(|u| {
+                    ElicitRequestUrlParams::new(u.message, u.url)
+                        .with_elicitation_id(u.elicitation_id)
+                })
+                .collect();
+            Err(ErrorObject::url_elicitation_required(
+                "This request requires more information.",
+                elicitations,
+            )
+            .into())
+        }
+        ToolError::Ask(e) => match e {
+            AskError::MissingCapability { required } => failed(format!(
+                "This {noun} needs a client capability that was not declared: {required}"
+            )),
+            AskError::TimedOut => failed("No answer arrived in the time allowed.".into()),
+            AskError::Disconnected => {
+                Err(RpcError::internal("Internal error: the client went away"))
+            }
+            AskError::ClientError { message, .. } => {
+                failed(format!("The client could not ask the question: {message}"))
+            }
+            AskError::InvalidResponse { reason, .. } => {
+                failed(format!("The client's answer was malformed: {reason}"))
+            }
+            AskError::InvalidAnswer(e) => failed(format!("The answer did not fit the form: {e}")),
+            AskError::Internal(_) => {
+                tracing::error!(error = %e, "handler failed");
+                Err(RpcError::internal("Internal error"))
+            }
+        },
+    }
+}

@@ -1,0 +1,230 @@
+//! The 2025-11-25 [`Session`]: negotiated version, client capabilities and
+//! log level, the server's outbound requests awaiting answers, the client's
+//! in-flight requests, and the channel for messages unrelated to any request.
+
+use std::collections::HashMap;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use frontdesk_wire::{ErrorObject, LoggingLevel, RequestId};
+use serde_json::{Map, Value};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::server::error::AskError;
+
+/// What the client answered to one of our requests.
+#[derive(Debug)]
+pub(crate) enum ClientReply {
+    /// A result object.
+    Result(Map<String, Value>),
+    /// A JSON-RPC error.
+    Error(ErrorObject),
+    /// A response with our id whose `result`/`error` is malformed.
+    Malformed(String),
+}
+
+#[derive(Debug, Clone, Default)]
+struct Negotiated {
+    version: Option<String>,
+    capabilities: Value,
+    log_level: Option<LoggingLevel>,
+}
+
+/// One 2025-11-25 connection: a stdio process, or one HTTP `Mcp-Session-Id`.
+///
+/// Holds what `initialize` negotiated, the server's own outstanding requests
+/// (answers from the client are routed back to the waiting question), the
+/// client's in-flight requests (so `notifications/cancelled` can stop them),
+/// and a channel for messages unrelated to any request (on HTTP: the GET
+/// stream), such as `notifications/elicitation/complete` after a `-32042`.
+/// 2026-07-28 requests use none of the protocol state; on stdio they still
+/// register here so they can be cancelled.
+pub struct Session {
+    id: String,
+    negotiated: Mutex<Negotiated>,
+    next_id: AtomicU64,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientReply>>>,
+    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    pub(crate) closed: CancellationToken,
+    /// `true` once the client's `notifications/initialized` arrived.
+    initialized: watch::Sender<bool>,
+    unsolicited_tx: mpsc::UnboundedSender<Value>,
+    unsolicited_rx: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    pub(crate) fn new() -> Self {
+        let mut b = [0u8; 16];
+        rand::fill(&mut b[..]);
+        let (tx, rx) = mpsc::unbounded_channel();
+        Self {
+            id: b.iter().map(|x| format!("{x:02x}")).collect(),
+            negotiated: Mutex::new(Negotiated::default()),
+            next_id: AtomicU64::new(0),
+            pending: Mutex::new(HashMap::new()),
+            inflight: Mutex::new(HashMap::new()),
+            closed: CancellationToken::new(),
+            initialized: watch::Sender::new(false),
+            unsolicited_tx: tx,
+            unsolicited_rx: Mutex::new(Some(rx)),
+        }
+    }
+
+    /// A random id (32 hex characters), usable as the HTTP `Mcp-Session-Id`.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The version `initialize` negotiated, if it happened.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.negotiated.lock().ok().and_then(|n| n.version.clone())
+    }
+
+    /// The capabilities the client declared in `initialize` (`{}` before).
+    pub fn client_capabilities(&self) -> Value {
+        self.negotiated
+            .lock()
+            .map(|n| n.capabilities.clone())
+            .unwrap_or(Value::Null)
+    }
+
+    /// Whether `initialize` succeeded on this session.
+    pub fn is_initialized(&self) -> bool {
+        self.negotiated.lock().is_ok_and(|n| n.version.is_some())
+    }
+
+    /// Take the receiver of unsolicited messages (once; later calls get `None`).
+    /// On HTTP, drain it into the session's GET stream.
+    pub fn unsolicited(&self) -> Option<mpsc::UnboundedReceiver<Value>> {
+        self.unsolicited_rx.lock().ok().and_then(|mut r| r.take())
+    }
+
+    /// The client went away: every question waiting on it ends with
+    /// [`AskError::Disconnected`] and every in-flight request is cancelled.
+    pub fn close(&self) {
+        self.closed.cancel();
+        if let Ok(map) = self.inflight.lock() {
+            for token in map.values() {
+                token.cancel();
+            }
+        }
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.closed.is_cancelled()
+    }
+
+    pub(crate) fn set_negotiated(&self, version: String, capabilities: Value) {
+        if let Ok(mut n) = self.negotiated.lock() {
+            n.version = Some(version);
+            n.capabilities = capabilities;
+        }
+    }
+
+    pub(crate) fn mark_initialized(&self) {
+        self.initialized.send_replace(true);
+    }
+
+    /// Wait until the client sent `notifications/initialized` (the server
+    /// should send it no requests before), at most until `deadline`.
+    pub(crate) async fn initialized_by(
+        &self,
+        deadline: tokio::time::Instant,
+    ) -> Result<(), AskError> {
+        let mut seen = self.initialized.subscribe();
+        if *seen.borrow_and_update() {
+            return Ok(());
+        }
+        tracing::debug!("waiting for notifications/initialized before asking");
+        tokio::select! {
+            r = seen.wait_for(|done| *done) => r.map(|_| ()).map_err(|_| AskError::Disconnected),
+            () = self.closed.cancelled() => Err(AskError::Disconnected),
+            () = tokio::time::sleep_until(deadline) => {
+                tracing::info!("no notifications/initialized within the human-wait budget");
+                Err(AskError::TimedOut)
+            }
+        }
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        if let Ok(mut n) = self.negotiated.lock() {
+            n.log_level = Some(level);
+        }
+    }
+
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        self.negotiated.lock().ok().and_then(|n| n.log_level)
+    }
+
+    pub(crate) fn push_unsolicited(&self, msg: Value) {
+        let _ = self.unsolicited_tx.send(msg);
+    }
+
+    /// Register an inbound request so `notifications/cancelled` can stop it.
+    pub(crate) fn begin_request(&self, id: &RequestId) -> CancellationToken {
+        let token = self.closed.child_token();
+        if let Ok(mut map) = self.inflight.lock() {
+            map.insert(id.clone(), token.clone());
+        }
+        token
+    }
+
+    pub(crate) fn end_request(&self, id: &RequestId) {
+        if let Ok(mut map) = self.inflight.lock() {
+            map.remove(id);
+        }
+    }
+
+    /// The client cancelled request `id`.
+    pub(crate) fn cancel_request(&self, id: &RequestId) -> bool {
+        let token = self.inflight.lock().ok().and_then(|m| m.get(id).cloned());
+        match token {
+            Some(t) => {
+                t.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A response from the client to one of our requests.
+    pub(crate) fn route_response(&self, id: &RequestId, reply: ClientReply) -> bool {
+        let waiter = self.pending.lock().ok().and_then(|mut m| m.remove(id));
+        match waiter {
+            Some(tx) => tx.send(reply).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Whether `id` is one of our requests still waiting for its answer.
+    pub(crate) fn is_waiting_for(&self, id: &RequestId) -> bool {
+        self.pending.lock().is_ok_and(|m| m.contains_key(id))
+    }
+
+    pub(crate) fn register(&self) -> (RequestId, oneshot::Receiver<ClientReply>) {
+        let n = self.next_id.fetch_add(1, Ordering::SeqCst) + 1;
+        let id = RequestId::from(format!("fd-{n}"));
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut m) = self.pending.lock() {
+            m.insert(id.clone(), tx);
+        }
+        (id, rx)
+    }
+
+    pub(crate) fn forget(&self, id: &RequestId) {
+        if let Ok(mut m) = self.pending.lock() {
+            m.remove(id);
+        }
+    }
+}

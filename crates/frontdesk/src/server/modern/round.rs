@@ -1,0 +1,382 @@
+//! How a 2026-07-28 call asks: [`Round`] answers each question from the
+//! retry's `inputResponses` or from answers carried in the sealed state;
+//! a question without an answer is recorded and the handler suspended, and
+//! the runtime answers `input_required` with every recorded question.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use frontdesk_form::Defaults;
+use frontdesk_wire::{InputRequests, Revision};
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use super::state::{FlowRef, RecordedAnswer, RoundState};
+use crate::server::call::{Call, Conversation, UrlMaker};
+use crate::server::error::{AskError, ToolError};
+use crate::server::flow_port::Progress;
+use crate::server::question::{Answer, ElicitOutcome, InputRequest, Kind, parse_elicit_result};
+use crate::store::BoxFuture;
+
+/// What this round adds to the state.
+#[derive(Default)]
+struct Record {
+    /// Questions to ask now: key, the question as sent, its digest.
+    pending: Vec<(String, InputRequest, String)>,
+    answers: IndexMap<String, RecordedAnswer>,
+    flows: IndexMap<String, FlowRef>,
+    once: IndexMap<String, Value>,
+}
+
+/// One 2026-07-28 round of a tool call or prompt.
+pub(crate) struct Round {
+    caps: Value,
+    responses: Map<String, Value>,
+    prior_pending: IndexMap<String, String>,
+    had_state: bool,
+    record: Mutex<Record>,
+    suspended: AtomicBool,
+}
+
+impl Round {
+    pub(crate) fn new(
+        caps: Value,
+        responses: Map<String, Value>,
+        prior: Option<RoundState>,
+    ) -> Self {
+        let had_state = prior.is_some();
+        let prior = prior.unwrap_or_default();
+        Self {
+            caps,
+            responses,
+            prior_pending: prior.pending,
+            had_state,
+            record: Mutex::new(Record {
+                pending: Vec::new(),
+                answers: prior.answers,
+                flows: prior.flows,
+                once: prior.once,
+            }),
+            suspended: AtomicBool::new(false),
+        }
+    }
+
+    fn with_record<R>(&self, f: impl FnOnce(&mut Record) -> R) -> Result<R, AskError> {
+        let mut rec = self
+            .record
+            .lock()
+            .map_err(|_| AskError::Internal("round record poisoned".into()))?;
+        Ok(f(&mut rec))
+    }
+
+    /// The answer to `request` under `key`, if this round has one.
+    /// `Ok(None)`: ask (again). Malformed answers are errors (-32602).
+    fn lookup(&self, key: &str, request: &InputRequest) -> Result<Option<Value>, AskError> {
+        let digest = request.digest();
+        if let Some(raw) = self.responses.get(key) {
+            let fresh = match self.prior_pending.get(key) {
+                Some(pinned) => *pinned == digest,
+                None => !self.had_state,
+            };
+            if fresh {
+                return match check_response(key, request, raw)? {
+                    Some(valid) => {
+                        self.with_record(|r| {
+                            r.answers.insert(
+                                key.to_string(),
+                                RecordedAnswer {
+                                    digest,
+                                    result: valid.clone(),
+                                },
+                            );
+                        })?;
+                        Ok(Some(valid))
+                    }
+                    None => Ok(None),
+                };
+            }
+            tracing::debug!(key, "answer is for another question; asking again");
+        }
+        self.with_record(|r| {
+            r.answers
+                .get(key)
+                .filter(|a| a.digest == digest)
+                .map(|a| a.result.clone())
+        })
+    }
+
+    /// Record `request` for this round's `input_required`.
+    fn register(&self, key: &str, request: &InputRequest) -> Result<(), AskError> {
+        request
+            .check_capability(&self.caps)
+            .map_err(|required| AskError::MissingCapability { required })?;
+        let digest = request.digest();
+        self.with_record(|r| {
+            if !r.pending.iter().any(|(k, _, _)| k == key) {
+                r.pending.push((key.to_string(), request.clone(), digest));
+            }
+        })
+    }
+
+    /// Stop the handler here: the question waits for the next round. Never
+    /// returns; the runtime drops the handler once it sees the suspension.
+    async fn suspend<T>(&self) -> T {
+        self.suspended.store(true, Ordering::SeqCst);
+        std::future::pending().await
+    }
+
+    async fn ask_form(
+        &self,
+        key: &str,
+        request: &InputRequest,
+    ) -> Result<Answer<Map<String, Value>>, AskError> {
+        match self.lookup(key, request)? {
+            Some(result) => match parse_elicit_result(&result) {
+                Ok(ElicitOutcome::Accept(content)) => Ok(Answer::Accepted(content)),
+                Ok(ElicitOutcome::Decline) => Ok(Answer::Declined),
+                Ok(ElicitOutcome::Cancel) => Ok(Answer::Cancelled),
+                Err(reason) => Err(AskError::InvalidResponse {
+                    key: key.to_string(),
+                    reason,
+                }),
+            },
+            None => {
+                self.register(key, request)?;
+                self.suspend().await
+            }
+        }
+    }
+
+    async fn ask_all(&self, questions: &[(String, InputRequest)]) -> Result<Vec<Value>, AskError> {
+        let mut found = Vec::with_capacity(questions.len());
+        let mut missing = false;
+        for (key, request) in questions {
+            match self.lookup(key, request)? {
+                Some(v) => found.push(v),
+                None => {
+                    self.register(key, request)?;
+                    missing = true;
+                }
+            }
+        }
+        if missing {
+            self.suspend().await
+        } else {
+            Ok(found)
+        }
+    }
+
+    async fn ask_url(
+        &self,
+        call: &Call,
+        key: &str,
+        message: &str,
+        make_url: UrlMaker<'_>,
+    ) -> Result<Answer<()>, AskError> {
+        InputRequest::url(String::new(), String::new())
+            .check_capability(&self.caps)
+            .map_err(|required| AskError::MissingCapability { required })?;
+        let known = self.with_record(|r| r.flows.get(key).cloned())?;
+        let flows = &call.server.flows;
+        let Some(flow) = known else {
+            let ticket = flows
+                .create(&call.principal, call.server.config.state_ttl, message)
+                .await?;
+            let url = make_url(&ticket);
+            self.with_record(|r| {
+                r.flows.insert(
+                    key.to_string(),
+                    FlowRef {
+                        id: ticket.flow_id.clone(),
+                        url: url.clone(),
+                    },
+                );
+            })?;
+            self.register(key, &InputRequest::url(message.to_string(), url))?;
+            return self.suspend().await;
+        };
+        let request = InputRequest::url(message.to_string(), flow.url);
+        let action = match self.lookup(key, &request)? {
+            Some(result) => {
+                parse_elicit_result(&result).map_err(|reason| AskError::InvalidResponse {
+                    key: key.to_string(),
+                    reason,
+                })?
+            }
+            None => {
+                self.register(key, &request)?;
+                return self.suspend().await;
+            }
+        };
+        match action {
+            ElicitOutcome::Decline => {
+                flows.fail(&flow.id, "declined").await;
+                Ok(Answer::Declined)
+            }
+            ElicitOutcome::Cancel => {
+                flows.fail(&flow.id, "cancelled").await;
+                Ok(Answer::Cancelled)
+            }
+            ElicitOutcome::Accept(_) => {
+                let mut status = flows.status(&flow.id, &call.principal).await;
+                if status == Progress::Pending {
+                    status = flows
+                        .wait(&flow.id, &call.principal, call.server.config.url_hold)
+                        .await;
+                }
+                match status {
+                    Progress::Complete => Ok(Answer::Accepted(())),
+                    Progress::Failed => Ok(Answer::Cancelled),
+                    Progress::Pending => {
+                        // Not finished yet: forget the consent and ask again.
+                        self.with_record(|r| {
+                            r.answers.shift_remove(key);
+                        })?;
+                        self.register(key, &request)?;
+                        self.suspend().await
+                    }
+                }
+            }
+        }
+    }
+
+    /// The questions of this round and the state for the next one, or `None`
+    /// when nothing is pending.
+    pub(crate) fn next_round(&self) -> Option<(InputRequests, RoundState)> {
+        let rec = self.record.lock().ok()?;
+        if rec.pending.is_empty() {
+            return None;
+        }
+        let mut requests = InputRequests::new();
+        let mut pending = IndexMap::new();
+        for (key, request, digest) in &rec.pending {
+            requests = requests.with(key.clone(), request.to_wire(None));
+            pending.insert(key.clone(), digest.clone());
+        }
+        let state = RoundState {
+            answers: rec.answers.clone(),
+            pending,
+            flows: rec.flows.clone(),
+            once: rec.once.clone(),
+        };
+        Some((requests, state))
+    }
+}
+
+impl Conversation for Round {
+    fn revision(&self) -> Revision {
+        Revision::V2026_07_28
+    }
+
+    fn protocol_version(&self) -> String {
+        Revision::V2026_07_28.as_str().to_string()
+    }
+
+    fn client_capabilities(&self) -> Value {
+        self.caps.clone()
+    }
+
+    fn ask_form<'a>(
+        &'a self,
+        _call: &'a Call,
+        key: &'a str,
+        request: &'a InputRequest,
+    ) -> BoxFuture<'a, Result<Answer<Map<String, Value>>, AskError>> {
+        Box::pin(Round::ask_form(self, key, request))
+    }
+
+    fn ask_url<'a>(
+        &'a self,
+        call: &'a Call,
+        key: &'a str,
+        message: &'a str,
+        make_url: UrlMaker<'a>,
+    ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
+        Box::pin(Round::ask_url(self, call, key, message, make_url))
+    }
+
+    fn ask_all<'a>(
+        &'a self,
+        _call: &'a Call,
+        questions: &'a [(String, InputRequest)],
+    ) -> BoxFuture<'a, Result<Vec<Value>, AskError>> {
+        Box::pin(Round::ask_all(self, questions))
+    }
+
+    fn url_required<'a>(
+        &'a self,
+        call: &'a Call,
+        message: &'a str,
+        make_url: UrlMaker<'a>,
+    ) -> BoxFuture<'a, ToolError> {
+        Box::pin(async move {
+            // 2026-07-28 has no -32042: the URL is asked as an input request.
+            let key = call.derived_key(&InputRequest::url(message.to_string(), String::new()));
+            match Round::ask_url(self, call, &key, message, make_url).await {
+                Err(e) => ToolError::Ask(e),
+                Ok(_) => ToolError::execution(
+                    "The interaction finished; call the tool again to continue.",
+                ),
+            }
+        })
+    }
+
+    fn recorded(&self, key: &str) -> Option<Value> {
+        self.record.lock().ok()?.once.get(key).cloned()
+    }
+
+    fn record(&self, key: &str, value: Value) {
+        if let Ok(mut r) = self.record.lock() {
+            r.once.insert(key.to_string(), value);
+        }
+    }
+
+    fn is_suspended(&self) -> bool {
+        self.suspended.load(Ordering::SeqCst)
+    }
+}
+
+/// Validate one client result for `request`: `Ok(Some(clean))` to use,
+/// `Ok(None)` when accepted content fails the schema (ask again),
+/// `Err` when the result is malformed.
+fn check_response(
+    key: &str,
+    request: &InputRequest,
+    raw: &Value,
+) -> Result<Option<Value>, AskError> {
+    let invalid = |reason: String| AskError::InvalidResponse {
+        key: key.to_string(),
+        reason,
+    };
+    match &request.kind {
+        Kind::Form { schema, .. } => match parse_elicit_result(raw).map_err(invalid)? {
+            ElicitOutcome::Accept(content) => match schema.accept(content, Defaults::Apply) {
+                Ok(accepted) => Ok(Some(
+                    json!({"action": "accept", "content": accepted.into_content()}),
+                )),
+                Err(e) => {
+                    tracing::warn!(key, error = %e, "accepted content does not fit the form; asking again");
+                    Ok(None)
+                }
+            },
+            ElicitOutcome::Decline => Ok(Some(json!({"action": "decline"}))),
+            ElicitOutcome::Cancel => Ok(Some(json!({"action": "cancel"}))),
+        },
+        Kind::Url { .. } => {
+            parse_elicit_result(raw).map_err(invalid)?;
+            Ok(Some(
+                json!({"action": raw.get("action").cloned().unwrap_or(Value::Null)}),
+            ))
+        }
+        Kind::Sampling(_) => match raw.as_object() {
+            Some(o) if o.contains_key("content") => Ok(Some(raw.clone())),
+            _ => Err(invalid(
+                "a sampling result must be an object with \"content\"".into(),
+            )),
+        },
+        Kind::Roots => match raw.get("roots") {
+            Some(Value::Array(_)) => Ok(Some(raw.clone())),
+            _ => Err(invalid("a roots result must have a \"roots\" array".into())),
+        },
+    }
+}

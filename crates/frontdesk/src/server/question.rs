@@ -1,0 +1,475 @@
+//! What a handler asks and what it gets back: [`Question`] (a form from a
+//! type, a form from a runtime schema, a URL), [`Answer`] (three normal
+//! outcomes), and [`InputRequest`] (any question, for
+//! [`ToolContext::ask_all`](super::ToolContext::ask_all)).
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use frontdesk_wire::{
+    CreateMessageMethod, CreateMessageRequest, CreateMessageRequestParams, ElicitRequestFormParams,
+    ElicitRequestParams, ElicitRequestUrlParams, InputRequest as WireInputRequest, ListRootsMethod,
+    ListRootsRequest, method,
+};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use super::context::ToolContext;
+use super::error::AskError;
+use super::flow_port::FlowTicket;
+use super::form::{Form, FormSchema};
+use crate::state::canonical_json;
+use crate::store::BoxFuture;
+
+/// The person's answer to one question.
+///
+/// Decline and cancel are normal outcomes, not errors: handle them like any
+/// other branch.
+#[derive(Debug, Clone, PartialEq)]
+#[must_use]
+pub enum Answer<T> {
+    /// The person submitted (form: the content, re-validated on the server;
+    /// URL: the out-of-band flow completed).
+    Accepted(T),
+    /// The person explicitly said no.
+    Declined,
+    /// The person dismissed the question without choosing.
+    Cancelled,
+}
+
+impl<T> Answer<T> {
+    /// Transform the accepted value.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Answer<U> {
+        match self {
+            Self::Accepted(v) => Answer::Accepted(f(v)),
+            Self::Declined => Answer::Declined,
+            Self::Cancelled => Answer::Cancelled,
+        }
+    }
+
+    /// The accepted value, if any.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Self::Accepted(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The wire `action` of this outcome.
+    pub fn action(&self) -> &'static str {
+        match self {
+            Self::Accepted(_) => "accept",
+            Self::Declined => "decline",
+            Self::Cancelled => "cancel",
+        }
+    }
+}
+
+/// The builders of what [`ToolContext::ask`] asks.
+///
+/// ```
+/// # use frontdesk::server::{FormSchema, Question};
+/// # use frontdesk::Form;
+/// #[derive(Form)]
+/// struct Pickup {
+///     #[form(title = "Number of boxes", min = 1, max = 3)]
+///     boxes: i64,
+/// }
+///
+/// // A form from a type: the answer arrives as a `Pickup`.
+/// let typed = Question::form::<Pickup>("How many boxes?").key("pickup");
+/// // A form built at run time: the answer is the validated content.
+/// let schema = FormSchema::builder().boolean("ok", |f| f.title("Go ahead").required()).build()?;
+/// let dynamic = Question::schema("Book it?", schema);
+/// // A page to open (sign-in, payment): accepted once the flow completes.
+/// let url = Question::url("Sign in to connect your account.", |ticket| {
+///     format!("https://shop.example/connect?token={}", ticket.connect_token)
+/// });
+/// # let _ = (typed, dynamic, url);
+/// # Ok::<(), frontdesk::form::BuildError>(())
+/// ```
+///
+/// Keys: on 2026-07-28 each question travels under a key of
+/// `inputRequests`. Give a stable one with `.key(…)` when the question's
+/// message or form may change between releases; otherwise the key is
+/// derived from the question itself (its message and form), so adding an
+/// `if` or another question elsewhere in the handler never shifts it. Two
+/// identical questions in one call get the same derived key plus a counter.
+#[derive(Debug, Clone, Copy)]
+pub struct Question;
+
+impl Question {
+    /// A form described by `T` (usually `#[derive(Form)]`); the accepted
+    /// content is re-validated, then read into `T`.
+    pub fn form<T: Form>(message: impl Into<String>) -> FormQuestion<T> {
+        FormQuestion {
+            message: message.into(),
+            key: None,
+            form: PhantomData,
+        }
+    }
+
+    /// A form built at run time; the answer is the validated content.
+    pub fn schema(message: impl Into<String>, schema: FormSchema) -> SchemaQuestion {
+        SchemaQuestion {
+            message: message.into(),
+            schema: Arc::new(schema),
+            key: None,
+        }
+    }
+
+    /// Send the person to a page (URL mode). `make_url` builds the page's
+    /// address from the flow's ticket (put the connect token in it, never a
+    /// secret). `Accepted(())` means the flow completed (the server's own
+    /// page called `Server::complete_flow`), not merely that the person
+    /// agreed to open it.
+    pub fn url<F>(message: impl Into<String>, make_url: F) -> UrlQuestion<F>
+    where
+        F: FnOnce(&FlowTicket) -> String + Send,
+    {
+        UrlQuestion {
+            message: message.into(),
+            make_url,
+            key: None,
+        }
+    }
+}
+
+/// A form from a type; see [`Question::form`].
+#[derive(Debug)]
+pub struct FormQuestion<T> {
+    message: String,
+    key: Option<String>,
+    form: PhantomData<fn() -> T>,
+}
+
+/// A form from a runtime schema; see [`Question::schema`].
+#[derive(Debug, Clone)]
+pub struct SchemaQuestion {
+    message: String,
+    schema: Arc<FormSchema>,
+    key: Option<String>,
+}
+
+/// A URL question; see [`Question::url`].
+pub struct UrlQuestion<F> {
+    message: String,
+    make_url: F,
+    key: Option<String>,
+}
+
+impl<F> std::fmt::Debug for UrlQuestion<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UrlQuestion")
+            .field("message", &self.message)
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SchemaQuestion {
+    /// Ask under this stable key (the `inputRequests` key on 2026-07-28).
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+impl<T> FormQuestion<T> {
+    /// Ask under this stable key (the `inputRequests` key on 2026-07-28).
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+impl<F> UrlQuestion<F> {
+    /// Ask under this stable key (the `inputRequests` key on 2026-07-28).
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T> Sealed for super::FormQuestion<T> {}
+    impl Sealed for super::SchemaQuestion {}
+    impl<F> Sealed for super::UrlQuestion<F> {}
+}
+
+/// What [`ToolContext::ask`] accepts: the questions [`Question`] builds.
+pub trait Ask: sealed::Sealed + Send {
+    /// What an accepted answer carries.
+    type Output: Send;
+
+    /// Ask it (the runtime's half; call [`ToolContext::ask`] instead).
+    #[doc(hidden)]
+    fn ask_in<'a>(
+        self,
+        cx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Answer<Self::Output>, AskError>>
+    where
+        Self: 'a;
+}
+
+impl<T: Form + Send> Ask for FormQuestion<T> {
+    type Output = T;
+
+    fn ask_in<'a>(self, cx: &'a ToolContext) -> BoxFuture<'a, Result<Answer<T>, AskError>>
+    where
+        Self: 'a,
+    {
+        Box::pin(async move {
+            let schema = Arc::new(T::schema());
+            let question = SchemaQuestion {
+                message: self.message,
+                schema,
+                key: self.key,
+            };
+            match question.ask_in(cx).await? {
+                Answer::Accepted(content) => T::from_content(content)
+                    .map(Answer::Accepted)
+                    .map_err(AskError::InvalidAnswer),
+                Answer::Declined => Ok(Answer::Declined),
+                Answer::Cancelled => Ok(Answer::Cancelled),
+            }
+        })
+    }
+}
+
+impl Ask for SchemaQuestion {
+    type Output = Map<String, Value>;
+
+    fn ask_in<'a>(
+        self,
+        cx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<Answer<Self::Output>, AskError>>
+    where
+        Self: 'a,
+    {
+        Box::pin(async move {
+            let request = InputRequest::form_shared(self.message, self.schema);
+            let key = match self.key {
+                Some(k) => k,
+                None => cx.call().derived_key(&request),
+            };
+            cx.call().ask_form(&key, &request).await
+        })
+    }
+}
+
+impl<F> Ask for UrlQuestion<F>
+where
+    F: FnOnce(&FlowTicket) -> String + Send,
+{
+    type Output = ();
+
+    fn ask_in<'a>(self, cx: &'a ToolContext) -> BoxFuture<'a, Result<Answer<()>, AskError>>
+    where
+        Self: 'a,
+    {
+        Box::pin(async move {
+            let key = match self.key {
+                Some(k) => k,
+                // The URL carries a fresh connect token: derive from the message.
+                None => cx
+                    .call()
+                    .derived_key(&InputRequest::url(self.message.clone(), String::new())),
+            };
+            cx.call()
+                .ask_url(&key, &self.message, Box::new(self.make_url))
+                .await
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Kind {
+    Form {
+        message: String,
+        schema: Arc<FormSchema>,
+    },
+    Url {
+        message: String,
+        url: String,
+    },
+    Sampling(Value),
+    Roots,
+}
+
+/// One question of any kind for [`ToolContext::ask_all`]: an elicitation
+/// form, a sampling request or a roots request. URL questions are asked
+/// through [`Question::url`], which manages their flow.
+#[derive(Debug, Clone)]
+pub struct InputRequest {
+    pub(crate) kind: Kind,
+}
+
+impl InputRequest {
+    /// A form elicitation.
+    pub fn form(message: impl Into<String>, schema: FormSchema) -> Self {
+        Self::form_shared(message.into(), Arc::new(schema))
+    }
+
+    pub(crate) fn form_shared(message: String, schema: Arc<FormSchema>) -> Self {
+        Self {
+            kind: Kind::Form { message, schema },
+        }
+    }
+
+    /// A `sampling/createMessage` request with these params
+    /// (`messages`, `maxTokens`, …).
+    pub fn sampling(params: Value) -> Self {
+        Self {
+            kind: Kind::Sampling(params),
+        }
+    }
+
+    /// A `roots/list` request.
+    pub fn roots() -> Self {
+        Self { kind: Kind::Roots }
+    }
+
+    pub(crate) fn url(message: String, url: String) -> Self {
+        Self {
+            kind: Kind::Url { message, url },
+        }
+    }
+
+    /// The JSON-RPC method this question uses.
+    pub fn method(&self) -> &'static str {
+        match self.kind {
+            Kind::Form { .. } | Kind::Url { .. } => method::ELICITATION_CREATE,
+            Kind::Sampling(_) => method::SAMPLING_CREATE_MESSAGE,
+            Kind::Roots => method::ROOTS_LIST,
+        }
+    }
+
+    /// The question as a wire `inputRequests` entry (`{method, params}`);
+    /// `elicitation_id` is added to URL requests (2025-11-25 only).
+    pub(crate) fn to_wire(&self, elicitation_id: Option<&str>) -> WireInputRequest {
+        match &self.kind {
+            Kind::Form { message, schema } => ElicitRequestParams::Form(
+                ElicitRequestFormParams::new(message.clone(), schema.as_json_object().clone()),
+            )
+            .into(),
+            Kind::Url { message, url } => {
+                let mut params = ElicitRequestUrlParams::new(message.clone(), url.clone());
+                if let Some(id) = elicitation_id {
+                    params = params.with_elicitation_id(id);
+                }
+                ElicitRequestParams::Url(params).into()
+            }
+            Kind::Sampling(params) => {
+                let params = match params {
+                    Value::Object(o) => o.clone(),
+                    _ => Map::new(),
+                };
+                match serde_json::from_value::<CreateMessageRequestParams>(Value::Object(
+                    params.clone(),
+                )) {
+                    Ok(typed) => WireInputRequest::CreateMessage(CreateMessageRequest {
+                        method: CreateMessageMethod,
+                        params: typed,
+                        extra: Map::new(),
+                    }),
+                    // Not a well-formed sampling request: sent as the handler wrote it.
+                    Err(e) => {
+                        tracing::warn!(error = %e, "sampling params do not fit CreateMessageRequestParams; sent as given");
+                        let mut raw = Map::new();
+                        raw.insert(
+                            "method".into(),
+                            Value::from(method::SAMPLING_CREATE_MESSAGE),
+                        );
+                        raw.insert("params".into(), Value::Object(params));
+                        WireInputRequest::Unknown(raw)
+                    }
+                }
+            }
+            Kind::Roots => WireInputRequest::ListRoots(ListRootsRequest {
+                method: ListRootsMethod,
+                params: Some(Map::new()),
+                extra: Map::new(),
+            }),
+        }
+    }
+
+    /// The params of the request as they travel (the `params` of
+    /// [`to_wire`](Self::to_wire)).
+    pub(crate) fn params(&self, elicitation_id: Option<&str>) -> Map<String, Value> {
+        match serde_json::to_value(self.to_wire(elicitation_id)) {
+            Ok(Value::Object(mut request)) => match request.remove("params") {
+                Some(Value::Object(params)) => params,
+                _ => Map::new(),
+            },
+            _ => Map::new(),
+        }
+    }
+
+    /// A digest pinning an answer to this exact question (method + params).
+    pub(crate) fn digest(&self) -> String {
+        let hash = Sha256::digest(canonical_json(
+            &serde_json::to_value(self.to_wire(None)).unwrap_or(Value::Null),
+        ));
+        hash[..12].iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Whether `caps` (client capabilities) allow this question; if not, the
+    /// capability that is missing.
+    pub(crate) fn check_capability(&self, caps: &Value) -> Result<(), Value> {
+        let elicitation = caps.get("elicitation");
+        match &self.kind {
+            Kind::Form { .. } => match elicitation {
+                Some(e) if supports_form(e) => Ok(()),
+                Some(_) => Err(json!({"elicitation": {"form": {}}})),
+                None => Err(json!({"elicitation": {}})),
+            },
+            Kind::Url { .. } => match elicitation.and_then(|e| e.get("url")) {
+                Some(_) => Ok(()),
+                None => Err(json!({"elicitation": {"url": {}}})),
+            },
+            Kind::Sampling(_) => caps
+                .get("sampling")
+                .map(|_| ())
+                .ok_or_else(|| json!({"sampling": {}})),
+            Kind::Roots => caps
+                .get("roots")
+                .map(|_| ())
+                .ok_or_else(|| json!({"roots": {}})),
+        }
+    }
+}
+
+/// `elicitation: {}` (no mode named) means form, for backward compatibility.
+fn supports_form(elicitation: &Value) -> bool {
+    match elicitation.as_object() {
+        Some(o) => o.contains_key("form") || !o.contains_key("url"),
+        None => false,
+    }
+}
+
+/// A parsed `ElicitResult`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ElicitOutcome {
+    Accept(Map<String, Value>),
+    Decline,
+    Cancel,
+}
+
+/// Parse an `ElicitResult` (`{action, content?}`).
+pub(crate) fn parse_elicit_result(v: &Value) -> Result<ElicitOutcome, String> {
+    let obj = v
+        .as_object()
+        .ok_or("an elicitation result must be an object")?;
+    match obj.get("action").and_then(Value::as_str) {
+        Some("accept") => match obj.get("content") {
+            None | Some(Value::Null) => Ok(ElicitOutcome::Accept(Map::new())),
+            Some(Value::Object(c)) => Ok(ElicitOutcome::Accept(c.clone())),
+            Some(_) => Err("\"content\" must be an object".into()),
+        },
+        Some("decline") => Ok(ElicitOutcome::Decline),
+        Some("cancel") => Ok(ElicitOutcome::Cancel),
+        _ => Err("\"action\" must be \"accept\", \"decline\" or \"cancel\"".into()),
+    }
+}
