@@ -97,3 +97,23 @@ fn unreadable_input_exits_two_with_a_message() {
             .contains("is not valid JSON")
     );
 }
+
+/// Issue 9: a non-string enum is outside the subset; it used to pass with no
+/// finding, and an answer outside the enum validated.
+#[test]
+fn an_integer_enum_is_reported_and_not_trusted() {
+    let schema = file(
+        "int-enum.json",
+        r#"{"type":"object","properties":{"rating":{"type":"integer","enum":[1,2,3]}}}"#,
+    );
+    let answer = file("int-enum-answer.json", r#"{"rating":5}"#);
+    let out = frontdesk(&[schema.as_os_str(), answer.as_os_str()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("problem   rating: \"enum\" on a field of type \"integer\" is outside the elicitation schema")
+            && text.contains("[non_string_enum]"),
+        "{text}"
+    );
+    assert!(text.contains("answer: 1 problem"), "{text}");
+}

@@ -76,7 +76,46 @@
 //! with [`Question::schema`](server::Question::schema); a page to open
 //! (sign-in, payment) with [`Question::url`](server::Question::url).
 //!
-//! Modules so far:
+//! # Tool arguments
+//!
+//! A tool's arguments are a type that deserializes with `serde` and describes
+//! itself with `schemars`. Both are re-exported here, so a server needs no
+//! version-matched dependency of its own; point the derives at them:
+//!
+//! ```
+//! use frontdesk::schemars::JsonSchema;
+//! use frontdesk::serde::Deserialize;
+//!
+//! /// Which order to return.
+//! #[derive(Deserialize, JsonSchema)]
+//! #[serde(crate = "frontdesk::serde")]
+//! #[schemars(crate = "frontdesk::schemars")]
+//! struct ReturnArgs {
+//!     /// The order number, e.g. `A-1001`.
+//!     order_id: String,
+//! }
+//! # let _ = frontdesk::server::input_schema_for::<ReturnArgs>();
+//! ```
+//!
+//! A tool without arguments takes [`NoArgs`](server::NoArgs); its input
+//! schema is `{"type": "object"}`.
+//!
+//! # Features
+//!
+//! | Feature | What it adds |
+//! | --- | --- |
+//! | `server` | [`server`], [`state`], [`flows`]: tools, prompts, `ask`, both revisions, sealed request state, URL flows |
+//! | `client` | [`client`]: capabilities, the `input_required` loop, the elicitation handler interface, in-process connections |
+//! | `stdio` | newline-delimited JSON on stdin/stdout: `server::stdio::serve_stdio`, `Client::connect_stdio` |
+//! | `http-server` | [`http`]: Streamable HTTP for the server (axum), implies `server` |
+//! | `http-client` | `Client::connect_http`: Streamable HTTP for the client (reqwest on rustls), implies `client` |
+//!
+//! All are on by default. A host that only renders questions depends on
+//! `frontdesk` with `default-features = false, features = ["client"]` and
+//! gets no HTTP server; a server on stdio takes `["server", "stdio"]`.
+//!
+//! # Modules
+//!
 //! - [`server`]: the MCP server (tools and prompts that ask, both revisions).
 //! - [`form`]: the form model (`frontdesk-form`), re-exported.
 //! - [`client`]: the MCP client and the elicitation handler interface.
@@ -87,16 +126,30 @@
 //! - [`shutdown`]: the signals that stop a `serve` function.
 //! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).
 
+#[cfg(feature = "client")]
 pub mod client;
 pub mod clock;
+#[cfg(feature = "server")]
 pub mod flows;
+#[cfg(feature = "http-server")]
 pub mod http;
+#[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
 pub mod shutdown;
+#[cfg(feature = "server")]
 pub mod state;
 pub mod store;
 
 pub use frontdesk_form as form;
+
+/// `schemars`, which describes tool arguments (`#[schemars(crate = "frontdesk::schemars")]`).
+#[cfg(feature = "server")]
+pub use schemars;
+/// `serde`, which reads tool arguments (`#[serde(crate = "frontdesk::serde")]`).
+pub use serde;
+/// `serde_json`, whose `Value` and `json!` the API takes and returns.
+pub use serde_json;
 
 /// `#[derive(Form)]`: a struct as an elicitation form (see the
 /// `frontdesk-derive` crate docs for its attributes).
@@ -106,3 +159,8 @@ pub use frontdesk_derive::FormEnum;
 /// The traits the derives implement, so `use frontdesk::Form;` brings both
 /// the derive and the trait (as `use serde::Serialize;` does).
 pub use frontdesk_form::{Form, FormEnum};
+
+/// The README's examples, compiled as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -17,7 +17,7 @@
 
 use std::sync::{Arc, RwLock};
 
-use frontdesk_form::{FormSchema, ValidationErrors};
+use frontdesk_form::{Defaults, FormSchema, ValidationErrors};
 use frontdesk_url::review;
 use frontdesk_wire::{ElicitRequestParams, ElicitResult, ErrorObject, Implementation};
 use serde_json::{Map, Value};
@@ -29,24 +29,39 @@ use super::handler::{
 };
 use super::policy::{HumanClock, RateLimiter};
 
-/// What the runtime does to an accepted form answer before it may be sent:
-/// whole-number floats of integer fields become integers, omitted optional
-/// fields get their defaults (when `apply_defaults`), then the whole answer is
-/// validated against the form. `Err` means it must not be sent.
-///
-/// Hosts that must decide about an answer themselves (e.g. scripted answers,
-/// reported rather than retried) call this so they judge exactly as the
-/// runtime will.
+/// The check of a host that must report every problem of an answer it was
+/// given (scripted answers, answers relayed by an agent) rather than let the
+/// runtime repair it: [`FormSchema::accept`], the function the runtime and
+/// the server both judge answers with, except that a key the form does not
+/// declare is reported (as validation does) instead of dropped. On success
+/// `content` is what will be sent (normalized, defaults filled when
+/// `apply_defaults`); on failure it is left as given.
 pub fn check_form_answer(
     schema: &FormSchema,
     content: &mut Map<String, Value>,
     apply_defaults: bool,
 ) -> Result<(), ValidationErrors> {
-    schema.normalize(content);
-    if apply_defaults {
-        schema.apply_defaults(content);
+    let given = std::mem::take(content);
+    let accepted = schema.accept(given.clone(), defaults_policy(apply_defaults));
+    let outcome = match accepted {
+        Ok(a) if a.dropped().is_empty() => {
+            *content = a.into_content();
+            return Ok(());
+        }
+        // Only undeclared keys are wrong: validation names them.
+        Ok(_) => schema.validate(&given),
+        Err(errors) => Err(errors),
+    };
+    *content = given;
+    outcome
+}
+
+fn defaults_policy(apply: bool) -> Defaults {
+    if apply {
+        Defaults::Apply
+    } else {
+        Defaults::Leave
     }
-    schema.validate(content)
 }
 
 /// What came of one elicitation.
@@ -176,15 +191,19 @@ impl Elicitor {
                                 .auto_cancel(&key, "nobody answered within the human-wait budget");
                         }
                     };
-                    let mut content = content;
                     if content.is_empty() && !schema.fields().is_empty() {
                         return self.auto_cancel(
                             &key,
                             "the handler accepted with no content; that is no answer from a person",
                         );
                     }
-                    match check_form_answer(&schema, &mut content, self.config.apply_defaults) {
-                        Ok(()) => return Outcome::Answer(ElicitResult::accept(content)),
+                    match schema.accept(content, defaults_policy(self.config.apply_defaults)) {
+                        Ok(accepted) => {
+                            if !accepted.dropped().is_empty() {
+                                tracing::debug!(key, fields = ?accepted.dropped(), "answer has fields the form does not declare; dropped");
+                            }
+                            return Outcome::Answer(ElicitResult::accept(accepted.into_content()));
+                        }
                         Err(errors) => {
                             tracing::info!(
                                 key,

@@ -50,6 +50,7 @@ impl ClientError {
 
     /// A transport error with its whole chain of causes, so that e.g. a TLS
     /// failure says what failed, not only "error sending request".
+    #[cfg(feature = "http-client")]
     pub(crate) fn transport_chain(e: &(dyn std::error::Error + 'static)) -> Self {
         let mut text = e.to_string();
         let mut tls = false;
@@ -71,6 +72,7 @@ impl ClientError {
 }
 
 /// Whether `e` is a rustls error, possibly wrapped in I/O errors.
+#[cfg(feature = "http-client")]
 fn is_tls(e: &(dyn std::error::Error + 'static)) -> bool {
     if e.is::<rustls::Error>() {
         return true;

@@ -40,8 +40,10 @@ mod legacy;
 mod modern;
 mod mrtr;
 mod policy;
+#[cfg(feature = "http-client")]
 mod sse;
 mod transport;
+#[cfg(feature = "http-client")]
 mod transport_http;
 mod transport_stdio;
 
@@ -52,7 +54,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::process::Command;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -71,6 +72,7 @@ pub use handler::{
 };
 pub use headless::HeadlessHandler;
 pub use mrtr::{Round, RoundState};
+#[cfg(feature = "http-client")]
 pub use transport_http::install_default_tls_provider;
 pub use transport_stdio::ServerStderr;
 
@@ -132,10 +134,11 @@ fn arguments(args: Value) -> Result<Option<Map<String, Value>>, ClientError> {
 }
 
 impl Client {
+    #[cfg(feature = "stdio")]
     /// Spawn `command` and speak MCP over its stdin/stdout
     /// ([`ClientConfig::server_stderr`] says what happens to its stderr).
     pub async fn connect_stdio(
-        command: Command,
+        command: tokio::process::Command,
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
     ) -> Result<Self, ClientError> {
@@ -165,6 +168,7 @@ impl Client {
         Self::start(Arc::new(transport), rx, tap, config, handler).await
     }
 
+    #[cfg(feature = "http-client")]
     /// Speak MCP over Streamable HTTP to the endpoint `url` (`http://` or
     /// `https://`; HTTPS servers are checked against the platform's trust
     /// store plus [`ClientConfig::extra_root_certificates`]).
@@ -192,6 +196,7 @@ impl Client {
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
     ) -> Result<Self, ClientError> {
+        #[cfg(feature = "http-client")]
         install_default_tls_provider();
         let config = Arc::new(config);
         let elicitor = Elicitor::new(handler, config.clone());

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
+#[cfg(feature = "stdio")]
+use tokio::process::Command;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -65,6 +67,7 @@ impl LineTransport {
         }
     }
 
+    #[cfg(feature = "stdio")]
     /// Spawn `command` and talk to it over its stdin/stdout.
     pub fn spawn(
         mut command: Command,

@@ -144,6 +144,7 @@ mod prompt;
 mod question;
 mod requests;
 mod states;
+#[cfg(feature = "stdio")]
 pub mod stdio;
 mod tool;
 
