@@ -15,6 +15,7 @@ use super::state::{FlowRef, RecordedAnswer, RoundState};
 use crate::server::call::{Call, Conversation, UrlMaker};
 use crate::server::error::{AskError, ToolError};
 use crate::server::flow_port::Progress;
+use crate::server::form::FormError;
 use crate::server::question::{Answer, ElicitOutcome, InputRequest, Kind, parse_elicit_result};
 use crate::store::BoxFuture;
 
@@ -69,9 +70,12 @@ impl Round {
         Ok(f(&mut rec))
     }
 
-    /// The answer to `request` under `key`, if this round has one.
-    /// `Ok(None)`: ask (again). Malformed answers are errors (-32602).
-    fn lookup(&self, key: &str, request: &InputRequest) -> Result<Option<Value>, AskError> {
+    /// The answer to `request` under `key`, if this round has one, or the
+    /// question to ask now: `request` itself, or (after accepted content that
+    /// failed the form) `request` with the problems in its message and the
+    /// values the person got right as defaults. Malformed answers are errors
+    /// (`-32602`).
+    fn lookup(&self, key: &str, request: &InputRequest) -> Result<Lookup, AskError> {
         let digest = request.digest();
         if let Some(raw) = self.responses.get(key) {
             let fresh = match self.prior_pending.get(key) {
@@ -80,7 +84,7 @@ impl Round {
             };
             if fresh {
                 return match check_response(key, request, raw)? {
-                    Some(valid) => {
+                    Checked::Valid(valid) => {
                         self.with_record(|r| {
                             r.answers.insert(
                                 key.to_string(),
@@ -90,30 +94,39 @@ impl Round {
                                 },
                             );
                         })?;
-                        Ok(Some(valid))
+                        Ok(Lookup::Answer(valid))
                     }
-                    None => Ok(None),
+                    Checked::AskAgain(again) => Ok(Lookup::Ask(again)),
                 };
             }
             tracing::debug!(key, "answer is for another question; asking again");
         }
-        self.with_record(|r| {
+        let recorded = self.with_record(|r| {
             r.answers
                 .get(key)
                 .filter(|a| a.digest == digest)
                 .map(|a| a.result.clone())
+        })?;
+        Ok(match recorded {
+            Some(v) => Lookup::Answer(v),
+            None => Lookup::Ask(request.clone()),
         })
     }
 
-    /// Record `request` for this round's `input_required`.
-    fn register(&self, key: &str, request: &InputRequest) -> Result<(), AskError> {
-        request
-            .check_capability(&self.caps)
+    /// Record `sent` for this round's `input_required`, pinned to the digest
+    /// of `asked` (the handler's question; `sent` may be its re-ask).
+    fn register(
+        &self,
+        key: &str,
+        asked: &InputRequest,
+        sent: InputRequest,
+    ) -> Result<(), AskError> {
+        sent.check_capability(&self.caps)
             .map_err(|required| AskError::MissingCapability { required })?;
-        let digest = request.digest();
+        let digest = asked.digest();
         self.with_record(|r| {
             if !r.pending.iter().any(|(k, _, _)| k == key) {
-                r.pending.push((key.to_string(), request.clone(), digest));
+                r.pending.push((key.to_string(), sent, digest));
             }
         })
     }
@@ -131,7 +144,7 @@ impl Round {
         request: &InputRequest,
     ) -> Result<Answer<Map<String, Value>>, AskError> {
         match self.lookup(key, request)? {
-            Some(result) => match parse_elicit_result(&result) {
+            Lookup::Answer(result) => match parse_elicit_result(&result) {
                 Ok(ElicitOutcome::Accept(content)) => Ok(Answer::Accepted(content)),
                 Ok(ElicitOutcome::Decline) => Ok(Answer::Declined),
                 Ok(ElicitOutcome::Cancel) => Ok(Answer::Cancelled),
@@ -140,8 +153,8 @@ impl Round {
                     reason,
                 }),
             },
-            None => {
-                self.register(key, request)?;
+            Lookup::Ask(sent) => {
+                self.register(key, request, sent)?;
                 self.suspend().await
             }
         }
@@ -152,9 +165,9 @@ impl Round {
         let mut missing = false;
         for (key, request) in questions {
             match self.lookup(key, request)? {
-                Some(v) => found.push(v),
-                None => {
-                    self.register(key, request)?;
+                Lookup::Answer(v) => found.push(v),
+                Lookup::Ask(sent) => {
+                    self.register(key, request, sent)?;
                     missing = true;
                 }
             }
@@ -192,19 +205,20 @@ impl Round {
                     },
                 );
             })?;
-            self.register(key, &InputRequest::url(message.to_string(), url))?;
+            let request = InputRequest::url(message.to_string(), url);
+            self.register(key, &request, request.clone())?;
             return self.suspend().await;
         };
         let request = InputRequest::url(message.to_string(), flow.url);
         let action = match self.lookup(key, &request)? {
-            Some(result) => {
+            Lookup::Answer(result) => {
                 parse_elicit_result(&result).map_err(|reason| AskError::InvalidResponse {
                     key: key.to_string(),
                     reason,
                 })?
             }
-            None => {
-                self.register(key, &request)?;
+            Lookup::Ask(sent) => {
+                self.register(key, &request, sent)?;
                 return self.suspend().await;
             }
         };
@@ -232,7 +246,7 @@ impl Round {
                         self.with_record(|r| {
                             r.answers.shift_remove(key);
                         })?;
-                        self.register(key, &request)?;
+                        self.register(key, &request, request.clone())?;
                         self.suspend().await
                     }
                 }
@@ -336,46 +350,64 @@ impl Conversation for Round {
     }
 }
 
-/// Validate one client result for `request`: `Ok(Some(clean))` to use,
-/// `Ok(None)` when accepted content fails the schema (ask again),
-/// `Err` when the result is malformed.
-fn check_response(
-    key: &str,
-    request: &InputRequest,
-    raw: &Value,
-) -> Result<Option<Value>, AskError> {
+/// What [`Round::lookup`] found for a question.
+enum Lookup {
+    /// Its (validated) answer.
+    Answer(Value),
+    /// No usable answer: ask this.
+    Ask(InputRequest),
+}
+
+/// One client result, checked against its question.
+enum Checked {
+    /// Use it.
+    Valid(Value),
+    /// Accepted content failed the form: ask this instead.
+    AskAgain(InputRequest),
+}
+
+/// Validate one client result for `request`; `Err` when the result is
+/// malformed.
+fn check_response(key: &str, request: &InputRequest, raw: &Value) -> Result<Checked, AskError> {
     let invalid = |reason: String| AskError::InvalidResponse {
         key: key.to_string(),
         reason,
     };
     match &request.kind {
-        Kind::Form { schema, .. } => match parse_elicit_result(raw).map_err(invalid)? {
-            ElicitOutcome::Accept(content) => match schema.accept(content, Defaults::Apply) {
-                Ok(accepted) => Ok(Some(
+        Kind::Form { message, schema } => match parse_elicit_result(raw).map_err(invalid)? {
+            ElicitOutcome::Accept(content) => match schema.accept(content.clone(), Defaults::Apply)
+            {
+                Ok(accepted) => Ok(Checked::Valid(
                     json!({"action": "accept", "content": accepted.into_content()}),
                 )),
                 Err(e) => {
                     tracing::warn!(key, error = %e, "accepted content does not fit the form; asking again");
-                    Ok(None)
+                    Ok(Checked::AskAgain(InputRequest::form(
+                        format!(
+                            "{message}\n\nPlease check your answer: {}.",
+                            FormError::from(e)
+                        ),
+                        schema.with_defaults_from(&content),
+                    )))
                 }
             },
-            ElicitOutcome::Decline => Ok(Some(json!({"action": "decline"}))),
-            ElicitOutcome::Cancel => Ok(Some(json!({"action": "cancel"}))),
+            ElicitOutcome::Decline => Ok(Checked::Valid(json!({"action": "decline"}))),
+            ElicitOutcome::Cancel => Ok(Checked::Valid(json!({"action": "cancel"}))),
         },
         Kind::Url { .. } => {
             parse_elicit_result(raw).map_err(invalid)?;
-            Ok(Some(
+            Ok(Checked::Valid(
                 json!({"action": raw.get("action").cloned().unwrap_or(Value::Null)}),
             ))
         }
         Kind::Sampling(_) => match raw.as_object() {
-            Some(o) if o.contains_key("content") => Ok(Some(raw.clone())),
+            Some(o) if o.contains_key("content") => Ok(Checked::Valid(raw.clone())),
             _ => Err(invalid(
                 "a sampling result must be an object with \"content\"".into(),
             )),
         },
         Kind::Roots => match raw.get("roots") {
-            Some(Value::Array(_)) => Ok(Some(raw.clone())),
+            Some(Value::Array(_)) => Ok(Checked::Valid(raw.clone())),
             _ => Err(invalid("a roots result must have a \"roots\" array".into())),
         },
     }

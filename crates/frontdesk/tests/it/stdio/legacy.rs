@@ -189,6 +189,11 @@ async fn invalid_content_is_asked_again_then_fails() {
         msg.contains("Contact email must be an email address like name@example.com"),
         "{msg}"
     );
+    // What was right is kept as the fields' defaults; what was wrong is not.
+    let props = &again["params"]["requestedSchema"]["properties"];
+    assert!(props["reason"].get("default").is_none(), "{props}");
+    assert_eq!(props["boxes"]["default"], 1, "the form's own default stays");
+    assert!(props["contact_email"].get("default").is_none(), "{props}");
     c.reply(
         &again["id"],
         json!({"action": "accept", "content": {"reason": "stolen"}}),
@@ -421,4 +426,24 @@ async fn waiting_for_initialized_is_bounded_and_cancellable() {
         done["result"]["content"][0]["text"],
         "No answer arrived in the time allowed."
     );
+}
+
+/// Issue 13 item 3, 2025-11-25: the re-ask pre-fills what the person got right.
+#[tokio::test]
+async fn a_reask_keeps_the_valid_values_as_defaults() {
+    let mut c = Client::start(test_server());
+    c.initialize(json!({"elicitation": {}})).await;
+    let ask = start_book_return(&mut c).await;
+    c.reply(
+        &ask["id"],
+        json!({"action": "accept", "content": {"reason": "damaged", "boxes": 3,
+            "pickup_date": "2026-12-24", "contact_email": "not an email"}}),
+    )
+    .await;
+    let again = c.recv().await;
+    let props = &again["params"]["requestedSchema"]["properties"];
+    assert_eq!(props["reason"]["default"], "damaged");
+    assert_eq!(props["boxes"]["default"], 3);
+    assert_eq!(props["pickup_date"]["default"], "2026-12-24");
+    assert!(props["contact_email"].get("default").is_none(), "{props}");
 }

@@ -565,3 +565,50 @@ async fn missing_capability_is_32021() {
         json!({"requiredCapabilities": {"elicitation": {}}})
     );
 }
+
+/// Issue 13 item 3: a re-ask after an invalid answer keeps what the person
+/// got right (as the fields' defaults) and says what was wrong; the answer to
+/// the re-ask completes the call, the original question's state still
+/// applying.
+#[tokio::test]
+async fn a_reask_keeps_the_valid_values_as_defaults() {
+    let mut c = Client::start(test_server());
+    let args = json!({"order_id": "A1"});
+    let r1 = c
+        .request(
+            json!(1),
+            "tools/call",
+            call("book_return", args.clone(), FORM()),
+        )
+        .await;
+    let s1 = r1["result"]["requestState"].as_str().unwrap().to_string();
+    let mut p = call("book_return", args.clone(), FORM());
+    p["inputResponses"] = json!({"return": {"action": "accept", "content": {
+        "reason": "wrong_item", "boxes": 2, "pickup_date": "2026-02-30",
+        "contact_email": "ann@example.com"}}});
+    p["requestState"] = json!(s1);
+    let r2 = c.request(json!(2), "tools/call", p).await;
+    assert_eq!(r2["result"]["resultType"], "input_required");
+    let again = &r2["result"]["inputRequests"]["return"]["params"];
+    let message = again["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Tell us about the return of order A1\n\nPlease check your answer: ")
+            && message.contains("Pickup date must be a date"),
+        "{message}"
+    );
+    let props = &again["requestedSchema"]["properties"];
+    assert_eq!(props["reason"]["default"], "wrong_item");
+    assert_eq!(props["boxes"]["default"], 2);
+    assert_eq!(props["contact_email"]["default"], "ann@example.com");
+    assert!(props["pickup_date"].get("default").is_none(), "{props}");
+    // Answering the re-ask is answering the question.
+    let s2 = r2["result"]["requestState"].as_str().unwrap().to_string();
+    let mut p = call("book_return", args, FORM());
+    p["inputResponses"] = json!({"return": {"action": "accept", "content": {
+        "reason": "wrong_item", "boxes": 2, "pickup_date": "2026-03-02",
+        "contact_email": "ann@example.com"}}});
+    p["requestState"] = json!(s2);
+    let r3 = c.request(json!(3), "tools/call", p).await;
+    assert_eq!(r3["result"]["resultType"], "input_required");
+    assert!(r3["result"]["inputRequests"]["confirm"].is_object(), "{r3}");
+}
