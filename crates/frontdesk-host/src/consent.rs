@@ -9,6 +9,7 @@ use frontdesk_url::{ConsentedUrl, UrlReview, Verdict};
 
 use crate::screen::{MenuKey, Screen};
 use crate::terminal::Header;
+use crate::terminal::leave::{Leave, how_to_leave, stopped_asking};
 
 /// Opens a consented URL outside this program.
 pub trait Opener: Send + Sync {
@@ -77,6 +78,8 @@ pub enum ConsentOutcome {
     Cancelled,
     /// The review refused the link; the person closed the screen.
     Refused,
+    /// The person dismissed it and asked not to be asked again by this server.
+    StoppedAsking,
 }
 
 impl ConsentOutcome {
@@ -89,15 +92,18 @@ impl ConsentOutcome {
     }
 }
 
-/// The URL as one line with its registrable domain (or host) highlighted: ANSI bold
-/// and underline when `styled`; and a second line of carets under it for plain
-/// terminals (omitted when the URL is too long to line up).
-pub fn highlighted_url(review: &UrlReview, styled: bool) -> Vec<String> {
+/// The URL line split around its registrable domain (or host), for
+/// [`Screen::show_marked`]; and a line of carets under the mark for plain terminals
+/// (omitted when the URL is too long to line up).
+pub fn highlighted_url(review: &UrlReview) -> (Option<(String, String, String)>, Vec<String>) {
     let Some(url) = review.url() else {
-        return vec![format!(
-            "Input:    {} (not a usable URL)",
-            review.input_preview()
-        )];
+        return (
+            None,
+            vec![format!(
+                "Input:    {} (not a usable URL)",
+                review.input_preview()
+            )],
+        );
     };
     let parts = review.highlight_parts().or_else(|| {
         let host = review.host()?;
@@ -107,26 +113,25 @@ pub fn highlighted_url(review: &UrlReview, styled: bool) -> Vec<String> {
         Some((url.get(..start)?, url.get(start..end)?, url.get(end..)?))
     });
     let Some((pre, mark, post)) = parts else {
-        return vec![format!("URL:      {url}")];
+        return (None, vec![format!("URL:      {url}")]);
     };
-    let mut lines = vec![if styled {
-        format!("URL:      {pre}\x1b[1;4m{mark}\x1b[0m{post}")
-    } else {
-        format!("URL:      {url}")
-    }];
-    if url.chars().count() <= 120 {
+    let mut carets = Vec::new();
+    if url.chars().count() <= 100 {
         let what = if review.registrable_domain().is_some() {
             "registrable domain: check it"
         } else {
             "host: check it"
         };
-        lines.push(format!(
+        carets.push(format!(
             "          {}{} {what}",
             " ".repeat(pre.chars().count()),
             "^".repeat(mark.chars().count().max(1))
         ));
     }
-    lines
+    (
+        Some((format!("URL:      {pre}"), mark.to_owned(), post.to_owned())),
+        carets,
+    )
 }
 
 /// Show the consent screen for `review` and act on the person's choice.
@@ -138,7 +143,11 @@ pub fn run_consent(
     action: Option<&UrlAction>,
 ) -> ConsentOutcome {
     header.show(screen, "asks you to open a link");
-    for line in highlighted_url(review, screen.styled()) {
+    let (marked, lines) = highlighted_url(review);
+    if let Some((pre, mark, post)) = marked {
+        screen.show_marked(&format!("  {pre}"), &mark, &post);
+    }
+    for line in lines {
         screen.show(&format!("  {line}"));
     }
     // plain_text's first line is the URL again; show the rest (domain, verdict, findings).
@@ -158,9 +167,20 @@ pub fn run_consent(
         keys.push((a.key, a.label));
     }
     keys.extend([('d', "decline"), ('c', "cancel")]);
-    let Ok(key) = screen.key("Your choice:", &keys) else {
-        screen.show("Cancelled: nothing was opened.");
-        return ConsentOutcome::Cancelled;
+    let key = loop {
+        match screen.key("Your choice:", &keys) {
+            Ok(key) => break key,
+            Err(crate::screen::Interrupted::Cancel) => break 'c',
+            Err(crate::screen::Interrupted::Escape) => match how_to_leave(screen, &header.server) {
+                Leave::Back => continue,
+                Leave::Decline => break 'd',
+                Leave::Cancel => break 'c',
+                Leave::StopAsking => {
+                    screen.show(&stopped_asking(&header.server));
+                    return ConsentOutcome::StoppedAsking;
+                }
+            },
+        }
     };
     let Some(consented) = review.consented() else {
         return ConsentOutcome::Refused;
@@ -174,7 +194,7 @@ pub fn run_consent(
             &[('r', "done, continue"), ('c', "cancel")],
         );
         if done != Ok('r') {
-            screen.show("Cancelled.");
+            screen.show("Cancelled: the server was told you dismissed it.");
             return ConsentOutcome::Cancelled;
         }
     }
@@ -204,11 +224,11 @@ fn choose(
             }
         },
         'd' => {
-            screen.show("Declined: nothing was opened.");
+            screen.show("Declined: the server was told no; nothing was opened.");
             ConsentOutcome::Declined
         }
         'c' => {
-            screen.show("Cancelled: nothing was opened.");
+            screen.show("Cancelled: the server was told you dismissed it; nothing was opened.");
             ConsentOutcome::Cancelled
         }
         other => match action.filter(|a| a.key == other) {
