@@ -88,7 +88,7 @@ pub fn wire_printer(direction: Direction, message: &Value) {
         Direction::Outgoing => "→",
         Direction::Incoming => "←",
     };
-    crate::output::note(&format!(
+    crate::output::note_unwrapped(&format!(
         "  wire {arrow} {}",
         json_for_terminal(message, false)
     ));
@@ -182,7 +182,7 @@ pub fn client_error(error: &ClientError) -> String {
     if let Some(at) = lower.find("<!doctype").or_else(|| lower.find("<html")) {
         let before = one_line(&text[..at], 200);
         return format!(
-            "{} the server answered with a web page, not MCP: is this its MCP endpoint (often …/mcp)?",
+            "{}: the server answered with a web page, not MCP: is this its MCP endpoint (often …/mcp)?",
             before.trim_end_matches([':', ' '])
         );
     }

@@ -168,7 +168,7 @@ async fn lab(args: &LabArgs) -> anyhow::Result<()> {
     loop {
         let speaks = session.client.revision();
         let banner = format!(
-            "\nfrontdesk lab — brightgrid demo over {}, protocol {speaks}",
+            "\nfrontdesk lab — the brightgrid demo, protocol {speaks}\n  (over {})",
             match args.transport {
                 TransportArg::Stdio => "an in-process stdio pipe",
                 TransportArg::Http => "Streamable HTTP on loopback",

@@ -27,8 +27,16 @@ pub fn error(command: &str, text: &str) {
     note(&format!("frontdesk {command}: {text}"));
 }
 
-/// One line on stderr, as it is.
+/// One line on stderr (wrapped to the terminal's width when it is one).
 pub fn note(text: &str) {
+    let text = frontdesk_host::layout::fit_stderr(&terminal_safe(text));
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+    let _ = err.flush();
+}
+
+/// One line on stderr, never wrapped (`--show-wire`: one message per line).
+pub fn note_unwrapped(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{}", terminal_safe(text));
     let _ = err.flush();

@@ -92,46 +92,72 @@ impl ConsentOutcome {
     }
 }
 
-/// The URL line split around its registrable domain (or host), for
-/// [`Screen::show_marked`]; and a line of carets under the mark for plain terminals
-/// (omitted when the URL is too long to line up).
-pub fn highlighted_url(review: &UrlReview) -> (Option<(String, String, String)>, Vec<String>) {
-    let Some(url) = review.url() else {
-        return (
-            None,
-            vec![format!(
-                "Input:    {} (not a usable URL)",
-                review.input_preview()
-            )],
-        );
-    };
+/// The URL split around its registrable domain (or host): `(before, mark, after)`,
+/// and what the mark is (`registrable domain` or `host`).
+pub fn highlighted_url(review: &UrlReview) -> Option<((&str, &str, &str), &'static str)> {
+    let url = review.url()?;
     let parts = review.highlight_parts().or_else(|| {
         let host = review.host()?;
         let from = url.find("://").map_or(0, |i| i + 3);
         let start = from + url.get(from..)?.find(host)?;
         let end = start + host.len();
         Some((url.get(..start)?, url.get(start..end)?, url.get(end..)?))
-    });
-    let Some((pre, mark, post)) = parts else {
-        return (None, vec![format!("URL:      {url}")]);
+    })?;
+    let what = if review.registrable_domain().is_some() {
+        "registrable domain"
+    } else {
+        "host"
     };
-    let mut carets = Vec::new();
-    if url.chars().count() <= 100 {
-        let what = if review.registrable_domain().is_some() {
-            "registrable domain: check it"
-        } else {
-            "host: check it"
-        };
-        carets.push(format!(
-            "          {}{} {what}",
-            " ".repeat(pre.chars().count()),
-            "^".repeat(mark.chars().count().max(1))
-        ));
-    }
-    (
-        Some((format!("URL:      {pre}"), mark.to_owned(), post.to_owned())),
-        carets,
+    Some((parts, what))
+}
+
+/// `^^^^ registrable domain: check it` under a mark starting `at` columns in.
+fn carets(at: usize, mark: &str, what: &str) -> String {
+    format!(
+        "{}{} {what}: check it",
+        " ".repeat(at),
+        "^".repeat(mark.chars().count().max(1))
     )
+}
+
+/// Print the full URL with its domain marked: after `URL:` when it fits the width,
+/// else alone from the first column (broken at the width when even that is too
+/// long), so it can be read and copied whole.
+fn show_url(screen: &mut dyn Screen, review: &UrlReview) {
+    let width = screen.width();
+    let (Some(url), Some(((pre, mark, post), what))) = (review.url(), highlighted_url(review))
+    else {
+        match review.url() {
+            Some(url) => screen.show(&format!("  URL:      {url}")),
+            None => screen.show(&format!(
+                "  Input:    {} (not a usable URL)",
+                review.input_preview()
+            )),
+        }
+        return;
+    };
+    let label = "  URL:      ";
+    if label.len() + url.chars().count() <= width {
+        screen.show_marked(&format!("{label}{pre}"), mark, post);
+        screen.show(&carets(label.len() + pre.chars().count(), mark, what));
+        return;
+    }
+    screen.show("  URL (in full on the next line; check the marked part):");
+    let chars: Vec<char> = url.chars().collect();
+    let first: String = chars.iter().take(width).collect();
+    let mark_end = pre.chars().count() + mark.chars().count();
+    if mark_end <= first.chars().count() {
+        let rest: String = first.chars().skip(mark_end).collect();
+        screen.show_marked(pre, mark, &rest);
+    } else {
+        screen.show(&first);
+    }
+    for chunk in chars[first.chars().count()..].chunks(width.max(1)) {
+        screen.show(&chunk.iter().collect::<String>());
+    }
+    if mark_end <= width {
+        screen.show(&carets(pre.chars().count(), mark, what));
+    }
 }
 
 /// Show the consent screen for `review` and act on the person's choice.
@@ -143,13 +169,7 @@ pub fn run_consent(
     action: Option<&UrlAction>,
 ) -> ConsentOutcome {
     header.show(screen, "asks you to open a link");
-    let (marked, lines) = highlighted_url(review);
-    if let Some((pre, mark, post)) = marked {
-        screen.show_marked(&format!("  {pre}"), &mark, &post);
-    }
-    for line in lines {
-        screen.show(&format!("  {line}"));
-    }
+    show_url(screen, review);
     // plain_text's first line is the URL again; show the rest (domain, verdict, findings).
     for line in review.plain_text().lines().skip(1) {
         screen.show(&format!("  {line}"));

@@ -63,6 +63,48 @@ pub fn wrap(line: &str, width: usize) -> Vec<String> {
         .collect()
 }
 
+/// `line` wrapped to `width` with every continuation starting with `indent` (log
+/// lines, status lines).
+pub fn wrap_indented(line: &str, width: usize, indent: &str) -> Vec<String> {
+    let width = width.max(MIN_WIDTH);
+    if textwrap::core::display_width(line) <= width {
+        return vec![line.to_owned()];
+    }
+    let options = Options::new(width)
+        .subsequent_indent(indent)
+        .word_separator(WordSeparator::AsciiSpace)
+        .word_splitter(WordSplitter::NoHyphenation)
+        .wrap_algorithm(WrapAlgorithm::FirstFit)
+        .break_words(true);
+    textwrap::wrap(line, options)
+        .into_iter()
+        .map(|l| l.into_owned())
+        .collect()
+}
+
+/// Text for stderr: when stderr is a terminal, every line wrapped to its width
+/// (continuations indented by four spaces); otherwise unchanged.
+pub fn fit_stderr(text: &str) -> String {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return text.to_owned();
+    }
+    let width = terminal_width();
+    let mut out = String::with_capacity(text.len());
+    let ends_with_newline = text.ends_with('\n');
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    for (i, line) in body.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&wrap_indented(line, width, "    ").join("\n"));
+    }
+    if ends_with_newline {
+        out.push('\n');
+    }
+    out
+}
+
 /// Every line of `text` (split on `\n`) wrapped to `width`.
 pub fn wrap_text(text: &str, width: usize) -> Vec<String> {
     text.split('\n').flat_map(|l| wrap(l, width)).collect()

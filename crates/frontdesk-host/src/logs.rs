@@ -66,11 +66,23 @@ impl Drop for LogHold {
             gate.dropped = 0;
         }
         while let Some(line) = gate.held.pop_front() {
-            let _ = err.write_all(&line);
+            let _ = err.write_all(fitted(&line).as_bytes());
         }
         gate.held_bytes = 0;
         let _ = err.flush();
     }
+}
+
+/// Log text as the terminal should get it: wrapped to its width.
+fn fitted(buf: &[u8]) -> String {
+    crate::layout::fit_stderr(&String::from_utf8_lossy(buf))
+}
+
+/// Write `buf` to stderr now (wrapped to the terminal's width); all of it counts as
+/// written.
+fn write_now(buf: &[u8]) -> std::io::Result<usize> {
+    std::io::stderr().write_all(fitted(buf).as_bytes())?;
+    Ok(buf.len())
 }
 
 /// Stderr, except while a screen holds the terminal: then the bytes wait.
@@ -80,11 +92,11 @@ pub struct GatedStderr;
 impl Write for GatedStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let Ok(mut gate) = GATE.lock() else {
-            return std::io::stderr().write(buf);
+            return write_now(buf);
         };
         if gate.holds == 0 {
             drop(gate);
-            return std::io::stderr().write(buf);
+            return write_now(buf);
         }
         gate.held.push_back(buf.to_vec());
         gate.held_bytes += buf.len();

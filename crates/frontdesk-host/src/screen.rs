@@ -100,6 +100,10 @@ pub trait Screen: Send {
     fn styled(&self) -> bool {
         false
     }
+    /// The columns a line may use (text wider than this is wrapped).
+    fn width(&self) -> usize {
+        crate::layout::DEFAULT_WIDTH - 1
+    }
 }
 
 /// One scripted input of a [`FakeScreen`].

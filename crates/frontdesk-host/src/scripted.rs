@@ -144,7 +144,8 @@ impl ScriptedHandler {
     }
 
     fn problem(&self, message: String) -> ElicitationResponse {
-        tracing::error!("{}", crate::sanitize::display_text(&message, 2000));
+        // Reported by `problems` (the CLI prints them once); the log keeps a trace.
+        tracing::debug!("{}", crate::sanitize::display_text(&message, 2000));
         if let Ok(mut p) = self.problems.lock() {
             p.push(message);
         }

@@ -66,6 +66,7 @@ impl TtyScreen {
             ErrorMessageRenderConfig::empty()
         };
         base.with_error_message(error.with_prefix(Styled::new("!")))
+            .with_answered_prompt_prefix(Styled::new("✔"))
     }
 
     /// A list's label, help and items: escaped, and cut to one line each so the
@@ -73,9 +74,10 @@ impl TtyScreen {
     fn list_parts(&self, q: &ListQuestion) -> (String, String, Vec<String>) {
         let width = terminal_width();
         let label = truncate(&terminal_safe(&q.label), width.saturating_sub(4));
+        // inquire puts the help in brackets.
         let help = truncate(
             &terminal_safe(q.help.as_deref().unwrap_or("")),
-            width.saturating_sub(2),
+            width.saturating_sub(4),
         );
         let items = q
             .items
@@ -89,6 +91,13 @@ impl TtyScreen {
             .collect();
         (label, help, items)
     }
+}
+
+/// Columns left for the answer after `? label `.
+fn answer_room(label: &str) -> usize {
+    terminal_width()
+        .saturating_sub(textwrap::core::display_width(label) + 3)
+        .max(10)
 }
 
 fn interrupted(e: InquireError) -> Interrupted {
@@ -135,7 +144,11 @@ impl Screen for TtyScreen {
 
     fn choose_one(&mut self, q: &ListQuestion) -> Prompted<usize> {
         let (label, help, items) = self.list_parts(q);
+        // The answered line is `? label answer`: cut the answer to what fits.
+        let room = answer_room(&label);
+        let answered = move |o: inquire::list_option::ListOption<&String>| truncate(o.value, room);
         Select::new(&label, items)
+            .with_formatter(&answered)
             .with_starting_cursor(q.chosen.first().copied().unwrap_or(0))
             .with_help_message(&help)
             .with_page_size(10)
@@ -147,7 +160,13 @@ impl Screen for TtyScreen {
 
     fn choose_many(&mut self, q: &ListQuestion) -> Prompted<Vec<usize>> {
         let (label, help, items) = self.list_parts(q);
+        let room = answer_room(&label);
+        let answered = move |picked: &[inquire::list_option::ListOption<&String>]| {
+            let all: Vec<&str> = picked.iter().map(|o| o.value.as_str()).collect();
+            truncate(&all.join(", "), room)
+        };
         let mut prompt = MultiSelect::new(&label, items)
+            .with_formatter(&answered)
             .with_default(&q.chosen)
             .with_help_message(&help)
             .with_page_size(10)
@@ -211,6 +230,10 @@ impl Screen for TtyScreen {
 
     fn styled(&self) -> bool {
         self.styled
+    }
+
+    fn width(&self) -> usize {
+        terminal_width()
     }
 }
 
