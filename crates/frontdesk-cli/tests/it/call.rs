@@ -211,3 +211,39 @@ fn help_texts_name_each_revision_once_and_list_exit_statuses() {
         assert!(help.contains("Exit status"), "{command}: {help}");
     }
 }
+
+#[test]
+fn log_file_takes_the_log_and_stderr_keeps_only_the_command_s_own_lines() {
+    let file = answers(
+        "decline-log.json",
+        &json!({"default": {"action": "decline"}}),
+    );
+    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("call-log.txt");
+    let _ = std::fs::remove_file(&log);
+    let out = Command::new(BIN)
+        .args([
+            "call",
+            "demo",
+            "book_return",
+            "--args",
+            r#"{"order_id":"A-1"}"#,
+        ])
+        .arg("--answers")
+        .arg(&file)
+        .arg("--log-file")
+        .arg(&log)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains(" INFO "), "{stderr}");
+    assert!(stderr.contains("frontdesk: connecting to"), "{stderr}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains(" INFO "), "{logged}");
+    assert!(
+        logged.contains("brightgrid sign-in page listening"),
+        "{logged}"
+    );
+}
