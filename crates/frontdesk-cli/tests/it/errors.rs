@@ -100,8 +100,8 @@ fn each_command_line_error_is_one_clear_line_with_a_consistent_status() {
 }
 
 fn park_dir() -> String {
-    std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("park-errors")
+    std::env::temp_dir()
+        .join(format!("fd-park-{}-errors", std::process::id()))
         .to_string_lossy()
         .into_owned()
 }

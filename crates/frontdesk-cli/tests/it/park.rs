@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use crate::support::{frontdesk, texts};
 
 fn park_dir(name: &str) -> String {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("park-{name}"));
+    // Short, so the socket path stays within the Unix limit wherever the repo is.
+    let dir = std::env::temp_dir().join(format!("fd-park-{}-{name}", std::process::id()));
     dir.to_string_lossy().into_owned()
 }
 
@@ -134,6 +135,7 @@ fn a_parked_call_is_answered_invalidly_then_validly_on_both_revisions() {
             (o, out.status.code().unwrap_or(-1), e)
         };
         assert_eq!(code, 2, "{stderr}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -167,6 +169,7 @@ fn several_calls_park_at_once_in_an_owner_only_directory() {
             .unwrap_or("")
             .contains("dismissed")
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -184,4 +187,5 @@ fn a_directory_others_can_open_is_refused() {
         stderr.contains("can be opened by other users; `chmod 700` it or remove it"),
         "{stderr}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
