@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::sanitize::{display_line, terminal_safe};
 use crate::screen::{ChoiceValidator, LineQuestion, ListQuestion, MenuKey, Prompted, Screen};
 
-/// A text field without a format allows several lines unless it is at most this long.
+/// A text field without a format whose `maxLength` is over this allows several lines.
 const SHORT_TEXT: u64 = 100;
 
 /// Where a field sits in its form: the `index`-th (from 1) of `total`.
@@ -57,10 +57,12 @@ pub fn shown_value(field: &Field, value: Option<&Value>, masked: bool) -> String
     }
 }
 
-/// Whether a field gets a several-line input: text without a format, not short.
+/// Whether a field gets a several-line input: text without a format that may be
+/// long (`maxLength` over 100). Text without a `maxLength` stays one line (a name, an
+/// order id): it still wraps as it grows.
 pub fn is_long_text(field: &Field) -> bool {
     match field.kind() {
-        FieldKind::Text(t) => t.format.is_none() && t.max_length.is_none_or(|m| m > SHORT_TEXT),
+        FieldKind::Text(t) => t.format.is_none() && t.max_length.is_some_and(|m| m > SHORT_TEXT),
         _ => false,
     }
 }
@@ -298,4 +300,24 @@ fn ask_multi(
             .map(|o| Value::String(o.value.clone()))
             .collect(),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use frontdesk_form::FormSchema;
+
+    use super::*;
+
+    #[test]
+    fn only_text_that_may_be_long_gets_several_lines() {
+        let form = FormSchema::builder()
+            .string("name", |f| f.title("Name"))
+            .string("notes", |f| f.title("Notes").max_length(500))
+            .string("code", |f| f.title("Code").max_length(8))
+            .string("email", |f| f.title("Email").email())
+            .build()
+            .expect("valid");
+        let long: Vec<bool> = form.fields().iter().map(is_long_text).collect();
+        assert_eq!(long, [false, true, false, false]);
+    }
 }
