@@ -70,7 +70,7 @@ fn main() -> ExitCode {
         "info"
     };
     if let Err(e) = logging::init(filter, cli.log_file.as_deref()) {
-        output::error("", &format!("{e:#}"));
+        output::note(&format!("frontdesk: {e:#}"));
         return exit::code(exit::CANNOT_START);
     }
     match cli.command {
