@@ -6,7 +6,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use frontdesk_form::FormSchema;
+use frontdesk_host::problems::describe;
 use serde_json::{Map, Value, json};
+
+use crate::output;
 
 /// Arguments of `frontdesk check`.
 #[derive(Debug, Args)]
@@ -16,7 +19,7 @@ SCHEMA.json may hold a bare requestedSchema, the params of an elicitation/create
 content object or a whole ElicitResult ({\"action\":\"accept\",\"content\":{...}}).
 
 Exit status: 0 when nothing was found, 1 when the schema or the answer has problems, \
-2 when a file cannot be read.")]
+2 when a file cannot be read or is not JSON.")]
 pub struct CheckArgs {
     /// The requestedSchema to lint.
     #[arg(value_name = "SCHEMA.json")]
@@ -59,8 +62,8 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             }
         }
         Err(error) => {
-            eprintln!("frontdesk check: {error:#}");
-            ExitCode::from(2)
+            output::error("check", &format!("{error:#}"));
+            crate::exit::code(crate::exit::CANNOT_START)
         }
     }
 }
@@ -80,7 +83,22 @@ fn check(args: &CheckArgs) -> Result<Report> {
                 .with_context(|| format!("{}: not an answer object", path.display()))?;
             Some(match parsed.schema.validate(&content) {
                 Ok(()) => Vec::new(),
-                Err(errors) => errors.errors().iter().map(to_json).collect(),
+                // Worded for whoever fixes the answer: a choice error names the
+                // values to send next to their titles.
+                Err(errors) => errors
+                    .errors()
+                    .iter()
+                    .map(|e| {
+                        let mut finding = to_json(e);
+                        if let Some(obj) = finding.as_object_mut() {
+                            obj.insert(
+                                "message".into(),
+                                json!(describe(&parsed.schema, e, Some(&content))),
+                            );
+                        }
+                        finding
+                    })
+                    .collect(),
             })
         }
     };
@@ -141,28 +159,36 @@ fn print_json(report: &Report) {
     if let (Some(answer), Some(object)) = (&report.answer, out.as_object_mut()) {
         object.insert("answer".into(), json!(answer));
     }
-    println!("{out}");
+    output::line(&frontdesk_host::sanitize::json_for_terminal(&out, false));
 }
 
 fn print_text(report: &Report) {
     let s = |n: usize| if n == 1 { "" } else { "s" };
-    println!("schema: {} field{}", report.fields, s(report.fields));
+    output::line(&format!(
+        "schema: {} field{}",
+        report.fields,
+        s(report.fields)
+    ));
     for d in &report.diagnostics {
-        println!("  problem   {}", line(d));
+        output::line(&format!("  problem   {}", line(d)));
     }
     for w in &report.lint {
-        println!("  sensitive {}", line(w));
+        output::line(&format!("  sensitive {}", line(w)));
     }
     if report.diagnostics.is_empty() && report.lint.is_empty() {
-        println!("  no problems");
+        output::line("  no problems");
     }
     if let Some(answer) = &report.answer {
         if answer.is_empty() {
-            println!("answer: valid");
+            output::line("answer: valid");
         } else {
-            println!("answer: {} problem{}", answer.len(), s(answer.len()));
+            output::line(&format!(
+                "answer: {} problem{}",
+                answer.len(),
+                s(answer.len())
+            ));
             for e in answer {
-                println!("  {}", line(e));
+                output::line(&format!("  {}", line(e)));
             }
         }
     }
@@ -180,5 +206,5 @@ fn line(finding: &Value) -> String {
         .or_else(|| finding.get("kind"))
         .and_then(Value::as_str)
         .unwrap_or("");
-    format!("{field}: {message} [{code}]")
+    frontdesk_host::sanitize::one_line(&format!("{field}: {message} [{code}]"), 1000)
 }

@@ -1,19 +1,28 @@
 //! `frontdesk connect`: an interactive session with any MCP server: list its tools,
-//! call one with arguments, answer its questions in the terminal.
+//! call one with arguments asked as a form, answer its questions in the terminal, read
+//! the result as text (or JSON on demand).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::Args;
-use frontdesk::client::{Client, ClientConfig};
-use frontdesk_host::screen::{LineQuestion, ListQuestion, Screen};
+use frontdesk::client::{CallToolResult, Client};
+use frontdesk_host::result::{result_json, result_lines};
+use frontdesk_host::sanitize::{display_line, server_label};
+use frontdesk_host::screen::{ListQuestion, Screen};
 use frontdesk_host::terminal::TtyScreen;
+use frontdesk_host::terminal::arguments::ask_arguments;
 use frontdesk_host::terminal_available;
+use frontdesk_host::tools::tool_items;
 use frontdesk_wire::Tool;
 use serde_json::{Map, Value};
 
-use crate::hosting::{ProtocolArg, Target, answerer, connect, wire_printer};
+use crate::call::timeout;
+use crate::exit;
+use crate::hosting::{
+    ProtocolArg, Target, answerer, client_config, client_error, connect, wire_printer,
+};
+use crate::output;
 
 /// Arguments of `frontdesk connect`.
 #[derive(Debug, Args)]
@@ -23,10 +32,16 @@ Examples:
   frontdesk connect --url http://127.0.0.1:8080/mcp  # a Streamable HTTP endpoint
   frontdesk connect --demo --protocol 2025-11-25     # the demo, in this process
 
-Pick a tool, give its arguments as JSON (a skeleton from its input schema is
-pre-filled), and answer the server's questions in the terminal form. The result
-is printed after each call. Esc or Ctrl-C in the tool list ends the session.
-Needs a terminal (exit status 2 without one); for scripts use `frontdesk call`.")]
+Pick a tool; its arguments are asked as a form built from its input schema (or as
+JSON when the schema does not fit a form); answer the server's questions in the
+terminal form. Each result is shown as text; [j] shows it as JSON (--json: always).
+Esc or Ctrl-C in the tool list ends the session.
+
+Exit status:
+  0   the session ended
+  1   the connection was lost during the session
+  2   nothing was done: bad arguments, no terminal, or no connection to the server
+For scripts use `frontdesk call`.")]
 pub struct ConnectArgs {
     /// Streamable HTTP endpoint of the server.
     #[arg(long, value_name = "URL", conflicts_with_all = ["demo", "command"])]
@@ -40,6 +55,12 @@ pub struct ConnectArgs {
     /// Answer questions from this JSON file (see `frontdesk call --help`).
     #[arg(long, value_name = "FILE")]
     answers: Option<PathBuf>,
+    /// Show every result as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Seconds to wait for the server to connect and to answer each request.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    timeout: f64,
     /// Print every JSON-RPC message to stderr.
     #[arg(long)]
     show_wire: bool,
@@ -51,126 +72,170 @@ pub struct ConnectArgs {
 /// Run `frontdesk connect`.
 pub fn run(args: &ConnectArgs) -> ExitCode {
     let target = match (&args.url, args.demo, args.command.is_empty()) {
-        (Some(url), _, _) => Target::Url(url.clone()),
-        (None, true, _) => Target::Demo,
-        (None, false, false) => Target::Command(args.command.clone()),
-        (None, false, true) => {
-            eprintln!(
-                "frontdesk connect: say which server: `-- <command…>`, `--url URL` or `--demo`"
-            );
-            return ExitCode::from(2);
+        (Some(url), _, _) => Target::parse(url).and_then(|t| match t {
+            Target::Url(_) => Ok(t),
+            _ => anyhow::bail!("--url needs an http(s):// URL"),
+        }),
+        (None, true, _) => Ok(Target::Demo),
+        (None, false, false) => Ok(Target::Command(args.command.clone())),
+        (None, false, true) => Err(anyhow::anyhow!(
+            "say which server: `-- <command…>`, `--url URL` or `--demo`"
+        )),
+    };
+    let target = match target {
+        Ok(t) => t,
+        Err(e) => {
+            output::error("connect", &format!("{e:#}"));
+            return exit::code(exit::CANNOT_START);
         }
     };
     if !terminal_available() {
-        eprintln!(
-            "frontdesk connect: is interactive and needs a terminal (none here); use `frontdesk call` in scripts."
+        output::error(
+            "connect",
+            "is interactive and needs a terminal (none here); use `frontdesk call` in scripts.",
         );
-        return ExitCode::from(2);
+        return exit::code(exit::CANNOT_START);
     }
-    crate::run::block_on("connect", session(args, &target))
+    crate::run::block_on_exit("connect", session(args, target))
 }
 
-async fn session(args: &ConnectArgs, target: &Target) -> anyhow::Result<()> {
-    let answerer = answerer(args.answers.as_ref())?;
-    let mut config = ClientConfig::default().protocol(args.protocol.choice());
+async fn session(args: &ConnectArgs, target: Target) -> ExitCode {
+    let answerer = match answerer(args.answers.as_ref()) {
+        Ok(a) => a,
+        Err(e) => {
+            output::error("connect", &format!("{e:#}"));
+            return exit::code(exit::CANNOT_START);
+        }
+    };
+    let mut config = client_config(args.protocol, timeout(args.timeout));
     if args.show_wire {
         config = config.on_wire(wire_printer);
     }
-    eprintln!("frontdesk: connecting to {} …", target.describe());
-    let client = connect(target, config, answerer.handler.clone()).await?;
-    let info = client.server_info();
-    eprintln!(
-        "frontdesk: connected to {} {} ({})",
-        frontdesk_host::sanitize::display_line(&info.name, 80),
-        frontdesk_host::sanitize::display_line(&info.version, 40),
+    output::note(&format!("frontdesk: connecting to {} …", target.describe()));
+    let connection = match connect(
+        &target,
+        config,
+        answerer.handler.clone(),
+        timeout(args.timeout),
+    )
+    .await
+    {
+        Ok(c) => c,
+        Err(e) => {
+            output::error("connect", &format!("{e:#}"));
+            return exit::code(exit::CANNOT_START);
+        }
+    };
+    let client = &connection.client;
+    output::note(&format!(
+        "frontdesk: connected to {} ({})",
+        server_label(&client.server_info()),
         client.revision()
-    );
-    let result = calls(&client).await;
-    client.close().await;
-    result
+    ));
+    let status = match calls(client, args.json).await {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            output::error("connect", &format!("{e:#}"));
+            exit::FAILED
+        }
+    };
+    connection.close().await;
+    exit::code(status)
 }
 
-async fn calls(client: &Client) -> anyhow::Result<()> {
+/// Run `f` on the terminal, off the async threads, with log lines held meanwhile.
+async fn on_screen<T: Send + 'static>(
+    f: impl FnOnce(&mut TtyScreen) -> T + Send + 'static,
+) -> anyhow::Result<T> {
+    Ok(tokio::task::spawn_blocking(move || {
+        let _quiet = frontdesk_host::logs::hold();
+        f(&mut TtyScreen::new())
+    })
+    .await?)
+}
+
+async fn calls(client: &Client, json: bool) -> anyhow::Result<()> {
     loop {
-        let tools = client.list_tools().await?;
+        let tools = client
+            .list_tools()
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot list the tools: {}", client_error(&e)))?;
         if tools.is_empty() {
-            eprintln!("frontdesk: this server offers no tools.");
+            output::note("frontdesk: this server offers no tools.");
             return Ok(());
         }
-        let listed = tools.clone();
-        let picked =
-            tokio::task::spawn_blocking(move || pick_call(&mut TtyScreen::new(), &listed)).await?;
+        let picked = on_screen(move |s| pick_call(s, &tools)).await?;
         let Some((name, arguments)) = picked else {
             return Ok(());
         };
-        eprintln!("Calling {name} …");
-        match client.call_tool(&name, arguments).await {
-            Ok(result) => println!("{}", serde_json::to_string_pretty(&result)?),
-            Err(e) => eprintln!("The call failed: {e}"),
+        output::note(&format!("Calling {} …", display_line(&name, 120)));
+        let outcome = client.call_tool(&name, Value::Object(arguments)).await;
+        let go_on = on_screen(move |s| show_outcome(s, &name, outcome, json)).await?;
+        if !go_on {
+            return Ok(());
         }
     }
 }
 
-/// The tool list, then the arguments as JSON. `None` to end the session.
-fn pick_call(screen: &mut dyn Screen, tools: &[Tool]) -> Option<(String, Value)> {
-    let mut items: Vec<String> = tools
-        .iter()
-        .map(|t| {
-            let about = t
-                .description
-                .as_deref()
-                .or(t.title.as_deref())
-                .unwrap_or("");
-            frontdesk_host::sanitize::display_line(&format!("{} — {about}", t.name), 160)
-        })
-        .collect();
-    items.push("(quit)".to_owned());
-    let index = screen
-        .choose_one(&ListQuestion {
-            label: "Call which tool?".to_owned(),
-            help: Some("↑/↓ and Enter; Esc quits".to_owned()),
-            items,
-            chosen: vec![0],
-            validator: None,
-        })
-        .ok()?;
-    let tool = tools.get(index)?;
-    let typed = screen
-        .line(&LineQuestion {
-            label: format!("Arguments of {} (JSON)", tool.name),
-            help: Some("a JSON object".to_owned()),
-            initial: skeleton(tool),
-            masked: false,
-            validator: Arc::new(|t: &str| match serde_json::from_str::<Value>(t) {
-                Ok(Value::Object(_)) => Ok(()),
-                Ok(_) => Err("The arguments must be a JSON object".to_owned()),
-                Err(e) => Err(format!("Not JSON: {e}")),
-            }),
-        })
-        .ok()?;
-    let args = serde_json::from_str(&typed).ok()?;
-    Some((tool.name.clone(), args))
-}
-
-/// `{"order_id": ""}`: every property of the input schema with an empty value of
-/// its type, so the person only fills in the blanks.
-fn skeleton(tool: &Tool) -> String {
-    let mut out = Map::new();
-    if let Some(props) = tool
-        .input_schema
-        .get("properties")
-        .and_then(Value::as_object)
-    {
-        for (key, schema) in props {
-            let empty = match schema.get("type").and_then(Value::as_str) {
-                Some("integer" | "number") => Value::from(0),
-                Some("boolean") => Value::Bool(false),
-                Some("array") => Value::Array(Vec::new()),
-                Some("object") => Value::Object(Map::new()),
-                _ => Value::String(String::new()),
-            };
-            out.insert(key.clone(), empty);
+/// The tool list, then the arguments. `None` to end the session.
+fn pick_call(screen: &mut dyn Screen, tools: &[Tool]) -> Option<(String, Map<String, Value>)> {
+    loop {
+        let mut items = tool_items(tools);
+        items.push("(quit)".to_owned());
+        let index = screen
+            .choose_one(&ListQuestion {
+                label: "Call which tool?".to_owned(),
+                help: Some("↑/↓ and Enter; Esc quits".to_owned()),
+                items,
+                chosen: vec![0],
+                validator: None,
+            })
+            .ok()?;
+        let tool = tools.get(index)?;
+        if let Some(arguments) = ask_arguments(screen, tool) {
+            return Some((tool.name.clone(), arguments));
         }
     }
-    Value::Object(out).to_string()
+}
+
+/// Show a call's outcome; `false` when the person wants to quit.
+fn show_outcome(
+    screen: &mut dyn Screen,
+    tool: &str,
+    outcome: Result<CallToolResult, frontdesk::client::ClientError>,
+    json: bool,
+) -> bool {
+    let result = match outcome {
+        Ok(result) => result,
+        Err(e) => {
+            screen.show(&format!("The call failed: {}", client_error(&e)));
+            return true;
+        }
+    };
+    screen.show("");
+    if json {
+        screen.show(&result_json(&result));
+    } else {
+        for line in result_lines(tool, &result) {
+            screen.show(&line);
+        }
+    }
+    screen.show("");
+    loop {
+        let keys: &[(char, &str)] = if json {
+            &[('n', "call another tool"), ('q', "quit")]
+        } else {
+            &[
+                ('n', "call another tool"),
+                ('j', "show it as JSON"),
+                ('q', "quit"),
+            ]
+        };
+        match screen.key("Next:", keys) {
+            Ok('j') => screen.show(&result_json(&result)),
+            Ok('q') => return false,
+            Ok(_) => return true,
+            Err(_) => return false,
+        }
+    }
 }

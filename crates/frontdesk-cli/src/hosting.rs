@@ -1,27 +1,33 @@
 //! What `connect`, `call` and `lab` share: picking the elicitation handler, reaching a
-//! server (a URL, a command, or the in-process demo), the protocol flag, the wire tap.
+//! server (a URL, a command, or the in-process demo) within a time limit, the
+//! protocol flag, the wire tap, and one-line reports of what went wrong.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::ValueEnum;
 use frontdesk::client::{
-    Client, ClientConfig, Direction, ElicitationHandler, HandlerModes, ProtocolChoice, Revision,
+    Client, ClientConfig, ClientError, Direction, ElicitationHandler, HandlerModes, ProtocolChoice,
+    Revision,
 };
 use frontdesk_demo::{DemoOptions, brightgrid};
+use frontdesk_host::sanitize::{json_for_terminal, one_line};
 use frontdesk_host::{Answers, HeadlessHandler, ScriptedHandler, TerminalHandler};
 use serde_json::Value;
+
+use crate::server_process::{ServerProcess, quoted};
 
 /// `--protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProtocolArg {
     /// Probe with `server/discover`, fall back to `initialize`.
     Auto,
-    /// 2025-11-25: the server sends `elicitation/create` while the call is open.
+    /// The server sends `elicitation/create` while the call is open.
     #[value(name = "2025-11-25")]
     Legacy,
-    /// 2026-07-28: the call returns `input_required`; the client retries.
+    /// The call returns `input_required`; the client retries.
     #[value(name = "2026-07-28")]
     Modern,
 }
@@ -75,52 +81,17 @@ pub fn answerer(answers: Option<&PathBuf>) -> anyhow::Result<Answerer> {
     })
 }
 
-/// Print every JSON-RPC message to stderr, compact, one per line.
+/// Print every JSON-RPC message to stderr, compact, one per line (unsafe characters
+/// as `\u` escapes: the same JSON).
 pub fn wire_printer(direction: Direction, message: &Value) {
     let arrow = match direction {
         Direction::Outgoing => "→",
         Direction::Incoming => "←",
     };
-    eprintln!("  wire {arrow} {message}");
-}
-
-/// Split a command line on whitespace, honouring '…' and "…" quotes and `\`.
-pub fn split_command(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, '\\') => {
-                if let Some(n) = chars.next() {
-                    word.push(n);
-                }
-                in_word = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    words
+    crate::output::note_unwrapped(&format!(
+        "  wire {arrow} {}",
+        json_for_terminal(message, false)
+    ));
 }
 
 /// Where the server is.
@@ -134,54 +105,144 @@ pub enum Target {
     Demo,
 }
 
+/// Whether `spec` starts like `scheme://`.
+fn url_scheme(spec: &str) -> Option<&str> {
+    let (scheme, _) = spec.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    .then_some(scheme)
+}
+
 impl Target {
-    /// `demo`, an `http(s)://` URL, or a command line.
+    /// `demo`, an `http(s)://` URL, or a command line (quoted as in a shell).
     pub fn parse(spec: &str) -> anyhow::Result<Target> {
         let spec = spec.trim();
         if spec == "demo" {
             return Ok(Target::Demo);
         }
-        if spec.starts_with("http://") || spec.starts_with("https://") {
-            return Ok(Target::Url(spec.to_owned()));
+        if let Some(scheme) = url_scheme(spec) {
+            if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
+                return Ok(Target::Url(spec.to_owned()));
+            }
+            bail!(
+                "{scheme}:// is not a way to reach an MCP server: give an http(s):// URL, a command line, or `demo`"
+            );
         }
-        let words = split_command(spec);
+        let Some(words) = shlex::split(spec) else {
+            bail!("the server command has an unbalanced quote: {spec}");
+        };
         if words.is_empty() {
             bail!("no server given: use a URL, a command, or `demo`");
         }
         Ok(Target::Command(words))
     }
 
-    /// How to name it in status lines.
+    /// How to name it in status lines (a command quoted as a shell needs it).
     pub fn describe(&self) -> String {
         match self {
             Target::Url(u) => u.clone(),
-            Target::Command(words) => words.join(" "),
+            Target::Command(words) => quoted(words),
             Target::Demo => "the brightgrid demo (in this process)".to_owned(),
         }
     }
 }
 
-/// Connect to `target`.
+/// A connected client, and the server process when this CLI started one.
+pub struct Connection {
+    /// The client.
+    pub client: Client,
+    process: Option<ServerProcess>,
+}
+
+impl Connection {
+    /// Close the client, then let the server process end.
+    pub async fn close(self) {
+        self.client.close().await;
+        if let Some(process) = self.process {
+            process.shut_down().await;
+        }
+    }
+}
+
+/// The client settings every command shares: `timeout` bounds connecting and each
+/// request (never the person's time to answer).
+pub fn client_config(protocol: ProtocolArg, timeout: Duration) -> ClientConfig {
+    let mut config = ClientConfig::default().protocol(protocol.choice());
+    config.request_timeout = timeout;
+    config.probe_timeout = config.probe_timeout.min(timeout);
+    config
+}
+
+/// The message for a client error: one line, escaped, and an HTML page said to be one.
+pub fn client_error(error: &ClientError) -> String {
+    let text = error.to_string();
+    let lower = text.to_ascii_lowercase();
+    if let Some(at) = lower.find("<!doctype").or_else(|| lower.find("<html")) {
+        let before = one_line(&text[..at], 200);
+        return format!(
+            "{}: the server answered with a web page, not MCP: is this its MCP endpoint (often …/mcp)?",
+            before.trim_end_matches([':', ' '])
+        );
+    }
+    one_line(&text, 300)
+}
+
+/// Connect to `target` within `timeout`.
 pub async fn connect(
     target: &Target,
     config: ClientConfig,
     handler: Arc<dyn ElicitationHandler>,
-) -> anyhow::Result<Client> {
+    timeout: Duration,
+) -> anyhow::Result<Connection> {
+    let secs = timeout.as_secs_f64();
     match target {
-        Target::Url(url) => Client::connect_http(url, config, handler)
-            .await
-            .with_context(|| format!("cannot connect to {url}")),
-        Target::Command(words) => {
-            let Some((program, args)) = words.split_first() else {
-                bail!("empty server command");
-            };
-            let mut command = tokio::process::Command::new(program);
-            command.args(args);
-            Client::connect_stdio(command, config, handler)
-                .await
-                .with_context(|| format!("cannot start or talk to `{}`", words.join(" ")))
+        Target::Url(url) => {
+            match tokio::time::timeout(timeout, Client::connect_http(url, config, handler)).await {
+                Ok(Ok(client)) => Ok(Connection {
+                    client,
+                    process: None,
+                }),
+                Ok(Err(e)) => bail!("cannot connect to {url}: {}", client_error(&e)),
+                Err(_) => {
+                    bail!("{url} did not answer within {secs} s (--timeout SECS to wait longer)")
+                }
+            }
         }
-        Target::Demo => connect_demo(config, handler).await,
+        Target::Command(words) => {
+            let (mut process, stdout, stdin) = ServerProcess::spawn(words)?;
+            let shown = quoted(words);
+            let connecting =
+                tokio::time::timeout(timeout, Client::connect_io(stdout, stdin, config, handler));
+            tokio::select! {
+                connected = connecting => match connected {
+                    Ok(Ok(client)) => Ok(Connection { client, process: Some(process) }),
+                    Ok(Err(e)) => {
+                        let status = tokio::time::timeout(Duration::from_millis(500), process.wait()).await;
+                        match status {
+                            Ok(status) => bail!(
+                                "the server command `{shown}` {} before it answered",
+                                process.ended(status)
+                            ),
+                            Err(_) => bail!("cannot talk to `{shown}`: {}", client_error(&e)),
+                        }
+                    }
+                    Err(_) => bail!(
+                        "`{shown}` did not answer within {secs} s: is it an MCP server on stdio? \
+                         (--timeout SECS to wait longer)"
+                    ),
+                },
+                status = process.wait() => bail!(
+                    "the server command `{shown}` {} before it answered",
+                    process.ended(status)
+                ),
+            }
+        }
+        Target::Demo => Ok(Connection {
+            client: connect_demo(config, handler).await?,
+            process: None,
+        }),
     }
 }
 
@@ -203,7 +264,7 @@ pub async fn connect_demo(
     let (client_read, client_write) = tokio::io::split(client_end);
     Client::connect_io(client_read, client_write, config, handler)
         .await
-        .context("cannot talk to the in-process demo server")
+        .map_err(|e| anyhow::anyhow!("cannot talk to the in-process demo server: {e}"))
 }
 
 /// Messages seen by the wire tap, for explanations.
@@ -232,10 +293,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn splits_quoted_commands() {
+    fn targets_are_parsed_and_described_as_typed() {
         assert_eq!(
-            split_command(r#"frontdesk serve --stdio "a b" 'c d' e\ f"#),
-            ["frontdesk", "serve", "--stdio", "a b", "c d", "e f"]
+            Target::parse(r#"frontdesk serve --stdio "a b" 'c d' e\ f"#).ok(),
+            Some(Target::Command(
+                ["frontdesk", "serve", "--stdio", "a b", "c d", "e f"]
+                    .map(String::from)
+                    .to_vec()
+            ))
         );
         assert_eq!(Target::parse("demo").ok(), Some(Target::Demo));
         assert!(matches!(
@@ -243,5 +308,17 @@ mod tests {
             Ok(Target::Url(_))
         ));
         assert!(Target::parse("  ").is_err());
+        assert!(Target::parse("'unbalanced").is_err());
+        let ftp = Target::parse("ftp://example/mcp")
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            ftp.as_deref(),
+            Some(
+                "ftp:// is not a way to reach an MCP server: give an http(s):// URL, a command line, or `demo`"
+            )
+        );
+        let sh = Target::Command(["sh", "-c", "exit 1"].map(String::from).to_vec());
+        assert_eq!(sh.describe(), "sh -c 'exit 1'");
     }
 }

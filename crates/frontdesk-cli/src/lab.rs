@@ -12,15 +12,16 @@ use frontdesk::client::{Client, ClientConfig, ElicitationHandler, Revision};
 use frontdesk::http::{HttpOptions, bind};
 use frontdesk::server::Server;
 use frontdesk_demo::{DemoOptions, register};
+use frontdesk_host::result::result_lines;
 use frontdesk_host::screen::{LineQuestion, Screen};
 use frontdesk_host::terminal::TtyScreen;
 use frontdesk_host::{TerminalHandler, UrlAction, terminal_available};
 use frontdesk_url::ConsentedUrl;
-use frontdesk_wire::CallToolResult;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::hosting::{ProtocolArg, WireLog, connect_demo, wire_printer};
+use crate::hosting::{ProtocolArg, WireLog, client_error, connect_demo, wire_printer};
+use crate::output;
 use frontdesk_host::explain::explain;
 
 /// How the lab reaches its in-process server.
@@ -47,8 +48,8 @@ Its menu:
 After each step a few lines say what travelled on the wire; --show-wire prints
 every JSON-RPC message (stderr, one per line, → sent, ← received).
 
-The lab needs a terminal; without one it exits with status 2. For automation use
-`frontdesk call demo TOOL --answers FILE`.")]
+Exit status: 0 when you quit; 1 when the demo could not keep running; 2 without a
+terminal (the lab needs one). For automation use `frontdesk call demo TOOL --answers FILE`.")]
 pub struct LabArgs {
     /// Protocol revision to start with.
     #[arg(long, value_enum, default_value = "2026-07-28")]
@@ -64,22 +65,31 @@ pub struct LabArgs {
 /// Run `frontdesk lab`.
 pub fn run(args: &LabArgs) -> ExitCode {
     if !terminal_available() {
-        eprintln!(
-            "frontdesk lab: needs a terminal to show its forms (none here). \
-             For scripts, use `frontdesk call demo book_return --args '{{\"order_id\":\"A-1001\"}}' --answers FILE`."
+        output::error(
+            "lab",
+            "needs a terminal to show its forms (none here). For scripts, use \
+             `frontdesk call demo book_return --args '{\"order_id\":\"A-1001\"}' --answers FILE`.",
         );
-        return ExitCode::from(2);
+        return crate::exit::code(crate::exit::CANNOT_START);
     }
     crate::run::block_on("lab", lab(args))
 }
 
-/// Run a blocking terminal interaction off the async threads.
+/// Run a blocking terminal interaction off the async threads, log lines held meanwhile.
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce(&mut TtyScreen) -> T + Send + 'static,
 ) -> Option<T> {
-    tokio::task::spawn_blocking(move || f(&mut TtyScreen::new()))
-        .await
-        .ok()
+    tokio::task::spawn_blocking(move || {
+        let _quiet = frontdesk_host::logs::hold();
+        f(&mut TtyScreen::new())
+    })
+    .await
+    .ok()
+}
+
+/// A fresh terminal handler for one connection ("stop asking" lasts as long as it).
+fn terminal_handler() -> Arc<dyn ElicitationHandler> {
+    Arc::new(TerminalHandler::new().with_url_action(simulate_sign_in()))
 }
 
 struct Session {
@@ -148,20 +158,18 @@ impl Session {
 }
 
 async fn lab(args: &LabArgs) -> anyhow::Result<()> {
-    let handler: Arc<dyn ElicitationHandler> =
-        Arc::new(TerminalHandler::new().with_url_action(simulate_sign_in()));
     let wire = WireLog::default();
     let mut protocol = match args.protocol {
         ProtocolArg::Auto => ProtocolArg::Modern,
         p => p,
     };
-    eprintln!("frontdesk lab: starting the brightgrid demo server …");
-    let mut session = start(args, protocol, &wire, handler.clone()).await?;
+    output::note("frontdesk lab: starting the brightgrid demo server …");
+    let mut session = start(args, protocol, &wire, terminal_handler()).await?;
     wire.take();
     loop {
         let speaks = session.client.revision();
         let banner = format!(
-            "\nfrontdesk lab — brightgrid demo over {}, protocol {speaks}",
+            "\nfrontdesk lab — the brightgrid demo, protocol {speaks}\n  (over {})",
             match args.transport {
                 TransportArg::Stdio => "an in-process stdio pipe",
                 TransportArg::Http => "Streamable HTTP on loopback",
@@ -203,8 +211,8 @@ async fn lab(args: &LabArgs) -> anyhow::Result<()> {
                     ProtocolArg::Modern
                 };
                 session.end().await;
-                eprintln!("frontdesk lab: reconnecting …");
-                session = start(args, protocol, &wire, handler.clone()).await?;
+                output::note("frontdesk lab: reconnecting …");
+                session = start(args, protocol, &wire, terminal_handler()).await?;
                 wire.take();
             }
             _ => break,
@@ -216,19 +224,19 @@ async fn lab(args: &LabArgs) -> anyhow::Result<()> {
 
 async fn book_return(client: &Client, wire: &WireLog) {
     let order = blocking(|s| {
-        s.line(&LineQuestion {
-            label: "Order to return".to_owned(),
-            help: Some("the tool's argument order_id".to_owned()),
-            initial: "A-1001".to_owned(),
-            masked: false,
-            validator: Arc::new(|t: &str| {
+        let mut question = LineQuestion::new(
+            "Order to return",
+            Arc::new(|t: &str| {
                 if t.trim().is_empty() {
                     Err("Type an order id".to_owned())
                 } else {
                     Ok(())
                 }
             }),
-        })
+        );
+        question.help = Some("the tool's argument order_id · Enter: call · Esc: back".into());
+        question.initial = "A-1001".to_owned();
+        s.line(&question)
     })
     .await;
     let Some(Ok(order)) = order else { return };
@@ -243,13 +251,13 @@ async fn book_return(client: &Client, wire: &WireLog) {
 
 async fn step(client: &Client, wire: &WireLog, tool: &str, args: Value) {
     wire.take();
-    eprintln!("Calling {tool} …");
+    output::note(&format!("Calling {tool} …"));
     let outcome = client.call_tool(tool, args).await;
     let messages = wire.take();
-    let mut lines = Vec::new();
+    let mut lines = vec![String::new()];
     match &outcome {
-        Ok(result) => lines.extend(result_lines(result)),
-        Err(e) => lines.push(format!("The call failed: {e}")),
+        Ok(result) => lines.extend(result_lines(tool, result)),
+        Err(e) => lines.push(format!("The call failed: {}", client_error(e))),
     }
     lines.push(String::new());
     lines.push("What travelled on the wire:".to_owned());
@@ -264,33 +272,6 @@ async fn step(client: &Client, wire: &WireLog, tool: &str, args: Value) {
         }
     })
     .await;
-}
-
-fn result_lines(result: &CallToolResult) -> Vec<String> {
-    let mut lines = vec![format!(
-        "Result{}:",
-        if result.is_error == Some(true) {
-            " (tool error)"
-        } else {
-            ""
-        }
-    )];
-    if let Some(structured) = &result.structured_content {
-        let text = serde_json::to_string_pretty(structured).unwrap_or_default();
-        lines.extend(text.lines().map(|l| format!("  {l}")));
-        return lines;
-    }
-    let value = serde_json::to_value(&result.content).unwrap_or(Value::Null);
-    for block in value.as_array().into_iter().flatten() {
-        match block.get("text").and_then(Value::as_str) {
-            Some(t) => lines.push(format!(
-                "  {}",
-                frontdesk_host::sanitize::display_text(t, 2000)
-            )),
-            None => lines.push(format!("  {block}")),
-        }
-    }
-    lines
 }
 
 /// `[s] simulate signing in`: POST the demo's loopback sign-in form for the person.

@@ -1,23 +1,36 @@
 //! The `frontdesk` command-line tool: host MCP servers in the terminal, run the demo
 //! server, and lint elicitation schemas.
 
+// Everything printed goes through `output` (escaped); only it may print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 mod call;
 mod check;
+#[allow(clippy::print_stdout, clippy::print_stderr)]
 mod conformance_client;
 mod connect;
+mod exit;
 mod hosting;
 mod lab;
+mod logging;
+mod output;
+mod park;
 mod run;
 mod serve;
+mod server_process;
 
 /// MCP elicitation, done completely: forms and URL flows in your terminal.
 #[derive(Debug, Parser)]
 #[command(name = "frontdesk", version, about, long_about = None)]
 struct Cli {
+    /// Write the log to this file (appended) instead of stderr.
+    #[arg(long, global = true, value_name = "FILE")]
+    log_file: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -30,6 +43,8 @@ enum Command {
     Connect(connect::ConnectArgs),
     /// Call one tool of an MCP server and print its result as JSON.
     Call(call::CallArgs),
+    /// Answer a question of a parked call (`frontdesk call --park`).
+    Respond(park::RespondArgs),
     /// Run the brightgrid demo server for other hosts (stdio or Streamable HTTP).
     Serve(serve::ServeArgs),
     /// Lint a requestedSchema and, optionally, validate an answer against it.
@@ -39,34 +54,33 @@ enum Command {
         /// The mock server's endpoint URL.
         url: String,
     },
+    /// Keep a parked call open (started by `frontdesk call --park`).
+    #[command(hide = true)]
+    ParkKeeper(park::KeeperArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Interactive commands keep the terminal for the forms: warnings only by default.
+    // Interactive commands keep the terminal for the forms: warnings only by default
+    // (and held while a screen is up); the server's own stderr is shown.
     let interactive = matches!(cli.command, Command::Lab(_) | Command::Connect(_));
-    init_logging(if interactive {
-        "warn,frontdesk::state::sealer=error"
+    let filter = if interactive {
+        "warn,frontdesk::state::sealer=error,frontdesk::server_stderr=info"
     } else {
         "info"
-    });
+    };
+    if let Err(e) = logging::init(filter, cli.log_file.as_deref()) {
+        output::note(&format!("frontdesk: {e:#}"));
+        return exit::code(exit::CANNOT_START);
+    }
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Lab(args) => lab::run(&args),
         Command::Connect(args) => connect::run(&args),
         Command::Call(args) => call::run(&args),
+        Command::Respond(args) => park::respond(&args),
         Command::ConformanceClient { url } => conformance_client::run(&url),
+        Command::ParkKeeper(args) => park::keep(&args),
     }
-}
-
-/// Logs go to stderr: stdout belongs to the stdio transport and to results.
-fn init_logging(default: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
 }

@@ -4,10 +4,19 @@
 use std::future::Future;
 use std::process::ExitCode;
 
-/// Run `body` on a fresh multi-threaded runtime. An error prints as
-/// `frontdesk COMMAND: …` (with its causes) and exits 1; a runtime that cannot
-/// start exits 2.
+use crate::exit;
+
+/// Run `body` on a fresh multi-threaded runtime. An error prints as one line,
+/// `frontdesk COMMAND: …` (with its causes), and exits 1.
 pub fn block_on<F>(command: &str, body: F) -> ExitCode
+where
+    F: Future<Output = anyhow::Result<()>>,
+{
+    block_on_failing(command, exit::FAILED, body)
+}
+
+/// Like [`block_on`], exiting with `failure` on an error.
+pub fn block_on_failing<F>(command: &str, failure: u8, body: F) -> ExitCode
 where
     F: Future<Output = anyhow::Result<()>>,
 {
@@ -15,8 +24,8 @@ where
         match body.await {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
-                eprintln!("frontdesk {command}: {error:#}");
-                ExitCode::from(1)
+                crate::output::error(command, &format!("{error:#}"));
+                exit::code(failure)
             }
         }
     })
@@ -33,8 +42,8 @@ where
     {
         Ok(runtime) => runtime.block_on(body),
         Err(error) => {
-            eprintln!("frontdesk {command}: cannot start the async runtime: {error}");
-            ExitCode::from(2)
+            crate::output::error(command, &format!("cannot start the async runtime: {error}"));
+            exit::code(exit::CANNOT_START)
         }
     }
 }

@@ -43,7 +43,10 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
             let listener = bind(addr, HttpOptions::default())
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
-            eprintln!("frontdesk: MCP endpoint at {}", listener.endpoint_url());
+            crate::output::note(&format!(
+                "frontdesk: MCP endpoint at {}",
+                listener.endpoint_url()
+            ));
             Ok(frontdesk_demo::serve_http(listener, &options).await?)
         }
         None => {

@@ -9,6 +9,7 @@ use frontdesk_url::{ConsentedUrl, UrlReview, Verdict};
 
 use crate::screen::{MenuKey, Screen};
 use crate::terminal::Header;
+use crate::terminal::leave::{Leave, how_to_leave, stopped_asking};
 
 /// Opens a consented URL outside this program.
 pub trait Opener: Send + Sync {
@@ -77,6 +78,8 @@ pub enum ConsentOutcome {
     Cancelled,
     /// The review refused the link; the person closed the screen.
     Refused,
+    /// The person dismissed it and asked not to be asked again by this server.
+    StoppedAsking,
 }
 
 impl ConsentOutcome {
@@ -89,44 +92,72 @@ impl ConsentOutcome {
     }
 }
 
-/// The URL as one line with its registrable domain (or host) highlighted: ANSI bold
-/// and underline when `styled`; and a second line of carets under it for plain
-/// terminals (omitted when the URL is too long to line up).
-pub fn highlighted_url(review: &UrlReview, styled: bool) -> Vec<String> {
-    let Some(url) = review.url() else {
-        return vec![format!(
-            "Input:    {} (not a usable URL)",
-            review.input_preview()
-        )];
-    };
+/// The URL split around its registrable domain (or host): `(before, mark, after)`,
+/// and what the mark is (`registrable domain` or `host`).
+pub fn highlighted_url(review: &UrlReview) -> Option<((&str, &str, &str), &'static str)> {
+    let url = review.url()?;
     let parts = review.highlight_parts().or_else(|| {
         let host = review.host()?;
         let from = url.find("://").map_or(0, |i| i + 3);
         let start = from + url.get(from..)?.find(host)?;
         let end = start + host.len();
         Some((url.get(..start)?, url.get(start..end)?, url.get(end..)?))
-    });
-    let Some((pre, mark, post)) = parts else {
-        return vec![format!("URL:      {url}")];
-    };
-    let mut lines = vec![if styled {
-        format!("URL:      {pre}\x1b[1;4m{mark}\x1b[0m{post}")
+    })?;
+    let what = if review.registrable_domain().is_some() {
+        "registrable domain"
     } else {
-        format!("URL:      {url}")
-    }];
-    if url.chars().count() <= 120 {
-        let what = if review.registrable_domain().is_some() {
-            "registrable domain: check it"
-        } else {
-            "host: check it"
-        };
-        lines.push(format!(
-            "          {}{} {what}",
-            " ".repeat(pre.chars().count()),
-            "^".repeat(mark.chars().count().max(1))
-        ));
+        "host"
+    };
+    Some((parts, what))
+}
+
+/// `^^^^ registrable domain: check it` under a mark starting `at` columns in.
+fn carets(at: usize, mark: &str, what: &str) -> String {
+    format!(
+        "{}{} {what}: check it",
+        " ".repeat(at),
+        "^".repeat(mark.chars().count().max(1))
+    )
+}
+
+/// Print the full URL with its domain marked: after `URL:` when it fits the width,
+/// else alone from the first column (broken at the width when even that is too
+/// long), so it can be read and copied whole.
+fn show_url(screen: &mut dyn Screen, review: &UrlReview) {
+    let width = screen.width();
+    let (Some(url), Some(((pre, mark, post), what))) = (review.url(), highlighted_url(review))
+    else {
+        match review.url() {
+            Some(url) => screen.show(&format!("  URL:      {url}")),
+            None => screen.show(&format!(
+                "  Input:    {} (not a usable URL)",
+                review.input_preview()
+            )),
+        }
+        return;
+    };
+    let label = "  URL:      ";
+    if label.len() + url.chars().count() <= width {
+        screen.show_marked(&format!("{label}{pre}"), mark, post);
+        screen.show(&carets(label.len() + pre.chars().count(), mark, what));
+        return;
     }
-    lines
+    screen.show("  URL (in full on the next line; check the marked part):");
+    let chars: Vec<char> = url.chars().collect();
+    let first: String = chars.iter().take(width).collect();
+    let mark_end = pre.chars().count() + mark.chars().count();
+    if mark_end <= first.chars().count() {
+        let rest: String = first.chars().skip(mark_end).collect();
+        screen.show_marked(pre, mark, &rest);
+    } else {
+        screen.show(&first);
+    }
+    for chunk in chars[first.chars().count()..].chunks(width.max(1)) {
+        screen.show(&chunk.iter().collect::<String>());
+    }
+    if mark_end <= width {
+        screen.show(&carets(pre.chars().count(), mark, what));
+    }
 }
 
 /// Show the consent screen for `review` and act on the person's choice.
@@ -138,9 +169,7 @@ pub fn run_consent(
     action: Option<&UrlAction>,
 ) -> ConsentOutcome {
     header.show(screen, "asks you to open a link");
-    for line in highlighted_url(review, screen.styled()) {
-        screen.show(&format!("  {line}"));
-    }
+    show_url(screen, review);
     // plain_text's first line is the URL again; show the rest (domain, verdict, findings).
     for line in review.plain_text().lines().skip(1) {
         screen.show(&format!("  {line}"));
@@ -158,9 +187,20 @@ pub fn run_consent(
         keys.push((a.key, a.label));
     }
     keys.extend([('d', "decline"), ('c', "cancel")]);
-    let Ok(key) = screen.key("Your choice:", &keys) else {
-        screen.show("Cancelled: nothing was opened.");
-        return ConsentOutcome::Cancelled;
+    let key = loop {
+        match screen.key("Your choice:", &keys) {
+            Ok(key) => break key,
+            Err(crate::screen::Interrupted::Cancel) => break 'c',
+            Err(crate::screen::Interrupted::Escape) => match how_to_leave(screen, &header.server) {
+                Leave::Back => continue,
+                Leave::Decline => break 'd',
+                Leave::Cancel => break 'c',
+                Leave::StopAsking => {
+                    screen.show(&stopped_asking(&header.server));
+                    return ConsentOutcome::StoppedAsking;
+                }
+            },
+        }
     };
     let Some(consented) = review.consented() else {
         return ConsentOutcome::Refused;
@@ -174,7 +214,7 @@ pub fn run_consent(
             &[('r', "done, continue"), ('c', "cancel")],
         );
         if done != Ok('r') {
-            screen.show("Cancelled.");
+            screen.show("Cancelled: the server was told you dismissed it.");
             return ConsentOutcome::Cancelled;
         }
     }
@@ -204,11 +244,11 @@ fn choose(
             }
         },
         'd' => {
-            screen.show("Declined: nothing was opened.");
+            screen.show("Declined: the server was told no; nothing was opened.");
             ConsentOutcome::Declined
         }
         'c' => {
-            screen.show("Cancelled: nothing was opened.");
+            screen.show("Cancelled: the server was told you dismissed it; nothing was opened.");
             ConsentOutcome::Cancelled
         }
         other => match action.filter(|a| a.key == other) {

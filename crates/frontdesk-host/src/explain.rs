@@ -95,7 +95,12 @@ fn explain_modern(tool: &str, messages: &[(Direction, Value)]) -> Vec<String> {
         let keys: Vec<String> = result
             .get("inputRequests")
             .and_then(Value::as_object)
-            .map(|o| o.keys().cloned().collect())
+            // The keys are the server's: escaped like any of its text.
+            .map(|o| {
+                o.keys()
+                    .map(|k| crate::sanitize::display_line(k, 80))
+                    .collect()
+            })
             .unwrap_or_default();
         let modes: Vec<&str> = result
             .get("inputRequests")

@@ -2,19 +2,25 @@
 //! back, as [`frontdesk::client::ElicitationHandler`]s.
 //!
 //! - [`terminal::TerminalHandler`]: a terminal form (every field with its label,
-//!   description, required marker and pre-filled default; live validation; titled
-//!   lists; multi-select with item limits; a review screen where any field can be
-//!   edited; accept, decline and cancel always one key away; Esc / Ctrl-C cancel) and
-//!   the URL consent screen ([`consent`]), one request at a time ([`queue`]).
+//!   description, required marker, position ("2 of 5") and pre-filled default or last
+//!   answer; readline editing and validation as the person types; titled lists;
+//!   multi-select with item limits; a review screen where any field can be edited;
+//!   Esc at any prompt to decline, cancel or stop the server asking; Ctrl-C cancels)
+//!   and the URL consent screen ([`consent`]), one request at a time ([`queue`]),
+//!   wrapped to the terminal's width ([`layout`]), log lines held meanwhile ([`logs`]).
+//! - [`parked::ParkedHandler`]: questions kept for someone else to answer later (an
+//!   agent relaying them to its person), answers validated like typed ones.
 //! - [`scripted::ScriptedHandler`]: answers from a JSON file, validated like a
 //!   person's answer.
 //! - [`HeadlessHandler`] (the client runtime's, re-exported): no person and no
 //!   script: `cancel`, with a reason.
 //!
 //! [`explain`] puts what travelled on the wire during one tool call into a few
-//! sentences (the lab's teaching lines), for any renderer.
+//! sentences (the lab's teaching lines), for any renderer; [`result`] a tool's result,
+//! [`tools`] a server's tools, [`problems`] what is wrong with an answer.
 //!
-//! Everything a server says is escaped before it is printed ([`sanitize`]). The flows
+//! Everything a server says is escaped before it is printed or logged ([`sanitize`]:
+//! one path, applied again by every writer to the terminal). The flows
 //! run on a [`screen::Screen`], so they are tested with [`screen::FakeScreen`]:
 //!
 //! ```
@@ -40,10 +46,14 @@
 //!     FakeInput::Key('a'),
 //! ]);
 //! let prefill = schema.prefill();
-//! let outcome = run_form(
-//!     &mut screen,
-//!     &FormRequest { header: &header, form: &form, prefill: &prefill, previous_errors: None },
-//! );
+//! let request = FormRequest {
+//!     header: &header,
+//!     form: &form,
+//!     prefill: &prefill,
+//!     previous_errors: None,
+//!     remembered: false,
+//! };
+//! let outcome = run_form(&mut screen, &request);
 //! let sent = json!({ "email": "ann@example.com" });
 //! assert_eq!(outcome, FormOutcome::Accept(sent.as_object().cloned().unwrap_or_default()));
 //! assert!(screen.transcript().contains("Email must be an email address"));
@@ -51,11 +61,17 @@
 
 pub mod consent;
 pub mod explain;
+pub mod layout;
+pub mod logs;
+pub mod parked;
+pub mod problems;
 pub mod queue;
+pub mod result;
 pub mod sanitize;
 pub mod screen;
 pub mod scripted;
 pub mod terminal;
+pub mod tools;
 
 pub use consent::{ConsentOutcome, NoBrowser, Opener, SystemBrowser, UrlAction};
 pub use frontdesk::client::HeadlessHandler;

@@ -9,9 +9,14 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// The person pressed Esc or Ctrl-C: dismiss the request (answer `cancel`).
+/// The person left a prompt without answering it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Interrupted;
+pub enum Interrupted {
+    /// Ctrl-C (or the terminal failed): dismiss the request now (answer `cancel`).
+    Cancel,
+    /// Esc: the person wants out; ask how (decline, cancel, stop asking, or back).
+    Escape,
+}
 
 /// What a prompt returns: the answer, or [`Interrupted`].
 pub type Prompted<T> = Result<T, Interrupted>;
@@ -34,8 +39,25 @@ pub struct LineQuestion {
     pub initial: String,
     /// Hide what is typed (sensitive fields).
     pub masked: bool,
-    /// Checked on Enter; an error keeps the person on this input.
+    /// Long text: Alt-Enter (or Ctrl-J) starts a new line; Enter still ends the input.
+    pub multiline: bool,
+    /// Checked as the person types (the problem is shown under the input) and on
+    /// Enter (an error keeps the person on this input).
     pub validator: LineValidator,
+}
+
+impl LineQuestion {
+    /// A one-line question with no validation beyond `validator`.
+    pub fn new(label: impl Into<String>, validator: LineValidator) -> LineQuestion {
+        LineQuestion {
+            label: label.into(),
+            help: None,
+            initial: String::new(),
+            masked: false,
+            multiline: false,
+            validator,
+        }
+    }
 }
 
 /// A request to pick one or several items of a list.
@@ -53,7 +75,7 @@ pub struct ListQuestion {
     pub validator: Option<ChoiceValidator>,
 }
 
-/// One key of a key menu, e.g. `('a', "accept and send")`.
+/// One key of a key menu, e.g. `('a', "accept and send")`. The key `'\n'` is Enter.
 pub type MenuKey = (char, &'static str);
 
 /// A terminal, as the form and consent flows see it.
@@ -66,11 +88,21 @@ pub trait Screen: Send {
     fn choose_one(&mut self, question: &ListQuestion) -> Prompted<usize>;
     /// Pick any number of items; returns their indices.
     fn choose_many(&mut self, question: &ListQuestion) -> Prompted<Vec<usize>>;
-    /// Show a key menu and wait for one of its keys.
+    /// Show a key menu and wait for one of its keys (Esc is
+    /// [`Interrupted::Escape`], Ctrl-C [`Interrupted::Cancel`]).
     fn key(&mut self, prompt: &str, keys: &[MenuKey]) -> Prompted<char>;
+    /// Print one line with its middle part emphasized (bold and underlined where
+    /// styled): the registrable domain inside a URL.
+    fn show_marked(&mut self, before: &str, marked: &str, after: &str) {
+        self.show(&format!("{before}{marked}{after}"));
+    }
     /// Whether text may carry ANSI styling (bold, underline).
     fn styled(&self) -> bool {
         false
+    }
+    /// The columns a line may use (text wider than this is wrapped).
+    fn width(&self) -> usize {
+        crate::layout::DEFAULT_WIDTH - 1
     }
 }
 
@@ -85,13 +117,18 @@ pub enum FakeInput {
     Pick(Vec<usize>),
     /// Press this menu key.
     Key(char),
-    /// Press Esc / Ctrl-C.
+    /// Press Esc.
+    Escape,
+    /// Press Ctrl-C.
     Interrupt,
 }
 
 /// A [`Screen`] that plays scripted inputs and records what it shows, for tests.
 ///
-/// When the script runs out every prompt is [`Interrupted`], so a test can never hang.
+/// When the script runs out every prompt is [`Interrupted::Cancel`], so a test can
+/// never hang. It records exactly what it is given (a real terminal also applies
+/// [`crate::sanitize::terminal_safe`] last), so tests see whether the flows escaped
+/// server text themselves.
 #[derive(Debug, Default)]
 pub struct FakeScreen {
     inputs: VecDeque<FakeInput>,
@@ -125,22 +162,33 @@ impl FakeScreen {
     fn next(&mut self) -> Option<FakeInput> {
         self.inputs.pop_front()
     }
+
+    fn record(&mut self, text: String) {
+        self.shown.push(text);
+    }
+}
+
+/// What a scripted input means at a prompt that did not expect it.
+fn leave(input: Option<FakeInput>) -> Interrupted {
+    match input {
+        Some(FakeInput::Escape) => Interrupted::Escape,
+        _ => Interrupted::Cancel,
+    }
 }
 
 impl Screen for FakeScreen {
     fn show(&mut self, text: &str) {
-        self.shown.push(text.to_owned());
+        self.record(text.to_owned());
     }
 
     fn line(&mut self, q: &LineQuestion) -> Prompted<String> {
         let help = q.help.as_deref().unwrap_or("");
-        self.shown
-            .push(format!("? {} [{}] {help}", q.label, q.initial));
+        self.record(format!("? {} [{}] {help}", q.label, q.initial));
         loop {
             let typed = match self.next() {
                 Some(FakeInput::Line(s)) => s,
                 Some(FakeInput::Enter) => q.initial.clone(),
-                _ => return Err(Interrupted),
+                other => return Err(leave(other)),
             };
             match (q.validator)(&typed) {
                 Ok(()) => {
@@ -149,29 +197,33 @@ impl Screen for FakeScreen {
                     } else {
                         typed.clone()
                     };
-                    self.shown.push(format!("> {echo}"));
+                    self.record(format!("> {echo}"));
                     return Ok(typed);
                 }
-                Err(message) => self.shown.push(format!("! {message}")),
+                Err(message) => self.record(format!("! {message}")),
             }
         }
     }
 
     fn choose_one(&mut self, q: &ListQuestion) -> Prompted<usize> {
-        self.shown
-            .push(format!("? {} {{{}}}", q.label, q.items.join(" | ")));
+        self.record(format!(
+            "? {} {{{}}} {}",
+            q.label,
+            q.items.join(" | "),
+            q.help.as_deref().unwrap_or("")
+        ));
         match self.next() {
             Some(FakeInput::Pick(p)) => match p.first() {
                 Some(&i) if i < q.items.len() => Ok(i),
-                _ => Err(Interrupted),
+                _ => Err(Interrupted::Cancel),
             },
             Some(FakeInput::Enter) => Ok(q.chosen.first().copied().unwrap_or(0)),
-            _ => Err(Interrupted),
+            other => Err(leave(other)),
         }
     }
 
     fn choose_many(&mut self, q: &ListQuestion) -> Prompted<Vec<usize>> {
-        self.shown.push(format!(
+        self.record(format!(
             "? {} {{{}}} {}",
             q.label,
             q.items.join(" | "),
@@ -181,27 +233,39 @@ impl Screen for FakeScreen {
             let picked = match self.next() {
                 Some(FakeInput::Pick(p)) => p,
                 Some(FakeInput::Enter) => q.chosen.clone(),
-                _ => return Err(Interrupted),
+                other => return Err(leave(other)),
             };
             if picked.iter().any(|&i| i >= q.items.len()) {
-                return Err(Interrupted);
+                return Err(Interrupted::Cancel);
             }
             match q.validator.as_ref().map_or(Ok(()), |v| v(&picked)) {
                 Ok(()) => return Ok(picked),
-                Err(message) => self.shown.push(format!("! {message}")),
+                Err(message) => self.record(format!("! {message}")),
             }
         }
     }
 
     fn key(&mut self, prompt: &str, keys: &[MenuKey]) -> Prompted<char> {
-        let menu: Vec<String> = keys.iter().map(|(k, l)| format!("[{k}] {l}")).collect();
-        self.shown.push(format!("{prompt} {}", menu.join("  ")));
+        let menu: Vec<String> = keys.iter().map(menu_item).collect();
+        self.record(format!("{prompt} {}", menu.join("  ")));
         loop {
             match self.next() {
                 Some(FakeInput::Key(k)) if keys.iter().any(|(c, _)| *c == k) => return Ok(k),
-                Some(FakeInput::Key(k)) => self.shown.push(format!("(key {k} does nothing here)")),
-                _ => return Err(Interrupted),
+                Some(FakeInput::Enter) if keys.iter().any(|(c, _)| *c == '\n') => {
+                    return Ok('\n');
+                }
+                Some(FakeInput::Key(k)) => self.record(format!("(key {k} does nothing here)")),
+                other => return Err(leave(other)),
             }
         }
+    }
+}
+
+/// `[a] accept` (or `[Enter] keep Yes`) for one menu key.
+pub fn menu_item((key, label): &MenuKey) -> String {
+    if *key == '\n' {
+        format!("[Enter] {label}")
+    } else {
+        format!("[{key}] {label}")
     }
 }

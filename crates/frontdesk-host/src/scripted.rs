@@ -83,16 +83,16 @@ pub struct Answers {
 /// An answers file that could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum AnswersError {
-    /// The file could not be read.
-    #[error("cannot read the answers file {path}: {source}")]
+    /// The file could not be read (the cause is the error's source).
+    #[error("cannot read the answers file {path}")]
     Read {
         /// The file.
         path: String,
         /// Why.
         source: std::io::Error,
     },
-    /// The file is not a valid answers document.
-    #[error("the answers file {path} is not valid: {source}")]
+    /// The file is not a valid answers document (the cause is the error's source).
+    #[error("the answers file {path} is not valid")]
     Parse {
         /// The file.
         path: String,
@@ -144,7 +144,8 @@ impl ScriptedHandler {
     }
 
     fn problem(&self, message: String) -> ElicitationResponse {
-        tracing::error!("{message}");
+        // Reported by `problems` (the CLI prints them once); the log keeps a trace.
+        tracing::debug!("{}", crate::sanitize::display_text(&message, 2000));
         if let Ok(mut p) = self.problems.lock() {
             p.push(message);
         }
@@ -199,8 +200,11 @@ impl ScriptedHandler {
                     match check_form_answer(&form.schema, &mut content, true) {
                         Ok(()) => ElicitationResponse::Accept(content),
                         Err(errors) => {
-                            let list: Vec<&str> =
-                                errors.errors().iter().map(|e| e.message.as_str()).collect();
+                            let list = crate::problems::describe_all(
+                                &form.schema,
+                                &errors,
+                                Some(&content),
+                            );
                             self.problem(format!(
                                 "the scripted answer {at} for {what} is not valid, so it was not sent: {}",
                                 list.join("; ")
@@ -211,7 +215,7 @@ impl ScriptedHandler {
                 ElicitationKind::Url { review, .. } => {
                     if review.may_open() {
                         tracing::info!(
-                            url = review.url().unwrap_or(""),
+                            url = %crate::sanitize::display_line(review.url().unwrap_or(""), 500),
                             "scripted consent to a URL (not opened)"
                         );
                         ElicitationResponse::Accept(Map::new())

@@ -1,14 +1,40 @@
 //! One field of a form as a prompt: a line with live validation for text, email, URL,
-//! date, date-time, integer, number and checkbox; a list of titles for a select; a
-//! checklist with its item limits for a multi-select.
+//! date, date-time, integer and number (several lines for long text); one key for a
+//! checkbox; a list of titles for a select; a checklist with its item limits for a
+//! multi-select. Every prompt says which field of how many it is and how to leave.
 
 use std::sync::Arc;
 
-use frontdesk_form::{Field, Widget};
+use frontdesk_form::{Field, FieldKind, Widget};
 use serde_json::Value;
 
-use crate::sanitize::display_line;
-use crate::screen::{ChoiceValidator, LineQuestion, ListQuestion, Prompted, Screen};
+use crate::sanitize::{display_line, terminal_safe};
+use crate::screen::{ChoiceValidator, LineQuestion, ListQuestion, MenuKey, Prompted, Screen};
+
+/// A text field without a format whose `maxLength` is over this allows several lines.
+const SHORT_TEXT: u64 = 100;
+
+/// Where a field sits in its form: the `index`-th (from 1) of `total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// 1-based position.
+    pub index: usize,
+    /// Fields in the form.
+    pub total: usize,
+}
+
+impl Step {
+    fn suffix(self) -> String {
+        if self.total > 1 {
+            format!("  ({} of {})", self.index, self.total)
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// The keys that leave a form, as every prompt's help line ends.
+pub const LEAVE_KEYS: &str = "Esc: decline, cancel or stop asking";
 
 /// The label shown for a field: its title (escaped), with ` *` when required.
 pub fn field_label(field: &Field) -> String {
@@ -20,12 +46,24 @@ pub fn field_label(field: &Field) -> String {
     }
 }
 
-/// A value as the review screen shows it (option titles, Yes/No; masked when sensitive).
+/// A value as the review screen shows it (option titles, Yes/No; masked when
+/// sensitive; `(none)` for an empty choice list).
 pub fn shown_value(field: &Field, value: Option<&Value>, masked: bool) -> String {
     match value {
         None => "(no answer)".to_owned(),
         Some(_) if masked => "••••••••".to_owned(),
-        Some(v) => display_line(&field.display_value(v), 200),
+        Some(Value::Array(items)) if items.is_empty() => "(none)".to_owned(),
+        Some(v) => display_line(&field.display_value(v).replace('\n', " ⏎ "), 200),
+    }
+}
+
+/// Whether a field gets a several-line input: text without a format that may be
+/// long (`maxLength` over 100). Text without a `maxLength` stays one line (a name, an
+/// order id): it still wraps as it grows.
+pub fn is_long_text(field: &Field) -> bool {
+    match field.kind() {
+        FieldKind::Text(t) => t.format.is_none() && t.max_length.is_some_and(|m| m > SHORT_TEXT),
+        _ => false,
     }
 }
 
@@ -85,14 +123,16 @@ pub fn ask_field(
     field: &Field,
     current: Option<&Value>,
     masked: bool,
+    step: Step,
 ) -> Prompted<Option<Value>> {
     if let Some(description) = field.description().filter(|d| !d.trim().is_empty()) {
         screen.show(&format!("  {}", display_line(description, 400)));
     }
     match field.widget() {
-        Widget::Select => ask_select(screen, field, current),
-        Widget::MultiSelect => ask_multi(screen, field, current),
-        _ => ask_line(screen, field, current, masked),
+        Widget::Select => ask_select(screen, field, current, step),
+        Widget::MultiSelect => ask_multi(screen, field, current, step),
+        Widget::Checkbox => ask_checkbox(screen, field, current, step),
+        _ => ask_line(screen, field, current, masked, step),
     }
 }
 
@@ -101,11 +141,15 @@ fn ask_line(
     field: &Field,
     current: Option<&Value>,
     masked: bool,
+    step: Step,
 ) -> Prompted<Option<Value>> {
+    // What the person sees is what they send: a value with unsafe characters (a
+    // hostile default) is pre-filled escaped.
     let initial = match current {
-        Some(v) if !masked => field.input_text(v),
+        Some(v) if !masked => terminal_safe(&field.input_text(v)).into_owned(),
         _ => String::new(),
     };
+    let multiline = !masked && is_long_text(field);
     let mut help = field_hint(field);
     if !field.is_required() {
         help.push_str("; leave empty for no answer");
@@ -113,12 +157,19 @@ fn ask_line(
     if masked {
         help.push_str("; hidden while you type");
     }
+    help.push_str(" · Enter: next");
+    if multiline {
+        help.push_str(" · Alt-Enter: new line");
+    }
+    help.push_str(" · ");
+    help.push_str(LEAVE_KEYS);
     let checker = field.clone();
     let question = LineQuestion {
-        label: field_label(field),
+        label: format!("{}{}", field_label(field), step.suffix()),
         help: Some(help),
         initial,
         masked,
+        multiline,
         validator: Arc::new(move |typed: &str| {
             checker
                 .parse_input(typed)
@@ -132,10 +183,35 @@ fn ask_line(
     Ok(field.parse_input(&typed).ok().flatten())
 }
 
+/// One key: `y` or `n`; Enter keeps the current value (or no answer).
+fn ask_checkbox(
+    screen: &mut dyn Screen,
+    field: &Field,
+    current: Option<&Value>,
+    step: Step,
+) -> Prompted<Option<Value>> {
+    let keep: Option<MenuKey> = match current.and_then(Value::as_bool) {
+        Some(true) => Some(('\n', "keep Yes")),
+        Some(false) => Some(('\n', "keep No")),
+        None if !field.is_required() => Some(('\n', "no answer")),
+        None => None,
+    };
+    let mut keys: Vec<MenuKey> = vec![('y', "yes"), ('n', "no")];
+    keys.extend(keep);
+    let prompt = format!("? {}{}:", field_label(field), step.suffix());
+    let key = screen.key(&prompt, &keys)?;
+    Ok(match key {
+        'y' => Some(Value::Bool(true)),
+        'n' => Some(Value::Bool(false)),
+        _ => current.filter(|v| v.is_boolean()).cloned(),
+    })
+}
+
 fn ask_select(
     screen: &mut dyn Screen,
     field: &Field,
     current: Option<&Value>,
+    step: Step,
 ) -> Prompted<Option<Value>> {
     let options = field.options();
     let mut items: Vec<String> = options
@@ -155,8 +231,8 @@ fn ask_select(
             0
         });
     let question = ListQuestion {
-        label: field_label(field),
-        help: Some(field_hint(field)),
+        label: format!("{}{}", field_label(field), step.suffix()),
+        help: Some(format!("{} · {LEAVE_KEYS}", field_hint(field))),
         items,
         chosen: vec![start],
         validator: None,
@@ -169,6 +245,7 @@ fn ask_multi(
     screen: &mut dyn Screen,
     field: &Field,
     current: Option<&Value>,
+    step: Step,
 ) -> Prompted<Option<Value>> {
     let options = field.options();
     let items: Vec<String> = options
@@ -206,8 +283,8 @@ fn ask_multi(
         })
     });
     let question = ListQuestion {
-        label: field_label(field),
-        help: Some(field_hint(field)),
+        label: format!("{}{}", field_label(field), step.suffix()),
+        help: Some(format!("{} · {LEAVE_KEYS}", field_hint(field))),
         items,
         chosen,
         validator: Some(validator),
@@ -223,4 +300,24 @@ fn ask_multi(
             .map(|o| Value::String(o.value.clone()))
             .collect(),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use frontdesk_form::FormSchema;
+
+    use super::*;
+
+    #[test]
+    fn only_text_that_may_be_long_gets_several_lines() {
+        let form = FormSchema::builder()
+            .string("name", |f| f.title("Name"))
+            .string("notes", |f| f.title("Notes").max_length(500))
+            .string("code", |f| f.title("Code").max_length(8))
+            .string("email", |f| f.title("Email").email())
+            .build()
+            .expect("valid");
+        let long: Vec<bool> = form.fields().iter().map(is_long_text).collect();
+        assert_eq!(long, [false, true, false, false]);
+    }
 }

@@ -1,24 +1,30 @@
 //! The terminal host: each elicitation as a form (field by field, live validation,
 //! review and edit) or a URL consent screen, one at a time, on the process's terminal.
 
+pub mod arguments;
 mod fields;
 mod form;
 mod header;
+pub mod leave;
+mod line_editor;
+mod memory;
 mod tty;
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use frontdesk::client::{
     BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
 };
 use serde_json::Map;
 
-pub use fields::{field_hint, field_label, shown_value};
+pub use fields::{Step, field_hint, field_label, is_long_text, shown_value};
 pub use form::{FormOutcome, FormRequest, run_form};
 pub use header::Header;
+pub use memory::AnswerMemory;
 pub use tty::{TtyScreen, terminal_available};
 
-use crate::consent::{Opener, SystemBrowser, UrlAction, run_consent};
+use crate::consent::{ConsentOutcome, Opener, SystemBrowser, UrlAction, run_consent};
 use crate::queue::Queue;
 use crate::screen::Screen;
 
@@ -30,13 +36,18 @@ pub type ScreenFactory = Arc<dyn Fn() -> Box<dyn Screen> + Send + Sync>;
 /// Requests are queued (one on screen at a time, each titled with its server and tool
 /// call and the number waiting). A request the server withdraws while it waits is never
 /// shown; one withdrawn while on screen is answered `cancel` at once and the screen says
-/// so when the prompt ends.
+/// so when the prompt ends. Log lines wait while a request is on screen
+/// ([`crate::logs`]). A form that comes back starts from the person's last answer to
+/// it ([`AnswerMemory`]). After "stop asking", every later request from that server is
+/// answered `cancel` without being shown, for as long as this handler lives.
 #[derive(Clone)]
 pub struct TerminalHandler {
     queue: Arc<Queue>,
     screen: ScreenFactory,
     opener: Arc<dyn Opener>,
     action: Option<UrlAction>,
+    memory: Arc<AnswerMemory>,
+    stopped: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Default for TerminalHandler {
@@ -53,6 +64,8 @@ impl TerminalHandler {
             screen: Arc::new(|| Box::new(TtyScreen::new())),
             opener: Arc::new(SystemBrowser),
             action: None,
+            memory: Arc::default(),
+            stopped: Arc::default(),
         }
     }
 
@@ -78,9 +91,90 @@ impl TerminalHandler {
     pub fn queue(&self) -> &Arc<Queue> {
         &self.queue
     }
+
+    /// Whether the person asked to hear nothing more from the server named `name`.
+    pub fn stopped_asking(&self, name: &str) -> bool {
+        self.stopped
+            .lock()
+            .map(|s| s.contains(name))
+            .unwrap_or(false)
+    }
+
+    /// Show one request on `screen` as this handler does (the person's last answer
+    /// pre-filled, "stop asking" honoured) and return the answer.
+    pub fn present_on(
+        &self,
+        screen: &mut dyn Screen,
+        request: &Elicitation,
+        waiting: usize,
+    ) -> ElicitationResponse {
+        let server = &request.origin.server.name;
+        if self.stopped_asking(server) {
+            tracing::info!(
+                key = %crate::sanitize::display_line(&request.origin.key, 80),
+                "answering cancel: the person asked this server to stop asking"
+            );
+            return ElicitationResponse::Cancel;
+        }
+        let header = Header::new(&request.origin, &request.message, waiting);
+        let stop = match &request.kind {
+            ElicitationKind::Form { form, prefill } => {
+                let remembered = self.memory.recall(&request.origin, &form.schema);
+                let mut start = prefill.clone();
+                if let Some(values) = &remembered {
+                    start.extend(values.clone());
+                }
+                let outcome = run_form(
+                    screen,
+                    &FormRequest {
+                        header: &header,
+                        form,
+                        prefill: &start,
+                        previous_errors: request.previous_errors.as_ref(),
+                        remembered: remembered.is_some(),
+                    },
+                );
+                match outcome {
+                    FormOutcome::Accept(content) => {
+                        self.memory
+                            .remember(&request.origin, &form.schema, &content);
+                        return ElicitationResponse::Accept(content);
+                    }
+                    FormOutcome::Decline => return ElicitationResponse::Decline,
+                    FormOutcome::StopAsking => true,
+                    _ => return ElicitationResponse::Cancel,
+                }
+            }
+            ElicitationKind::Url { review, .. } => {
+                match run_consent(screen, &header, review, &*self.opener, self.action.as_ref()) {
+                    ConsentOutcome::StoppedAsking => true,
+                    outcome => return consent_answer(&outcome),
+                }
+            }
+        };
+        if stop && let Ok(mut stopped) = self.stopped.lock() {
+            stopped.insert(server.clone());
+            tracing::info!(
+                server = %crate::sanitize::display_line(server, 80),
+                "the person asked this server to stop asking; its questions are answered cancel"
+            );
+        }
+        ElicitationResponse::Cancel
+    }
 }
 
-/// Show one request on `screen` and return the person's answer.
+fn consent_answer(outcome: &ConsentOutcome) -> ElicitationResponse {
+    if outcome.consented() {
+        ElicitationResponse::Accept(Map::new())
+    } else if *outcome == ConsentOutcome::Declined {
+        ElicitationResponse::Decline
+    } else {
+        ElicitationResponse::Cancel
+    }
+}
+
+/// Show one request on `screen` and return the person's answer (no memory of earlier
+/// answers, no "stop asking": see [`TerminalHandler::present_on`]).
 pub fn present(
     screen: &mut dyn Screen,
     request: &Elicitation,
@@ -98,23 +192,17 @@ pub fn present(
                     form,
                     prefill,
                     previous_errors: request.previous_errors.as_ref(),
+                    remembered: false,
                 },
             );
             match outcome {
                 FormOutcome::Accept(content) => ElicitationResponse::Accept(content),
                 FormOutcome::Decline => ElicitationResponse::Decline,
-                FormOutcome::Cancel => ElicitationResponse::Cancel,
+                _ => ElicitationResponse::Cancel,
             }
         }
         ElicitationKind::Url { review, .. } => {
-            let outcome = run_consent(screen, &header, review, opener, action);
-            if outcome.consented() {
-                ElicitationResponse::Accept(Map::new())
-            } else if outcome == crate::consent::ConsentOutcome::Declined {
-                ElicitationResponse::Decline
-            } else {
-                ElicitationResponse::Cancel
-            }
+            consent_answer(&run_consent(screen, &header, review, opener, action))
         }
     }
 }
@@ -131,17 +219,19 @@ impl ElicitationHandler for TerminalHandler {
         Box::pin(async move {
             let cancelled = request.cancelled.clone();
             let Some(turn) = self.queue.enter(&cancelled).await else {
-                tracing::info!(key = %request.origin.key, "request withdrawn before it was shown");
+                tracing::info!(
+                    key = %crate::sanitize::display_line(&request.origin.key, 80),
+                    "request withdrawn before it was shown"
+                );
                 return ElicitationResponse::Cancel;
             };
             let waiting = turn.waiting();
-            let factory = self.screen.clone();
-            let opener = self.opener.clone();
-            let action = self.action.clone();
+            let handler = self.clone();
             let job = tokio::task::spawn_blocking(move || {
                 let _turn = turn;
-                let mut screen = factory();
-                let answer = present(&mut *screen, &request, waiting, &*opener, action.as_ref());
+                let _quiet = crate::logs::hold();
+                let mut screen = (handler.screen)();
+                let answer = handler.present_on(&mut *screen, &request, waiting);
                 if request.cancelled.is_cancelled() {
                     screen.show("This request was withdrawn meanwhile: your answer was not sent.");
                 }

@@ -3,85 +3,18 @@
 
 use std::sync::Arc;
 
-use frontdesk::client::{
-    Elicitation, ElicitationHandler, ElicitationKind, ElicitationOrigin, ElicitationResponse,
-};
+use frontdesk::client::{Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse};
 use frontdesk_form::FormSchema;
+use frontdesk_host::TerminalHandler;
 use frontdesk_host::consent::{ConsentOutcome, NoBrowser, Opener, UrlAction, run_consent};
 use frontdesk_host::screen::{FakeInput, FakeScreen};
 use frontdesk_host::scripted::{Answers, ScriptedHandler};
 use frontdesk_host::terminal::{Header, present};
 use frontdesk_url::{ConsentedUrl, UrlPolicy, review};
-use frontdesk_wire::Implementation;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 use tokio_util::sync::CancellationToken;
 
-fn return_form() -> FormSchema {
-    FormSchema::builder()
-        .select("reason", |f| {
-            f.title("Reason")
-                .option("damaged", "It arrived damaged")
-                .option("wrong_item", "Wrong item")
-                .option("not_needed", "No longer needed")
-                .required()
-        })
-        .integer("boxes", |f| {
-            f.title("Number of boxes").range(1, 3).default(1)
-        })
-        .string("pickup_date", |f| f.title("Pickup date").date().required())
-        .string("contact_email", |f| {
-            f.title("Contact email").email().required()
-        })
-        .string("notes", |f| {
-            f.title("Notes")
-                .description("Anything the driver should know")
-        })
-        .build()
-        .expect("a valid form")
-}
-
-fn server() -> Implementation {
-    serde_json::from_value(json!({"name": "brightgrid", "version": "0.1.0"})).expect("valid")
-}
-
-fn origin(tool: &str, key: &str) -> ElicitationOrigin {
-    ElicitationOrigin {
-        server: server(),
-        request: Some(format!("tools/call {tool}")),
-        key: key.to_owned(),
-    }
-}
-
-fn form_request(schema: &FormSchema, tool: &str, key: &str, message: &str) -> Elicitation {
-    let parsed = FormSchema::parse(&schema.to_json()).expect("an object");
-    Elicitation {
-        origin: origin(tool, key),
-        message: message.to_owned(),
-        kind: ElicitationKind::Form {
-            prefill: parsed.schema.prefill(),
-            form: parsed,
-        },
-        previous_errors: None,
-        cancelled: CancellationToken::new(),
-    }
-}
-
-fn url_request(url: &str) -> Elicitation {
-    Elicitation {
-        origin: origin("connect_store_account", "signin"),
-        message: "Sign in to your Brightgrid store account to connect it.".to_owned(),
-        kind: ElicitationKind::Url {
-            review: review(url, &UrlPolicy::default()),
-            elicitation_id: None,
-        },
-        previous_errors: None,
-        cancelled: CancellationToken::new(),
-    }
-}
-
-fn obj(v: Value) -> Map<String, Value> {
-    v.as_object().cloned().unwrap_or_default()
-}
+use crate::support::{form_request, obj, origin, return_form, url_request};
 
 #[test]
 fn wrong_email_is_explained_then_fixed_then_reviewed_and_sent() {
@@ -117,11 +50,13 @@ fn wrong_email_is_explained_then_fixed_then_reviewed_and_sent() {
     );
     assert!(shown.contains("(2 more waiting)"), "{shown}");
     assert!(
-        shown.contains("? Reason * {It arrived damaged | Wrong item | No longer needed}"),
+        shown.contains("? Reason *  (1 of 5) {It arrived damaged | Wrong item | No longer needed}"),
         "{shown}"
     );
     assert!(
-        shown.contains("? Number of boxes [1] a whole number from 1 to 3"),
+        shown.contains(
+            "? Number of boxes  (2 of 5) [1] a whole number from 1 to 3; leave empty for no answer · Enter: next · Esc: decline, cancel or stop asking"
+        ),
         "{shown}"
     );
     assert!(
@@ -197,13 +132,177 @@ fn decline_and_cancel_are_one_key_and_interrupt_cancels() {
         ElicitationResponse::Cancel
     );
 
-    // Esc / Ctrl-C in the middle of the form.
+    // Ctrl-C in the middle of the form cancels at once, and says the server was told.
     let mut screen = FakeScreen::new([FakeInput::Pick(vec![0]), FakeInput::Interrupt]);
     assert_eq!(
         present(&mut screen, &req, 0, &NoBrowser, None),
         ElicitationResponse::Cancel
     );
-    assert!(screen.transcript().contains("Cancelled: nothing was sent."));
+    assert!(screen.transcript().contains(
+        "Cancelled: the server was told you dismissed it; none of your answers were sent."
+    ));
+}
+
+#[test]
+fn esc_at_the_first_field_offers_decline_and_the_choice_is_sent() {
+    let req = form_request(&return_form(), "book_return", "return", "m");
+    let mut screen = FakeScreen::new([FakeInput::Escape, FakeInput::Key('d')]);
+    assert_eq!(
+        present(&mut screen, &req, 0, &NoBrowser, None),
+        ElicitationResponse::Decline
+    );
+    let shown = screen.transcript();
+    assert!(
+        shown.contains("Esc: decline, cancel or stop asking"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Leave this request from brightgrid 0.1.0?"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(
+            "[d] decline: tell the server no  [c] cancel: dismiss it  [s] stop asking: cancel all its questions until you disconnect  [b] back"
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Declined: the server was told no"),
+        "{shown}"
+    );
+
+    // Esc then back returns to the same field; Esc twice cancels.
+    let mut screen = FakeScreen::new([
+        FakeInput::Escape,
+        FakeInput::Key('b'),
+        FakeInput::Escape,
+        FakeInput::Escape,
+    ]);
+    assert_eq!(
+        present(&mut screen, &req, 0, &NoBrowser, None),
+        ElicitationResponse::Cancel
+    );
+    assert_eq!(
+        screen.transcript().matches("? Reason *  (1 of 5)").count(),
+        2,
+        "{}",
+        screen.transcript()
+    );
+}
+
+#[test]
+fn stop_asking_cancels_this_and_every_later_question_from_the_server() {
+    let handler = TerminalHandler::new();
+    let req = form_request(&return_form(), "book_return", "return", "m");
+    let mut screen = FakeScreen::new([
+        FakeInput::Pick(vec![0]),
+        FakeInput::Escape,
+        FakeInput::Key('s'),
+    ]);
+    assert_eq!(
+        handler.present_on(&mut screen, &req, 0),
+        ElicitationResponse::Cancel
+    );
+    assert!(
+        screen
+            .transcript()
+            .contains("brightgrid 0.1.0 will not ask you anything more on this connection"),
+        "{}",
+        screen.transcript()
+    );
+    assert!(handler.stopped_asking("brightgrid"));
+    // The next question, form or URL, is answered cancel without a screen.
+    for next in [req.clone(), url_request("https://login.example.com/x")] {
+        let mut screen = FakeScreen::new([FakeInput::Key('a')]);
+        assert_eq!(
+            handler.present_on(&mut screen, &next, 0),
+            ElicitationResponse::Cancel
+        );
+        assert!(screen.shown().is_empty(), "{}", screen.transcript());
+    }
+}
+
+#[test]
+fn a_form_asked_again_starts_from_the_last_answer() {
+    let handler = TerminalHandler::new();
+    let req = form_request(&return_form(), "book_return", "return", "m");
+    let mut screen = FakeScreen::new([
+        FakeInput::Pick(vec![1]),
+        FakeInput::Line("2".into()),
+        FakeInput::Line("2026-12-05".into()),
+        FakeInput::Line("ann@example.com".into()),
+        FakeInput::Line("ring twice".into()),
+        FakeInput::Key('a'),
+    ]);
+    let first = handler.present_on(&mut screen, &req, 0);
+    let ElicitationResponse::Accept(first) = first else {
+        panic!("{}", screen.transcript());
+    };
+    // The server rejects the date and asks the same form again: Enter on every field
+    // keeps what the person typed, and only the date is changed.
+    let mut again = form_request(
+        &return_form(),
+        "book_return",
+        "return-2",
+        "That day is full.",
+    );
+    again.origin.key = "17".into();
+    let mut screen = FakeScreen::new([
+        FakeInput::Enter,
+        FakeInput::Enter,
+        FakeInput::Line("2026-12-07".into()),
+        FakeInput::Enter,
+        FakeInput::Enter,
+        FakeInput::Key('a'),
+    ]);
+    let ElicitationResponse::Accept(second) = handler.present_on(&mut screen, &again, 0) else {
+        panic!("{}", screen.transcript());
+    };
+    let shown = screen.transcript();
+    assert!(
+        shown.contains("Filled in from your last answer to this form"),
+        "{shown}"
+    );
+    assert!(shown.contains("[2026-12-05]"), "{shown}");
+    assert!(shown.contains("[ann@example.com]"), "{shown}");
+    let mut expected = first.clone();
+    expected.insert("pickup_date".into(), json!("2026-12-07"));
+    assert_eq!(second, expected);
+}
+
+#[test]
+fn a_yes_no_question_is_one_key() {
+    let confirm = FormSchema::builder()
+        .boolean("confirm", |f| {
+            f.title("Book this pickup").default(true).required()
+        })
+        .build()
+        .expect("valid");
+    let req = form_request(&confirm, "book_return", "confirm", "Book it?");
+    for (input, expected) in [
+        (FakeInput::Key('y'), Some(true)),
+        (FakeInput::Key('n'), Some(false)),
+        (FakeInput::Enter, Some(true)),
+        (FakeInput::Key('d'), None),
+    ] {
+        let mut screen = FakeScreen::new([input.clone()]);
+        let answer = present(&mut screen, &req, 0, &NoBrowser, None);
+        match expected {
+            Some(v) => assert_eq!(
+                answer,
+                ElicitationResponse::Accept(obj(json!({"confirm": v})))
+            ),
+            None => assert_eq!(answer, ElicitationResponse::Decline),
+        }
+        assert_eq!(screen.remaining(), 0, "{input:?}");
+        assert!(
+            screen.transcript().contains(
+                "Book this pickup? [y] yes, send  [n] no, send  [Enter] send Yes  [d] decline  [c] cancel"
+            ),
+            "{}",
+            screen.transcript()
+        );
+    }
 }
 
 #[test]
@@ -225,8 +324,8 @@ fn multi_select_shows_and_enforces_its_limits_and_checkbox_takes_yes_no() {
     let mut screen = FakeScreen::new([
         FakeInput::Pick(vec![0, 1, 2]),
         FakeInput::Pick(vec![0, 2]),
-        FakeInput::Line("maybe".into()),
-        FakeInput::Line("y".into()),
+        FakeInput::Key('x'),
+        FakeInput::Key('y'),
         FakeInput::Key('a'),
     ]);
     let answer = present(&mut screen, &req, 0, &NoBrowser, None);
@@ -237,10 +336,38 @@ fn multi_select_shows_and_enforces_its_limits_and_checkbox_takes_yes_no() {
     let shown = screen.transcript();
     assert!(shown.contains("choose 1 to 2"), "{shown}");
     assert!(
-        shown.contains("! Extra crispy must be yes or no"),
+        shown.contains("? Extra crispy *  (2 of 2): [y] yes  [n] no"),
         "{shown}"
     );
+    assert!(shown.contains("(key x does nothing here)"), "{shown}");
     assert!(shown.contains("Cheese, Olives"), "{shown}");
+}
+
+#[test]
+fn an_empty_required_choice_list_reviews_as_none() {
+    let schema = FormSchema::builder()
+        .multi_select("extras", |f| {
+            f.title("Extras")
+                .option("a", "A")
+                .option("b", "B")
+                .required()
+        })
+        .string("name", |f| f.title("Name"))
+        .build()
+        .expect("valid");
+    let req = form_request(&schema, "t", "k", "m");
+    let mut screen = FakeScreen::new([
+        FakeInput::Pick(vec![]),
+        FakeInput::Enter,
+        FakeInput::Key('a'),
+    ]);
+    let answer = present(&mut screen, &req, 0, &NoBrowser, None);
+    assert_eq!(
+        answer,
+        ElicitationResponse::Accept(obj(json!({"extras": []})))
+    );
+    let shown = screen.transcript();
+    assert!(shown.contains("   1  Extras *  (none)"), "{shown}");
 }
 
 #[test]
@@ -260,7 +387,7 @@ fn server_text_cannot_inject_escape_sequences() {
         previous_errors: None,
         cancelled: CancellationToken::new(),
     };
-    let mut screen = FakeScreen::new([FakeInput::Enter, FakeInput::Key('a')]);
+    let mut screen = FakeScreen::new([FakeInput::Enter]);
     let _ = present(&mut screen, &req, 0, &NoBrowser, None);
     let shown = screen.transcript();
     assert!(!shown.contains('\u{1b}'), "{shown}");
@@ -453,6 +580,23 @@ async fn invalid_scripted_answer_is_not_sent_and_reported() {
     assert!(
         problems[0].contains("Contact email must be an email address"),
         "{problems:?}"
+    );
+    // A choice error names the values to send, with their titles.
+    let answers = Answers::parse(
+        r#"{"tools": {"book_return": [{"action": "accept", "content": {"reason": "It arrived damaged", "pickup_date": "2026-12-01", "contact_email": "a@example.com"}}]}}"#,
+    )
+    .expect("valid answers");
+    let by_title = ScriptedHandler::new(answers);
+    let _ = by_title
+        .elicit(form_request(&return_form(), "book_return", "1", "m"))
+        .await;
+    assert_eq!(
+        by_title.problems(),
+        [
+            "the scripted answer tools.book_return[0] for tools/call book_return is not valid, so it was not sent: \
+             Reason must be one of these values: \"damaged\" (It arrived damaged), \"wrong_item\" (Wrong item), \
+             \"not_needed\" (No longer needed); \"It arrived damaged\" is not one of them"
+        ]
     );
     // Accepting a refused URL is a problem too.
     let mut req = url_request("https://good.example@evil.example/");

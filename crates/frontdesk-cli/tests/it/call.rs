@@ -2,14 +2,12 @@
 //! --stdio` child, and the in-process demo): scripted accept, decline, cancel, an
 //! invalid scripted answer (not sent), and `lab`/`connect` failing fast without a TTY.
 
-#![allow(clippy::unwrap_used)]
-
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_frontdesk");
+use crate::support::BIN;
 
 fn answers(name: &str, value: &Value) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("call");
@@ -127,6 +125,11 @@ fn invalid_scripted_answer_is_not_sent_and_exits_3() {
         stderr.contains("Contact email must be an email address"),
         "{stderr}"
     );
+    assert_eq!(
+        stderr.matches("Contact email must be").count(),
+        1,
+        "said once: {stderr}"
+    );
     assert!(stderr.contains("not sent"), "{stderr}");
     // What the server got instead: a cancel, so nothing was booked.
     let said = text(&result(&out));
@@ -167,4 +170,80 @@ fn interactive_commands_fail_fast_without_a_terminal() {
         );
         assert!(started.elapsed().as_secs() < 10);
     }
+}
+
+#[test]
+fn a_choice_answered_with_its_title_is_refused_naming_the_values() {
+    let file = answers(
+        "by-title.json",
+        &json!({"tools": {"book_return": [
+            {"action": "accept", "content": {"reason": "Wrong item", "pickup_date": "2026-12-01",
+              "contact_email": "ann@example.com"}}
+        ]}}),
+    );
+    let out = call("demo", "book_return", &file, "2026-07-28");
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "Reason must be one of these values: \"damaged\" (It arrived damaged), \"wrong_item\" (Wrong item), \"not_needed\" (No longer needed); \"Wrong item\" is not one of them"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn help_texts_name_each_revision_once_and_list_exit_statuses() {
+    for command in ["call", "connect", "lab", "respond"] {
+        let out = Command::new(BIN)
+            .args([command, "--help"])
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !help.contains("2025-11-25: 2025-11-25"),
+            "{command}: {help}"
+        );
+        assert!(
+            !help.contains("2026-07-28: 2026-07-28"),
+            "{command}: {help}"
+        );
+        assert!(help.contains("Exit status"), "{command}: {help}");
+    }
+}
+
+#[test]
+fn log_file_takes_the_log_and_stderr_keeps_only_the_command_s_own_lines() {
+    let file = answers(
+        "decline-log.json",
+        &json!({"default": {"action": "decline"}}),
+    );
+    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("call-log.txt");
+    let _ = std::fs::remove_file(&log);
+    let out = Command::new(BIN)
+        .args([
+            "call",
+            "demo",
+            "book_return",
+            "--args",
+            r#"{"order_id":"A-1"}"#,
+        ])
+        .arg("--answers")
+        .arg(&file)
+        .arg("--log-file")
+        .arg(&log)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains(" INFO "), "{stderr}");
+    assert!(stderr.contains("frontdesk: connecting to"), "{stderr}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains(" INFO "), "{logged}");
+    assert!(
+        logged.contains("brightgrid sign-in page listening"),
+        "{logged}"
+    );
 }

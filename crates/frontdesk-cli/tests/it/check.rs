@@ -1,7 +1,5 @@
 //! `frontdesk check` as a person runs it: files in, findings and exit status out.
 
-#![allow(clippy::unwrap_used)]
-
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -116,4 +114,24 @@ fn an_integer_enum_is_reported_and_not_trusted() {
         "{text}"
     );
     assert!(text.contains("answer: 1 problem"), "{text}");
+}
+
+#[test]
+fn a_choice_error_names_the_values_to_send() {
+    let schema = file(
+        "choice.json",
+        r#"{"type":"object","properties":{"reason":{"type":"string","title":"Reason",
+            "oneOf":[{"const":"damaged","title":"It arrived damaged"},{"const":"wrong_item","title":"Wrong item"}]}},
+            "required":["reason"]}"#,
+    );
+    let answer = file("choice-answer.json", r#"{"reason":"Wrong item"}"#);
+    let out = frontdesk(&[schema.as_os_str(), answer.as_os_str()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains(
+            "reason: Reason must be one of these values: \"damaged\" (It arrived damaged), \"wrong_item\" (Wrong item); \"Wrong item\" is not one of them [not_an_option]"
+        ),
+        "{stdout}"
+    );
 }

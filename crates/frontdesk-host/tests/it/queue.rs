@@ -3,8 +3,6 @@
 //! and each form is titled with its own tool call (2026-07-28; on 2025-11-25 stdio the
 //! title names a call only when it is certain) — client runtime ⇄ in-process server.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -50,11 +48,11 @@ impl Screen for Recording {
     }
 
     fn choose_one(&mut self, _: &ListQuestion) -> Prompted<usize> {
-        Err(Interrupted)
+        Err(Interrupted::Cancel)
     }
 
     fn choose_many(&mut self, _: &ListQuestion) -> Prompted<Vec<usize>> {
-        Err(Interrupted)
+        Err(Interrupted::Cancel)
     }
 
     fn key(&mut self, prompt: &str, keys: &[MenuKey]) -> Prompted<char> {
@@ -62,7 +60,7 @@ impl Screen for Recording {
         if keys.iter().any(|(k, _)| *k == 'a') {
             Ok('a')
         } else {
-            Err(Interrupted)
+            Err(Interrupted::Cancel)
         }
     }
 }

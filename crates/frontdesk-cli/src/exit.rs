@@ -1,0 +1,20 @@
+//! Exit statuses, the same for every command (each `--help` lists the ones it uses).
+
+use std::process::ExitCode;
+
+/// The command did what was asked (the tool succeeded, the session ended).
+pub const OK: u8 = 0;
+/// The call failed or the tool reported an error (`isError`); `check` found problems.
+pub const FAILED: u8 = 1;
+/// Nothing was done: bad arguments, no terminal for an interactive command, no
+/// connection to the server, no such parked call.
+pub const CANNOT_START: u8 = 2;
+/// A scripted or relayed answer was missing or invalid; it was not sent.
+pub const ANSWER_REFUSED: u8 = 3;
+/// A question waits for `frontdesk respond` (`call --park`, `respond`).
+pub const PARKED: u8 = 10;
+
+/// The status as an [`ExitCode`].
+pub fn code(status: u8) -> ExitCode {
+    ExitCode::from(status)
+}

@@ -1,0 +1,295 @@
+//! The keeper of one parked call (`frontdesk park-keeper`, started by `call --park`):
+//! it runs the call with a [`ParkedHandler`], listens on the call's socket, and ends
+//! when the result has been handed over or its time is up.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use clap::Args;
+use frontdesk_host::parked::{ParkedAnswer, ParkedHandler, RespondError};
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::watch;
+
+use super::protocol;
+use crate::call::{arguments, timeout};
+use crate::hosting::{ProtocolArg, Target, client_config, client_error, connect};
+
+/// The longest a keeper lives, whatever happens.
+const MAX_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long a keeper stays after its questions were cancelled, to finish the call.
+const WIND_DOWN: Duration = Duration::from_secs(10);
+
+/// Arguments of the hidden `frontdesk park-keeper` (given by `call --park`).
+#[derive(Debug, Args)]
+pub struct KeeperArgs {
+    /// The call id.
+    #[arg(long)]
+    call: String,
+    /// The directory of parked calls.
+    #[arg(long)]
+    dir: PathBuf,
+    /// Seconds without an answer before the questions are cancelled.
+    #[arg(long)]
+    ttl: u64,
+    /// Seconds to connect and per request.
+    #[arg(long)]
+    timeout: f64,
+    /// Protocol revision.
+    #[arg(long, value_enum)]
+    protocol: ProtocolArg,
+    /// The tool's arguments.
+    #[arg(long)]
+    args: String,
+    /// The server.
+    server: String,
+    /// The tool.
+    tool: String,
+}
+
+/// Removes the socket and the log when the keeper ends.
+struct Cleanup(Vec<PathBuf>);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// What one parked call shares with the connections to its socket.
+struct Shared {
+    call: String,
+    ttl: u64,
+    handler: Arc<ParkedHandler>,
+    outcome: watch::Receiver<Option<Value>>,
+    delivered: AtomicBool,
+}
+
+/// Run the keeper until the call is over.
+pub fn keep(args: &KeeperArgs) -> ExitCode {
+    crate::run::block_on("park-keeper", keeper(args))
+}
+
+async fn keeper(args: &KeeperArgs) -> anyhow::Result<()> {
+    let socket = args.dir.join(format!("{}.sock", args.call));
+    let listener = UnixListener::bind(&socket)?;
+    let _cleanup = Cleanup(vec![
+        socket.clone(),
+        args.dir.join(format!("{}.log", args.call)),
+    ]);
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
+    let uid = socket_owner(&socket)?;
+    let handler = Arc::new(ParkedHandler::new(args.call.clone()));
+    let (outcome_tx, outcome) = watch::channel(None);
+    tokio::spawn(run_call(args_snapshot(args), handler.clone(), outcome_tx));
+    let shared = Arc::new(Shared {
+        call: args.call.clone(),
+        ttl: args.ttl,
+        handler: handler.clone(),
+        outcome: outcome.clone(),
+        delivered: AtomicBool::new(false),
+    });
+    let ttl = Duration::from_secs(args.ttl.max(1));
+    let end_of_life = tokio::time::Instant::now() + MAX_LIFETIME;
+    let mut idle_until = tokio::time::Instant::now() + ttl;
+    let mut winding_down = false;
+    loop {
+        if shared.delivered.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                idle_until = tokio::time::Instant::now() + ttl;
+                let shared = shared.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = serve(stream, uid, &shared).await {
+                        tracing::info!(error = %e, "a connection to the parked call failed");
+                    }
+                });
+            }
+            () = tokio::time::sleep_until(idle_until.min(end_of_life)) => {
+                if winding_down || outcome.borrow().is_some() {
+                    return Ok(());
+                }
+                tracing::info!("nobody answered in time; cancelling the parked questions");
+                handler.cancel_all();
+                winding_down = true;
+                idle_until = tokio::time::Instant::now() + WIND_DOWN;
+            }
+            () = tokio::time::sleep(Duration::from_millis(200)) => {}
+        }
+    }
+}
+
+/// The parts of the arguments the call task needs.
+struct CallSpec {
+    server: String,
+    tool: String,
+    args: String,
+    protocol: ProtocolArg,
+    timeout: f64,
+    ttl: u64,
+}
+
+fn args_snapshot(args: &KeeperArgs) -> CallSpec {
+    CallSpec {
+        server: args.server.clone(),
+        tool: args.tool.clone(),
+        args: args.args.clone(),
+        protocol: args.protocol,
+        timeout: args.timeout,
+        ttl: args.ttl,
+    }
+}
+
+/// Run the call and publish how it ended.
+async fn run_call(
+    spec: CallSpec,
+    handler: Arc<ParkedHandler>,
+    outcome: watch::Sender<Option<Value>>,
+) {
+    let failed =
+        |error: String, exit: u8| json!({"status": "failed", "error": error, "exit": exit});
+    let prepared = arguments(&spec.args).and_then(|a| Ok((a, Target::parse(&spec.server)?)));
+    let (arguments, target) = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = outcome.send(Some(failed(format!("{e:#}"), crate::exit::CANNOT_START)));
+            return;
+        }
+    };
+    let mut config = client_config(spec.protocol, timeout(spec.timeout));
+    // The person's time is bounded by the keeper's ttl, not the runtime's default.
+    config.human_wait = Duration::from_secs(spec.ttl.max(1)) + Duration::from_secs(5);
+    let connection = match connect(&target, config, handler, timeout(spec.timeout)).await {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = outcome.send(Some(failed(format!("{e:#}"), crate::exit::CANNOT_START)));
+            return;
+        }
+    };
+    let result = connection
+        .client
+        .call_tool(&spec.tool, Value::Object(arguments))
+        .await;
+    connection.close().await;
+    let _ = outcome.send(Some(match result {
+        Ok(r) => json!({"status": "complete", "result": r}),
+        Err(e) => failed(
+            format!("the call failed: {}", client_error(&e)),
+            crate::exit::FAILED,
+        ),
+    }));
+}
+
+/// The owner of the socket file: the only user whose connections are served.
+fn socket_owner(path: &Path) -> anyhow::Result<u32> {
+    use std::os::unix::fs::MetadataExt;
+    Ok(std::fs::metadata(path)?.uid())
+}
+
+async fn serve(stream: UnixStream, uid: u32, shared: &Shared) -> anyhow::Result<()> {
+    let peer = stream.peer_cred()?;
+    if peer.uid() != uid {
+        anyhow::bail!("refused a connection from user {}", peer.uid());
+    }
+    let (read, mut write) = stream.into_split();
+    let mut line = String::new();
+    BufReader::new(read.take(protocol::MAX_LINE))
+        .read_line(&mut line)
+        .await?;
+    let reply = match serde_json::from_str::<Value>(&line) {
+        Ok(request) => answer(&request, shared).await,
+        Err(e) => protocol::error(format!("an unreadable request: {e}")),
+    };
+    let final_reply = matches!(
+        reply.get("status").and_then(Value::as_str),
+        Some("complete" | "failed")
+    );
+    let mut text = serde_json::to_string(&reply)?;
+    text.push('\n');
+    write.write_all(text.as_bytes()).await?;
+    write.shutdown().await?;
+    if final_reply {
+        shared.delivered.store(true, Ordering::SeqCst);
+    }
+    Ok(())
+}
+
+async fn answer(request: &Value, shared: &Shared) -> Value {
+    match request.get("op").and_then(Value::as_str) {
+        Some("wait") => next_event(shared).await,
+        Some("respond") => {
+            let question = request
+                .get("question")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let content: Option<Map<String, Value>> = match request.get("content") {
+                None | Some(Value::Null) => None,
+                Some(Value::Object(m)) => Some(m.clone()),
+                Some(_) => return protocol::error("--content must be a JSON object"),
+            };
+            let answer = match request.get("answer").and_then(Value::as_str) {
+                Some("accept") => ParkedAnswer::Accept(content),
+                Some("decline") => ParkedAnswer::Decline,
+                Some("cancel") => ParkedAnswer::Cancel,
+                _ => return protocol::error("the answer must be accept, decline or cancel"),
+            };
+            match shared.handler.respond(question, answer) {
+                Ok(()) => next_event(shared).await,
+                Err(RespondError::Invalid(problems)) => json!({
+                    "status": "invalid",
+                    "call": shared.call,
+                    "question": question,
+                    "problems": problems,
+                    "questions": shared.handler.questions(),
+                }),
+                Err(RespondError::NoSuchQuestion(_)) if shared.outcome.borrow().is_some() => {
+                    next_event(shared).await
+                }
+                Err(e) => {
+                    let mut reply = protocol::error(e.to_string());
+                    if let Some(obj) = reply.as_object_mut() {
+                        obj.insert("questions".into(), json!(shared.handler.questions()));
+                    }
+                    reply
+                }
+            }
+        }
+        _ => protocol::error("unknown request"),
+    }
+}
+
+/// The call's outcome, or the questions pending now (waiting until there is one).
+async fn next_event(shared: &Shared) -> Value {
+    let mut questions = shared.handler.subscribe();
+    let mut outcome = shared.outcome.clone();
+    loop {
+        questions.borrow_and_update();
+        if let Some(done) = outcome.borrow_and_update().clone() {
+            return done;
+        }
+        let pending = shared.handler.questions();
+        if !pending.is_empty() {
+            return json!({
+                "status": "parked",
+                "call": shared.call,
+                "questions": pending,
+                "expiresInSeconds": shared.ttl,
+            });
+        }
+        tokio::select! {
+            r = questions.changed() => if r.is_err() { return protocol::error("the parked call ended") },
+            r = outcome.changed() => if r.is_err() { return protocol::error("the parked call ended") },
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! The `frontdesk` command's tests, one binary: as a person uses it in a terminal
+//! (tmux), as a script runs it (exit statuses, stdout, stderr), and against hostile
+//! servers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod call;
+mod check;
+mod connect;
+mod errors;
+mod hostile;
+mod lab;
+mod park;
+mod support;
+mod tmux;

@@ -1,0 +1,191 @@
+//! `frontdesk call --park` and `frontdesk respond` end to end, on both revisions:
+//! park, answer invalidly (refused, still parked), answer validly (the next question),
+//! confirm (the result); several calls parked at once; only the owner's directory.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::support::{frontdesk, texts};
+
+fn park_dir(name: &str) -> String {
+    // Short, so the socket path stays within the Unix limit wherever the repo is.
+    let dir = std::env::temp_dir().join(format!("fd-park-{}-{name}", std::process::id()));
+    dir.to_string_lossy().into_owned()
+}
+
+fn run(dir: &str, args: &[&str]) -> (Value, i32, String) {
+    let out = frontdesk(args, &[("FRONTDESK_PARK_DIR", dir)]);
+    let (stdout, stderr) = texts(&out);
+    let reply = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("{args:?}: stdout is not JSON ({e}):\n{stdout}\nstderr:\n{stderr}")
+    });
+    (reply, out.status.code().unwrap_or(-1), stderr)
+}
+
+fn park(dir: &str, protocol: &str, order: &str) -> (Value, i32) {
+    let args = json!({"order_id": order}).to_string();
+    let (reply, code, _) = run(
+        dir,
+        &[
+            "call",
+            "demo",
+            "book_return",
+            "--args",
+            &args,
+            "--park",
+            "--park-ttl",
+            "60",
+            "--protocol",
+            protocol,
+        ],
+    );
+    (reply, code)
+}
+
+fn question_id(reply: &Value) -> String {
+    reply["questions"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn a_parked_call_is_answered_invalidly_then_validly_on_both_revisions() {
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let dir = park_dir(protocol);
+        let (parked, code) = park(&dir, protocol, "A-7");
+        assert_eq!(code, 10, "{protocol}: {parked}");
+        assert_eq!(parked["status"], "parked", "{protocol}: {parked}");
+        let q = &parked["questions"][0];
+        assert_eq!(q["server"]["name"], "brightgrid");
+        assert_eq!(q["request"], "tools/call book_return");
+        assert_eq!(q["message"], "Tell us about the return of order A-7");
+        assert_eq!(
+            q["form"]["fields"][0]["options"][1],
+            json!({"value": "wrong_item", "title": "Wrong item"})
+        );
+        let id = question_id(&parked);
+
+        // Invalid: refused with the problems, nothing sent, the question still parked.
+        let bad =
+            json!({"reason": "Wrong item", "pickup_date": "2026-12-01", "contact_email": "nope"})
+                .to_string();
+        let (invalid, code, _) = run(&dir, &["respond", &id, "accept", "--content", &bad]);
+        assert_eq!(code, 3, "{protocol}: {invalid}");
+        assert_eq!(invalid["status"], "invalid");
+        let problems = invalid["problems"].to_string();
+        assert!(
+            problems.contains(r#"\"wrong_item\" (Wrong item)"#),
+            "{problems}"
+        );
+        assert!(
+            problems.contains("Contact email must be an email address"),
+            "{problems}"
+        );
+        assert_eq!(question_id(&invalid), id, "still parked");
+
+        // Valid: the next question (the confirmation).
+        let good = json!({"reason": "wrong_item", "pickup_date": "2026-12-01", "contact_email": "ann@example.com"}).to_string();
+        let (next, code, _) = run(&dir, &["respond", &id, "accept", "--content", &good]);
+        assert_eq!(code, 10, "{protocol}: {next}");
+        let confirm = question_id(&next);
+        assert_ne!(confirm, id);
+        assert_eq!(next["questions"][0]["form"]["fields"][0]["key"], "confirm");
+
+        let (done, code, _) = run(
+            &dir,
+            &[
+                "respond",
+                &confirm,
+                "accept",
+                "--content",
+                r#"{"confirm":true}"#,
+            ],
+        );
+        assert_eq!(code, 0, "{protocol}: {done}");
+        assert_eq!(done["status"], "complete");
+        assert_eq!(
+            done["result"]["structuredContent"]["status"], "booked",
+            "{protocol}: {done}"
+        );
+        assert_eq!(done["result"]["structuredContent"]["reason"], "wrong_item");
+
+        // The keeper is gone with its socket.
+        let call = id.split('.').next().unwrap_or_default().to_owned();
+        let socket = PathBuf::from(&dir).join(format!("{call}.sock"));
+        for _ in 0..50 {
+            if !socket.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert!(
+            !socket.exists(),
+            "{protocol}: the keeper left {}",
+            socket.display()
+        );
+        let (_, code, stderr) = {
+            let out = frontdesk(
+                &["respond", &confirm, "cancel"],
+                &[("FRONTDESK_PARK_DIR", &dir)],
+            );
+            let (o, e) = texts(&out);
+            (o, out.status.code().unwrap_or(-1), e)
+        };
+        assert_eq!(code, 2, "{stderr}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn several_calls_park_at_once_in_an_owner_only_directory() {
+    let dir = park_dir("several");
+    let (first, _) = park(&dir, "2026-07-28", "A-1");
+    let (second, _) = park(&dir, "2026-07-28", "A-2");
+    let (a, b) = (question_id(&first), question_id(&second));
+    assert_ne!(
+        a.split('.').next(),
+        b.split('.').next(),
+        "two calls, two keepers"
+    );
+    let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "only the owner may open the directory");
+    // Each answer reaches its own call.
+    let (declined, code, _) = run(&dir, &["respond", &b, "decline"]);
+    assert_eq!(code, 0, "{declined}");
+    assert!(
+        declined["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("declined")
+    );
+    let (cancelled, code, _) = run(&dir, &["respond", &a, "cancel"]);
+    assert_eq!(code, 0, "{cancelled}");
+    assert!(
+        cancelled["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("dismissed")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_directory_others_can_open_is_refused() {
+    let dir = park_dir("open");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = frontdesk(
+        &["call", "demo", "book_return", "--park"],
+        &[("FRONTDESK_PARK_DIR", &dir)],
+    );
+    let (_, stderr) = texts(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("can be opened by other users; `chmod 700` it or remove it"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
