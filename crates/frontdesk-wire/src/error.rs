@@ -45,6 +45,11 @@ impl ErrorCode {
     /// `-32022`: `UnsupportedProtocolVersion` (2026-07-28, HTTP 400).
     /// `data`: [`UnsupportedProtocolVersionData`].
     pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
+    /// `-32000`: the server is too busy for this request right now (an
+    /// implementation-defined server error, outside the range 2026-07-28
+    /// reserves; frontdesk answers it over a bound: requests in flight,
+    /// questions pending, URL flows of one client). Try again later.
+    pub const SERVER_BUSY: Self = Self(-32000);
 
     /// The name of a known code (the schema's type name without `Error`), or `None`.
     pub fn name(self) -> Option<&'static str> {

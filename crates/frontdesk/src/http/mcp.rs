@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
@@ -27,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::HttpOptions;
 use super::headers::{self, LAST_EVENT_ID, SESSION_ID};
+use super::listen::PeerAddr;
 use super::respond::{self, HandleFuture, readable_id, rpc_error};
 use super::sessions::{Entry, Sessions};
 use super::sse::{EventLog, parse_event_id};
@@ -40,6 +41,103 @@ pub(crate) struct AppState {
     pub(crate) options: Arc<HttpOptions>,
     pub(crate) sessions: Arc<Sessions>,
     pub(crate) shutdown: CancellationToken,
+    /// Whether the listener is on a loopback address ([`HostPolicy::Auto`](super::HostPolicy::Auto)).
+    pub(crate) loopback: bool,
+    pub(crate) in_flight: Arc<InFlight>,
+}
+
+/// 2026-07-28 requests in flight per client, against
+/// [`HttpOptions::max_requests_per_client`].
+#[derive(Debug, Default)]
+pub(crate) struct InFlight {
+    by_client: std::sync::Mutex<std::collections::HashMap<String, usize>>,
+}
+
+/// One request counted for its client until dropped.
+pub(crate) struct InFlightSlot {
+    table: Arc<InFlight>,
+    client: String,
+}
+
+impl InFlight {
+    fn enter(table: &Arc<Self>, client: &str, max: usize) -> Option<InFlightSlot> {
+        let mut map = table.by_client.lock().ok()?;
+        let n = map.entry(client.to_string()).or_insert(0);
+        if *n >= max.max(1) {
+            return None;
+        }
+        *n += 1;
+        Some(InFlightSlot {
+            table: Arc::clone(table),
+            client: client.to_string(),
+        })
+    }
+}
+
+impl Drop for InFlightSlot {
+    fn drop(&mut self) {
+        if let Ok(mut map) = self.table.by_client.lock()
+            && let Some(n) = map.get_mut(&self.client)
+        {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                map.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// Who sent a request that passed the checks every request gets.
+pub(crate) struct Caller {
+    /// The authenticated principal, if any.
+    pub(crate) principal: Option<String>,
+    /// The address it came from (`None` when embedded without one).
+    pub(crate) address: Option<String>,
+}
+
+impl Caller {
+    /// What quotas count against: the principal, else the address.
+    pub(crate) fn client(&self) -> String {
+        match (&self.principal, &self.address) {
+            (Some(p), _) => format!("principal:{p}"),
+            (None, Some(a)) => format!("client:{a}"),
+            (None, None) => "anonymous".to_string(),
+        }
+    }
+
+    fn info(&self, revision: Revision) -> RequestInfo {
+        RequestInfo {
+            principal: self.principal.clone(),
+            revision: Some(revision),
+            client: self.address.clone(),
+        }
+    }
+}
+
+/// The checks every request gets, in order: `Host` (`403`), `Origin`
+/// (`403`), authentication (`401`/`403`).
+pub(crate) async fn admit(
+    st: &AppState,
+    h: &HeaderMap,
+    peer: Option<&PeerAddr>,
+) -> Result<Caller, Response> {
+    let host = header_str(h, header::HOST.as_str());
+    if !st.options.hosts.allows(host, st.loopback) {
+        tracing::warn!(host = ?host, "request for a disallowed Host");
+        return Err(rpc_error(
+            StatusCode::FORBIDDEN,
+            None,
+            ErrorCode::INVALID_REQUEST,
+            "Forbidden: Host not allowed",
+        ));
+    }
+    if let Some(r) = origin_rejected(st, h) {
+        return Err(r);
+    }
+    Ok(Caller {
+        principal: principal(st, h).await?,
+        address: peer.map(|p| p.0.ip().to_string()),
+    })
 }
 
 fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -155,7 +253,21 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
     }
     let mut bytes = Vec::new();
     let mut chunks = body.into_data_stream();
-    while let Some(chunk) = chunks.next().await {
+    let deadline = tokio::time::Instant::now() + st.options.body_read_timeout;
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, chunks.next()).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break,
+            Err(_) => {
+                tracing::warn!("POST body not received in time");
+                return Err(rpc_error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    None,
+                    ErrorCode::INVALID_REQUEST,
+                    "Request Timeout: the body did not arrive in time",
+                ));
+            }
+        };
         let chunk = match chunk {
             Ok(c) => c,
             Err(e) => {
@@ -184,12 +296,14 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
 }
 
 /// POST: one JSON-RPC message of either revision.
-pub(crate) async fn post(State(st): State<AppState>, h: HeaderMap, body: Body) -> Response {
-    if let Some(r) = origin_rejected(&st, &h) {
-        return r;
-    }
-    let principal = match principal(&st, &h).await {
-        Ok(p) => p,
+pub(crate) async fn post(
+    State(st): State<AppState>,
+    peer: Option<Extension<PeerAddr>>,
+    h: HeaderMap,
+    body: Body,
+) -> Response {
+    let caller = match admit(&st, &h, peer.as_deref()).await {
+        Ok(c) => c,
         Err(r) => return r,
     };
     let message = match read_message(&st, &h, body).await {
@@ -200,18 +314,13 @@ pub(crate) async fn post(State(st): State<AppState>, h: HeaderMap, body: Body) -
     let modern = header_version.as_deref() == Some(Revision::V2026_07_28.as_str())
         || Server::revision_of(&message) == Revision::V2026_07_28;
     if modern {
-        post_modern(st, &h, message, principal).await
+        post_modern(st, &h, message, caller).await
     } else {
-        post_legacy(st, &h, header_version, message, principal).await
+        post_legacy(st, &h, header_version, message, caller).await
     }
 }
 
-async fn post_modern(
-    st: AppState,
-    h: &HeaderMap,
-    message: Value,
-    principal: Option<String>,
-) -> Response {
+async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller) -> Response {
     let id = readable_id(&message);
     if let Err(e) = headers::check_modern(h, &message) {
         tracing::warn!(id = ?id, error = %e, "2026-07-28 header check failed");
@@ -231,14 +340,30 @@ async fn post_modern(
             "Invalid request: 2026-07-28 clients do not send responses",
         );
     }
-    let info = RequestInfo {
-        principal,
-        revision: Some(Revision::V2026_07_28),
+    let Some(slot) = InFlight::enter(
+        &st.in_flight,
+        &caller.client(),
+        st.options.max_requests_per_client,
+    ) else {
+        tracing::warn!(id = ?id, client = %caller.client(), "request refused: the client has its most requests in flight");
+        let mut r = rpc_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            id.as_ref(),
+            ErrorCode::SERVER_BUSY,
+            "Too many requests in flight from this client; wait for one to finish",
+        );
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return r;
     };
+    let info = caller.info(Revision::V2026_07_28);
     let (sink, mut rx) = OutboundSink::channel();
     let server = st.server.clone();
-    let mut work: HandleFuture =
-        Box::pin(async move { server.handle(None, message, &sink, &info).await });
+    let mut work: HandleFuture = Box::pin(async move {
+        let handled = server.handle(None, message, &sink, &info).await;
+        drop(slot);
+        handled
+    });
     let window = tokio::time::sleep(st.options.json_window);
     tokio::pin!(window);
     let mut pushed = Vec::new();
@@ -277,16 +402,13 @@ async fn post_legacy(
     h: &HeaderMap,
     header_version: Option<String>,
     message: Value,
-    principal: Option<String>,
+    caller: Caller,
 ) -> Response {
     let id = readable_id(&message);
-    let info = RequestInfo {
-        principal,
-        revision: Some(Revision::V2025_11_25),
-    };
+    let info = caller.info(Revision::V2025_11_25);
     let is_request = message.get("method").is_some() && message.get("id").is_some();
     if is_request && message.get("method").and_then(Value::as_str) == Some("initialize") {
-        return initialize(st, message, info).await;
+        return initialize(st, message, info, caller.client()).await;
     }
     if let Some(v) = &header_version
         && !frontdesk_wire::version::HANDSHAKE.contains(&v.as_str())
@@ -330,9 +452,12 @@ async fn post_legacy(
     ));
     match decided_rx.await {
         Ok(Decided::Json(handled)) => respond::handled(&handled),
-        Ok(Decided::Stream(log)) => {
-            respond::log_stream(log.attach(None), st.options.keepalive, st.shutdown.clone())
-        }
+        Ok(Decided::Stream(log)) => respond::log_stream(
+            log.attach(None),
+            st.options.keepalive,
+            st.shutdown.clone(),
+            None,
+        ),
         Err(_) => {
             tracing::error!(id = ?id, "request task ended without an outcome");
             rpc_error(
@@ -345,7 +470,7 @@ async fn post_legacy(
     }
 }
 
-async fn initialize(st: AppState, message: Value, info: RequestInfo) -> Response {
+async fn initialize(st: AppState, message: Value, info: RequestInfo, client: String) -> Response {
     let session = st.server.session();
     let handled = st
         .server
@@ -359,7 +484,12 @@ async fn initialize(st: AppState, message: Value, info: RequestInfo) -> Response
         session.close();
         return respond::handled(&handled);
     }
-    let entry = Entry::new(session, info.principal.clone(), st.options.replay_buffer);
+    let entry = Entry::new(
+        session,
+        info.principal.clone(),
+        client,
+        st.options.replay_buffer,
+    );
     let Ok(value) = HeaderValue::from_str(entry.id()) else {
         entry.close();
         return rpc_error(
@@ -459,12 +589,13 @@ async fn legacy_work(
 /// GET: the 2025-11-25 session stream, or resumption of any stream of the
 /// session with `Last-Event-ID`. Without a session id: `405` (2026-07-28
 /// has no GET).
-pub(crate) async fn get(State(st): State<AppState>, h: HeaderMap) -> Response {
-    if let Some(r) = origin_rejected(&st, &h) {
-        return r;
-    }
-    let principal = match principal(&st, &h).await {
-        Ok(p) => p,
+pub(crate) async fn get(
+    State(st): State<AppState>,
+    peer: Option<Extension<PeerAddr>>,
+    h: HeaderMap,
+) -> Response {
+    let caller = match admit(&st, &h, peer.as_deref()).await {
+        Ok(c) => c,
         Err(r) => return r,
     };
     let Some(sid) = header_str(&h, SESSION_ID) else {
@@ -480,10 +611,17 @@ pub(crate) async fn get(State(st): State<AppState>, h: HeaderMap) -> Response {
             "Not Acceptable: Accept must list text/event-stream",
         );
     }
-    let Some(entry) = session_of(&st, sid, principal.as_deref()) else {
+    let Some(entry) = session_of(&st, sid, caller.principal.as_deref()) else {
         return session_error(StatusCode::NOT_FOUND, None, "Session not found");
     };
     let keepalive = st.options.keepalive;
+    let busy = || {
+        session_error(
+            StatusCode::CONFLICT,
+            None,
+            "Conflict: this stream already has a reader",
+        )
+    };
     if let Some(last) = header_str(&h, LAST_EVENT_ID) {
         let Some((stream, seq)) = parse_event_id(last) else {
             return session_error(
@@ -499,37 +637,56 @@ pub(crate) async fn get(State(st): State<AppState>, h: HeaderMap) -> Response {
                 "Bad Request: that stream is no longer available",
             );
         };
+        // A live reader keeps its stream: resuming is for a reader that is gone.
+        let Some(attached) = log.attach_exclusive(Some(seq)) else {
+            tracing::warn!(
+                session = sid,
+                stream,
+                "resume refused: the stream has a live reader"
+            );
+            return busy();
+        };
         tracing::info!(session = sid, stream, after = seq, "stream resumed");
-        return respond::log_stream(log.attach(Some(seq)), keepalive, st.shutdown.clone());
+        let bounds = (stream == 0).then(|| get_bounds(&st));
+        return respond::log_stream(attached, keepalive, st.shutdown.clone(), bounds);
     }
-    if entry.get_log.has_live() {
-        return session_error(
-            StatusCode::CONFLICT,
-            None,
-            "Conflict: this session already has a GET stream",
-        );
-    }
-    if entry.primes() {
+    if entry.primes() && !entry.get_log.has_live() {
         entry.get_log.push(None);
     }
+    let Some(attached) = entry.get_log.attach_exclusive(None) else {
+        return busy();
+    };
     tracing::info!(session = sid, "GET stream opened");
-    respond::log_stream(entry.get_log.attach(None), keepalive, st.shutdown.clone())
+    respond::log_stream(
+        attached,
+        keepalive,
+        st.shutdown.clone(),
+        Some(get_bounds(&st)),
+    )
+}
+
+fn get_bounds(st: &AppState) -> respond::StreamBounds {
+    respond::StreamBounds {
+        lifetime: st.options.get_stream_lifetime,
+        idle: st.options.get_stream_idle,
+    }
 }
 
 /// DELETE: end a 2025-11-25 session (`204`); unknown → `404`; without a
 /// session id → `405`.
-pub(crate) async fn delete(State(st): State<AppState>, h: HeaderMap) -> Response {
-    if let Some(r) = origin_rejected(&st, &h) {
-        return r;
-    }
-    let principal = match principal(&st, &h).await {
-        Ok(p) => p,
+pub(crate) async fn delete(
+    State(st): State<AppState>,
+    peer: Option<Extension<PeerAddr>>,
+    h: HeaderMap,
+) -> Response {
+    let caller = match admit(&st, &h, peer.as_deref()).await {
+        Ok(c) => c,
         Err(r) => return r,
     };
     let Some(sid) = header_str(&h, SESSION_ID) else {
         return method_not_allowed("POST");
     };
-    if session_of(&st, sid, principal.as_deref()).is_some() && st.sessions.remove(sid) {
+    if session_of(&st, sid, caller.principal.as_deref()).is_some() && st.sessions.remove(sid) {
         tracing::info!(session = sid, "session ended by the client");
         StatusCode::NO_CONTENT.into_response()
     } else {

@@ -48,7 +48,9 @@
 
 pub mod auth;
 pub mod headers;
+mod listen;
 pub mod mcp;
+mod options;
 pub mod origin;
 mod respond;
 mod sessions;
@@ -58,7 +60,6 @@ mod status;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -66,159 +67,31 @@ use axum::routing::get;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+pub use listen::PeerAddr;
+pub use options::{HostPolicy, HttpOptions};
 pub use origin::OriginPolicy;
 
 use crate::server::Server;
-
-/// Transport settings.
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct HttpOptions {
-    /// Path of the MCP endpoint (default `/mcp`).
-    pub endpoint: String,
-    /// Which browser origins may call (default: loopback only).
-    pub origins: OriginPolicy,
-    /// Largest POST body, in bytes (default 4 MiB; larger is `413`).
-    pub max_body_bytes: usize,
-    /// A request answered within this time, with nothing pushed before its
-    /// response, gets `application/json`; otherwise SSE (default 1 s).
-    pub json_window: Duration,
-    /// Interval of SSE keep-alive comments (default 15 s).
-    pub keepalive: Duration,
-    /// Events kept per stream for `Last-Event-ID` replay (default 256).
-    pub replay_buffer: usize,
-    /// Most concurrent 2025-11-25 sessions (default 10 000; more is `503`).
-    pub max_sessions: usize,
-    /// A session unused this long, with nothing in flight, is ended
-    /// (default 1 h).
-    pub session_idle: Duration,
-    /// The base URL pages of this listener are reached at, when the bound
-    /// address is not what browsers should use (e.g. behind a proxy).
-    /// Default: from the bound address.
-    pub public_base_url: Option<String>,
-    /// Who is calling (default: nobody checks; every request is anonymous).
-    /// See [`auth`].
-    pub authenticator: Option<auth::Authenticator>,
-}
-
-impl std::fmt::Debug for HttpOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpOptions")
-            .field("endpoint", &self.endpoint)
-            .field("origins", &self.origins)
-            .field("max_body_bytes", &self.max_body_bytes)
-            .field("max_sessions", &self.max_sessions)
-            .field("public_base_url", &self.public_base_url)
-            .field("authenticator", &self.authenticator.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        Self {
-            endpoint: "/mcp".into(),
-            origins: OriginPolicy::default(),
-            max_body_bytes: 4 * 1024 * 1024,
-            json_window: Duration::from_secs(1),
-            keepalive: Duration::from_secs(15),
-            replay_buffer: 256,
-            max_sessions: 10_000,
-            session_idle: Duration::from_secs(3600),
-            public_base_url: None,
-            authenticator: None,
-        }
-    }
-}
-
-impl HttpOptions {
-    /// The defaults; change them with the setters below (builder style).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use frontdesk::http::{HttpOptions, OriginPolicy};
-    ///
-    /// let options = HttpOptions::new()
-    ///     .endpoint("/api/mcp")
-    ///     .origins(OriginPolicy::Only(vec!["https://app.example".into()]))
-    ///     .session_idle(Duration::from_secs(600));
-    /// assert_eq!(options.endpoint, "/api/mcp");
-    /// ```
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Path of the MCP endpoint.
-    pub fn endpoint(mut self, path: impl Into<String>) -> Self {
-        self.endpoint = path.into();
-        self
-    }
-
-    /// Which browser origins may call.
-    pub fn origins(mut self, policy: OriginPolicy) -> Self {
-        self.origins = policy;
-        self
-    }
-
-    /// Largest POST body, in bytes.
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.max_body_bytes = bytes;
-        self
-    }
-
-    /// How long a request may take and still be answered as JSON.
-    pub fn json_window(mut self, window: Duration) -> Self {
-        self.json_window = window;
-        self
-    }
-
-    /// Interval of SSE keep-alive comments.
-    pub fn keepalive(mut self, every: Duration) -> Self {
-        self.keepalive = every;
-        self
-    }
-
-    /// Events kept per stream for `Last-Event-ID` replay.
-    pub fn replay_buffer(mut self, events: usize) -> Self {
-        self.replay_buffer = events;
-        self
-    }
-
-    /// Most concurrent 2025-11-25 sessions.
-    pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.max_sessions = sessions;
-        self
-    }
-
-    /// How long an unused session lives.
-    pub fn session_idle(mut self, idle: Duration) -> Self {
-        self.session_idle = idle;
-        self
-    }
-
-    /// The base URL browsers reach this listener at.
-    pub fn public_base_url(mut self, url: impl Into<String>) -> Self {
-        self.public_base_url = Some(url.into());
-        self
-    }
-
-    /// Identify callers with `authenticator` (see [`auth`]).
-    pub fn authenticator(mut self, authenticator: impl auth::Authenticate) -> Self {
-        self.authenticator = Some(std::sync::Arc::new(authenticator));
-        self
-    }
-}
 
 struct Built {
     router: Router,
     sessions: Arc<sessions::Sessions>,
 }
 
-fn build(server: Server, options: HttpOptions, shutdown: CancellationToken) -> Built {
+/// The router and what outlives a request; `loopback` says whether the
+/// listener is on a loopback address (for [`HostPolicy::Auto`]).
+fn build(
+    server: Server,
+    options: HttpOptions,
+    shutdown: CancellationToken,
+    loopback: bool,
+) -> Built {
     let sessions = Arc::new(sessions::Sessions::new(
         options.max_sessions,
+        options.max_sessions_per_client,
         options.session_idle,
     ));
+    sessions::sweep_periodically(&sessions, shutdown.clone());
     let endpoint = if options.endpoint.starts_with('/') {
         options.endpoint.clone()
     } else {
@@ -229,6 +102,8 @@ fn build(server: Server, options: HttpOptions, shutdown: CancellationToken) -> B
         options: Arc::new(options),
         sessions: Arc::clone(&sessions),
         shutdown,
+        loopback,
+        in_flight: Arc::new(mcp::InFlight::default()),
     };
     let router = Router::new().route(
         &endpoint,
@@ -244,10 +119,13 @@ fn build(server: Server, options: HttpOptions, shutdown: CancellationToken) -> B
     }
 }
 
-/// The MCP endpoint as a router, for embedding into a larger axum app. Its SSE streams end only with their
-/// requests; use [`HttpListener::serve`] for graceful shutdown.
+/// The MCP endpoint as a router, for embedding into a larger axum app. Its
+/// SSE streams end only with their requests; use [`HttpListener::serve`] for
+/// graceful shutdown and the connection bounds. Under [`HostPolicy::Auto`]
+/// it answers loopback host names only. Requests without a [`PeerAddr`]
+/// extension count as one anonymous client.
 pub fn router(server: Server, options: HttpOptions) -> Router {
-    build(server, options, CancellationToken::new()).router
+    build(server, options, CancellationToken::new(), true).router
 }
 
 /// A bound listener, not yet serving: learn its address (pages that hand out
@@ -346,20 +224,24 @@ impl HttpListener {
     {
         let url = self.endpoint_url();
         let token = CancellationToken::new();
-        let built = build(server, self.options, token.clone());
+        let limits = listen::Limits {
+            max_connections: self.options.max_connections,
+            header_read_timeout: self.options.header_read_timeout,
+            shutdown_grace: self.options.shutdown_grace,
+        };
+        let loopback = self.addr.ip().is_loopback();
+        let built = build(server, self.options, token.clone(), loopback);
         tracing::info!(%url, "Streamable HTTP listening");
         let sessions = built.sessions;
         let app = match self.routes {
             Some(routes) => built.router.merge(routes),
             None => built.router,
         };
-        axum::serve(self.listener, app)
-            .with_graceful_shutdown(async move {
-                signal.await;
-                token.cancel();
-                sessions.close_all();
-            })
-            .await
+        listen::run(self.listener, app, limits, signal, move || {
+            token.cancel();
+            sessions.close_all();
+        })
+        .await
     }
 }
 

@@ -81,38 +81,60 @@ fn ticker(every: Duration) -> Interval {
     interval_at(Instant::now() + every, every)
 }
 
+/// How long a session stream may live, and stay quiet (keep-alive comments
+/// do not count); the client may open a new one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StreamBounds {
+    pub(crate) lifetime: Duration,
+    pub(crate) idle: Duration,
+}
+
 struct LogState {
     replay: VecDeque<Event>,
     live: Option<mpsc::UnboundedReceiver<Event>>,
     tick: Interval,
     shutdown: CancellationToken,
+    /// When the stream ends at the latest, and when it ends if nothing comes.
+    ends: Option<(Instant, Instant, Duration)>,
 }
 
 /// An SSE response streaming a session stream: replay first, then live
 /// events, keep-alive comments in between; ends with the stream, when a newer
-/// subscriber replaces this one, or at shutdown.
+/// subscriber replaces this one, at shutdown, or past `bounds`.
 pub(crate) fn log_stream(
     attached: Attached,
     keepalive: Duration,
     shutdown: CancellationToken,
+    bounds: Option<StreamBounds>,
 ) -> Response {
+    let now = Instant::now();
     let state = LogState {
         replay: attached.replay.into(),
         live: attached.live,
         tick: ticker(keepalive),
         shutdown,
+        ends: bounds.map(|b| (now + b.lifetime, now + b.idle, b.idle)),
     };
     sse_response(futures::stream::unfold(state, |mut st| async move {
         if let Some(e) = st.replay.pop_front() {
             return Some((Ok(e.bytes), st));
         }
+        let far = Instant::now() + Duration::from_secs(86_400 * 365);
+        let deadline = st.ends.map_or(far, |(life, quiet, _)| life.min(quiet));
         let live = st.live.as_mut()?;
         let next = tokio::select! {
             biased;
             () = st.shutdown.cancelled() => None,
             e = live.recv() => e.map(|e| e.bytes),
-            _ = st.tick.tick() => Some(sse::keepalive()),
+            () = tokio::time::sleep_until(deadline) => {
+                tracing::info!("session stream ended: lifetime or quiet-time bound reached");
+                None
+            }
+            _ = st.tick.tick() => return Some((Ok(sse::keepalive()), st)),
         };
+        if let Some((_, quiet, idle)) = st.ends.as_mut() {
+            *quiet = Instant::now() + *idle;
+        }
         next.map(|b| (Ok(b), st))
     }))
 }

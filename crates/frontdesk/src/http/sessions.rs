@@ -22,6 +22,9 @@ pub(crate) struct Entry {
     pub(crate) session: Arc<Session>,
     /// Who created the session (`None`: anonymous); only they may use it.
     pub(crate) principal: Option<String>,
+    /// Whose quota the session counts against (the principal, or the
+    /// address of an anonymous client).
+    pub(crate) client: String,
     pub(crate) get_log: Arc<EventLog>,
     streams: Mutex<BTreeMap<u64, Arc<EventLog>>>,
     next_stream: AtomicU64,
@@ -36,12 +39,14 @@ impl Entry {
     pub(crate) fn new(
         session: Arc<Session>,
         principal: Option<String>,
+        client: String,
         replay: usize,
     ) -> Arc<Self> {
         let entry = Arc::new(Self {
             get_log: Arc::new(EventLog::new(0, replay)),
             session,
             principal,
+            client,
             streams: Mutex::new(BTreeMap::new()),
             next_stream: AtomicU64::new(1),
             replay,
@@ -109,8 +114,10 @@ impl Entry {
         self.streams.lock().ok()?.get(&n).cloned()
     }
 
+    /// Whether a request is in flight or a stream is being read.
     fn busy(&self) -> bool {
-        self.get_log.has_live()
+        self.session.in_flight() > 0
+            || self.get_log.has_live()
             || self
                 .streams
                 .lock()
@@ -139,7 +146,7 @@ impl Entry {
     }
 }
 
-/// The table is full.
+/// The table is full and no session can be ended to make room.
 #[derive(Debug)]
 pub(crate) struct Full;
 
@@ -148,29 +155,56 @@ pub(crate) struct Full;
 pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Arc<Entry>>>,
     max: usize,
+    max_per_client: usize,
     idle: Duration,
 }
 
 impl Sessions {
-    pub(crate) fn new(max: usize, idle: Duration) -> Self {
+    pub(crate) fn new(max: usize, max_per_client: usize, idle: Duration) -> Self {
         Self {
             map: Mutex::new(HashMap::new()),
             max: max.max(1),
+            max_per_client: max_per_client.max(1),
             idle,
         }
     }
 
-    /// Add a session, sweeping idle ones first when needed.
+    /// Add a session of `client`. To make room, the client's own least
+    /// recently used idle session is ended when it is at its limit, and the
+    /// table's least recently used idle session when the table is full; a
+    /// session with a request in flight or a live stream is never ended for
+    /// room. `Full` when nothing could be ended.
     pub(crate) fn insert(&self, entry: Arc<Entry>) -> Result<(), Full> {
-        self.sweep();
-        let Ok(mut map) = self.map.lock() else {
-            return Err(Full);
+        let mut ended = Vec::new();
+        let outcome = {
+            let Ok(mut map) = self.map.lock() else {
+                return Err(Full);
+            };
+            map.retain(|_, e| {
+                let gone = e.session.is_closed();
+                if gone {
+                    ended.push(Arc::clone(e));
+                }
+                !gone
+            });
+            let own = map.values().filter(|e| e.client == entry.client).count();
+            let mut ok = true;
+            if own >= self.max_per_client {
+                ok = evict_lru(&mut map, Some(&entry.client), &mut ended);
+            }
+            if ok && map.len() >= self.max {
+                ok = evict_lru(&mut map, None, &mut ended);
+            }
+            if ok {
+                map.insert(entry.id().to_string(), entry);
+            }
+            ok
         };
-        if map.len() >= self.max {
-            return Err(Full);
+        for e in ended {
+            tracing::info!(session = e.id(), "session ended to make room");
+            e.close();
         }
-        map.insert(entry.id().to_string(), entry);
-        Ok(())
+        if outcome { Ok(()) } else { Err(Full) }
     }
 
     /// The session with this id, marking it used.
@@ -226,4 +260,45 @@ impl Sessions {
             e.close();
         }
     }
+}
+
+/// Remove the least recently used idle session (of `client`, when given)
+/// into `ended`; `false` when there is none.
+fn evict_lru(
+    map: &mut HashMap<String, Arc<Entry>>,
+    client: Option<&str>,
+    ended: &mut Vec<Arc<Entry>>,
+) -> bool {
+    let oldest = map
+        .iter()
+        .filter(|(_, e)| client.is_none_or(|c| e.client == c) && !e.busy())
+        .max_by_key(|(_, e)| e.idle_for())
+        .map(|(k, _)| k.clone());
+    match oldest.and_then(|k| map.remove(&k)) {
+        Some(e) => {
+            ended.push(e);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Sweep `sessions` every tenth of their idle limit (at least every second),
+/// until `stop`.
+pub(crate) fn sweep_periodically(sessions: &Arc<Sessions>, stop: CancellationToken) {
+    let every = (sessions.idle / 10).max(Duration::from_secs(1));
+    let weak = Arc::downgrade(sessions);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => break,
+                _ = tick.tick() => match weak.upgrade() {
+                    Some(s) => s.sweep(),
+                    None => break,
+                },
+            }
+        }
+    });
 }

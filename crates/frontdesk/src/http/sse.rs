@@ -160,6 +160,16 @@ impl EventLog {
             .unwrap_or(false)
     }
 
+    /// Subscribe unless a subscriber is attached (its receiver still open):
+    /// `None` then. A live stream is never taken over.
+    pub fn attach_exclusive(&self, after: Option<u64>) -> Option<Attached> {
+        let mut inner = self.inner.lock().ok()?;
+        if inner.live.as_ref().is_some_and(|tx| !tx.is_closed()) {
+            return None;
+        }
+        Some(self.attach_locked(&mut inner, after))
+    }
+
     /// Subscribe, replacing any previous subscriber. Replays buffered events
     /// after `after`, or, with `None`, those never handed to a subscriber.
     /// Events older than the buffer are gone (logged).
@@ -170,6 +180,10 @@ impl EventLog {
                 live: None,
             };
         };
+        self.attach_locked(&mut inner, after)
+    }
+
+    fn attach_locked(&self, inner: &mut LogInner, after: Option<u64>) -> Attached {
         let from = after.unwrap_or(inner.delivered);
         if let Some(first) = inner.buffer.front()
             && first.seq > from + 1

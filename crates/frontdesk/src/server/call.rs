@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::error::{AskError, ToolError};
 use super::flow_port::FlowTicket;
 use super::question::{Answer, InputRequest};
-use super::{OutboundSink, ServerInner, typed_notification};
+use super::{Caller, OutboundSink, ServerInner, typed_notification};
 use crate::store::BoxFuture;
 
 /// Builds the page address of a URL question from its flow's ticket.
@@ -75,6 +75,8 @@ pub(crate) trait Conversation: Send + Sync {
 pub(crate) struct Call {
     pub(crate) server: Arc<ServerInner>,
     pub(crate) principal: String,
+    /// The key this call's quotas (URL flows) count against.
+    pub(crate) quota_key: String,
     pub(crate) sink: OutboundSink,
     progress_token: Option<ProgressToken>,
     /// The lowest level the client wants log messages at; `None`: no logs.
@@ -88,7 +90,7 @@ pub(crate) struct Call {
 impl Call {
     pub(crate) fn new(
         server: Arc<ServerInner>,
-        principal: String,
+        caller: Caller,
         sink: OutboundSink,
         progress_token: Option<ProgressToken>,
         log_level: Option<LoggingLevel>,
@@ -96,7 +98,8 @@ impl Call {
     ) -> Self {
         Self {
             server,
-            principal,
+            principal: caller.principal,
+            quota_key: caller.quota_key,
             sink,
             progress_token,
             log_level,

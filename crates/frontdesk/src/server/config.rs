@@ -34,6 +34,26 @@ pub struct ServerConfig {
     pub max_message_bytes: usize,
     /// `ttlMs` of 2026-07-28 list and discover results (default 5 min).
     pub list_ttl_ms: u64,
+    /// Most requests in flight on the whole server, both revisions (default
+    /// 20 000; more are answered `-32000`, HTTP `503`).
+    pub max_requests: usize,
+    /// Most requests in flight on one 2025-11-25 session (default 32; more are
+    /// answered `-32000`, HTTP `429`).
+    pub max_requests_per_session: usize,
+    /// Most 2025-11-25 questions waiting for an answer on the whole server
+    /// (default 20 000).
+    pub max_questions: usize,
+    /// Most 2025-11-25 questions waiting for an answer on one session
+    /// (default 16). A handler over a bound gets [`AskError::Busy`](super::AskError::Busy).
+    pub max_questions_per_session: usize,
+    /// Lifetime of a URL flow started by a 2026-07-28 first round (default
+    /// 15 min): a flow nobody continues is gone soon.
+    pub url_flow_ttl: Duration,
+    /// Most URL flows pending for one client (its principal, or its address
+    /// when anonymous; default 32). Over it, the client's handler gets
+    /// [`AskError::Busy`](super::AskError::Busy); other clients are not
+    /// affected.
+    pub max_flows_per_client: usize,
 }
 
 impl Default for ServerConfig {
@@ -46,6 +66,12 @@ impl Default for ServerConfig {
             reask_limit: 1,
             max_message_bytes: 4 * 1024 * 1024,
             list_ttl_ms: 300_000,
+            max_requests: 20_000,
+            max_requests_per_session: 32,
+            max_questions: 20_000,
+            max_questions_per_session: 16,
+            url_flow_ttl: Duration::from_secs(900),
+            max_flows_per_client: 32,
         }
     }
 }
@@ -95,6 +121,42 @@ impl ServerConfig {
     /// `ttlMs` of 2026-07-28 list and discover results.
     pub fn list_ttl_ms(mut self, ms: u64) -> Self {
         self.list_ttl_ms = ms;
+        self
+    }
+
+    /// Most requests in flight on the whole server.
+    pub fn max_requests(mut self, n: usize) -> Self {
+        self.max_requests = n;
+        self
+    }
+
+    /// Most requests in flight on one 2025-11-25 session.
+    pub fn max_requests_per_session(mut self, n: usize) -> Self {
+        self.max_requests_per_session = n;
+        self
+    }
+
+    /// Most 2025-11-25 questions waiting on the whole server.
+    pub fn max_questions(mut self, n: usize) -> Self {
+        self.max_questions = n;
+        self
+    }
+
+    /// Most 2025-11-25 questions waiting on one session.
+    pub fn max_questions_per_session(mut self, n: usize) -> Self {
+        self.max_questions_per_session = n;
+        self
+    }
+
+    /// Lifetime of a URL flow started by a 2026-07-28 first round.
+    pub fn url_flow_ttl(mut self, ttl: Duration) -> Self {
+        self.url_flow_ttl = ttl;
+        self
+    }
+
+    /// Most URL flows pending for one client.
+    pub fn max_flows_per_client(mut self, n: usize) -> Self {
+        self.max_flows_per_client = n;
         self
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::error::{Failure, RpcError};
 use super::legacy::{self, ClientReply, Session};
-use super::{Handled, OutboundSink, RequestInfo, ServerInner, modern};
+use super::{Caller, Handled, OutboundSink, RequestInfo, ServerInner, modern};
 
 pub(crate) fn revision_of_value(message: &Value) -> Revision {
     let method = message
@@ -117,18 +117,38 @@ async fn request_handled(
     let revision = info
         .revision
         .unwrap_or_else(|| revision_of(method, request.params.as_ref()));
-    let principal = info.principal.clone().unwrap_or_default();
+    let caller = Caller {
+        principal: info.principal.clone().unwrap_or_default(),
+        quota_key: info.quota_key(),
+    };
+    let Some(_slot) = server.load.request() else {
+        tracing::warn!(%id, method, "request refused: the server has its most requests in flight");
+        return refused(
+            RpcError::overloaded("Server busy: too many requests in flight; try again later"),
+            id,
+            revision,
+        );
+    };
     let work = async {
         match revision {
-            Revision::V2026_07_28 => modern::serve(server, request, sink, principal).await,
-            Revision::V2025_11_25 => legacy::serve(server, session, request, sink, principal).await,
+            Revision::V2026_07_28 => modern::serve(server, request, sink, caller).await,
+            Revision::V2025_11_25 => legacy::serve(server, session, request, sink, caller).await,
         }
     };
     // Registered with the session (when there is one), so that
     // `notifications/cancelled` or the end of the session stops it.
     let reply = match session {
         Some(s) => {
-            let token = s.begin_request(id);
+            let Some(token) = s.begin_request(id) else {
+                tracing::warn!(%id, method, "request refused: the session has its most requests in flight");
+                return refused(
+                    RpcError::busy(
+                        "Too many requests in flight on this session; wait for one to finish",
+                    ),
+                    id,
+                    revision,
+                );
+            };
             let r = tokio::select! {
                 r = work => Some(r),
                 () = token.cancelled() => None,
@@ -156,6 +176,15 @@ async fn request_handled(
                 failure: Some(e.failure()),
             }
         }
+    }
+}
+
+/// The response for a request refused before it ran.
+fn refused(error: RpcError, id: &RequestId, revision: Revision) -> Handled {
+    Handled {
+        response: Some(error.to_response(Some(id))),
+        revision: Some(revision),
+        failure: Some(error.failure()),
     }
 }
 

@@ -56,6 +56,11 @@ pub enum AskError {
         /// Its error message.
         message: String,
     },
+    /// The question could not be asked now: too many questions or URL flows
+    /// are waiting (on this session, for this client, or on the whole
+    /// server). Propagated, it becomes an `isError` result saying so.
+    #[error("too busy to ask: {0}")]
+    Busy(String),
     /// A server-side failure (sealing state, flow store…).
     #[error("internal error: {0}")]
     Internal(String),
@@ -132,6 +137,11 @@ pub enum Failure {
     Unreadable,
     /// A 2026-07-28 request without the `_meta` it requires (`-32602`).
     MissingMeta,
+    /// One client is over its share (requests in flight on its session or
+    /// from its address): `-32000`; HTTP answers `429`.
+    Busy,
+    /// The server as a whole is at a bound: `-32000`; HTTP answers `503`.
+    Overloaded,
     /// Any other JSON-RPC error.
     Error(ErrorCode),
 }
@@ -208,6 +218,22 @@ impl RpcError {
     /// `-32603` internal error.
     pub fn internal(detail: impl Into<String>) -> Self {
         ErrorObject::internal_error(detail).into()
+    }
+
+    /// `-32000`: this client is over its share; try again later.
+    pub fn busy(detail: impl Into<String>) -> Self {
+        Self {
+            failure: Failure::Busy,
+            ..ErrorObject::new(ErrorCode::SERVER_BUSY, detail).into()
+        }
+    }
+
+    /// `-32000`: the server is at a bound; try again later.
+    pub fn overloaded(detail: impl Into<String>) -> Self {
+        Self {
+            failure: Failure::Overloaded,
+            ..ErrorObject::new(ErrorCode::SERVER_BUSY, detail).into()
+        }
     }
 
     fn unreadable(mut self) -> Self {

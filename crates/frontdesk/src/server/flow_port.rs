@@ -1,10 +1,12 @@
 //! The server's use of the URL flow store ([`crate::flows`]): create a flow
 //! with a connect token, look at it, wait for it, complete or fail it.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::flows::{FlowError, FlowId, FlowStore, NewFlow};
+use crate::store::StoreError;
 
 use super::error::AskError;
 
@@ -28,6 +30,7 @@ pub(crate) enum Progress {
 
 pub(crate) struct Flows {
     store: Arc<dyn FlowStore>,
+    quota: Quota,
 }
 
 fn internal(e: &FlowError) -> AskError {
@@ -35,14 +38,65 @@ fn internal(e: &FlowError) -> AskError {
     AskError::Internal("flow store unavailable".into())
 }
 
-impl Flows {
-    pub(crate) fn new(store: Arc<dyn FlowStore>) -> Self {
-        Self { store }
+/// Pending flows per client: a client holds at most `max`, so one client
+/// cannot fill the store for everyone. A flow leaves its client's count when
+/// it completes, fails or expires.
+struct Quota {
+    max: usize,
+    by_client: Mutex<HashMap<String, Vec<(String, Instant)>>>,
+}
+
+impl Quota {
+    /// Count a new flow for `client`, or say no.
+    fn admit(&self, client: &str, flow_id: &str, ttl: Duration) -> bool {
+        let Ok(mut map) = self.by_client.lock() else {
+            return false;
+        };
+        let now = Instant::now();
+        // Forget expired flows of every client now and then, so the map
+        // holds only clients with live flows.
+        if map.len() > 1024 {
+            map.retain(|_, flows| {
+                flows.retain(|(_, until)| *until > now);
+                !flows.is_empty()
+            });
+        }
+        let flows = map.entry(client.to_string()).or_default();
+        flows.retain(|(_, until)| *until > now);
+        if flows.len() >= self.max {
+            return false;
+        }
+        flows.push((flow_id.to_string(), now + ttl));
+        true
     }
 
+    /// The flow no longer counts (it completed or failed).
+    fn release(&self, flow_id: &str) {
+        if let Ok(mut map) = self.by_client.lock() {
+            map.retain(|_, flows| {
+                flows.retain(|(id, _)| id != flow_id);
+                !flows.is_empty()
+            });
+        }
+    }
+}
+
+impl Flows {
+    pub(crate) fn new(store: Arc<dyn FlowStore>, max_per_client: usize) -> Self {
+        Self {
+            store,
+            quota: Quota {
+                max: max_per_client.max(1),
+                by_client: Mutex::new(HashMap::new()),
+            },
+        }
+    }
+
+    /// A new pending flow for `principal`, counted against `quota_key`.
     pub(crate) async fn create(
         &self,
         principal: &str,
+        quota_key: &str,
         ttl: Duration,
         purpose: &str,
     ) -> Result<FlowTicket, AskError> {
@@ -50,7 +104,30 @@ impl Flows {
             .store
             .create(NewFlow::new(principal, ttl).purpose(purpose))
             .await
-            .map_err(|e| internal(&e))?;
+            .map_err(|e| match e {
+                FlowError::Store(StoreError::Full { .. }) => {
+                    tracing::warn!("flow store full; URL question refused");
+                    AskError::Busy("the server has too many sign-ins in progress".into())
+                }
+                e => internal(&e),
+            })?;
+        if !self.quota.admit(quota_key, flow.id.as_str(), ttl) {
+            tracing::warn!(
+                client = quota_key,
+                "URL question refused: the client has its most flows pending"
+            );
+            if let Err(e) = self
+                .store
+                .fail(&flow.id, "over the client's quota".into())
+                .await
+            {
+                tracing::debug!(error = %e, "could not drop the refused flow");
+            }
+            return Err(AskError::Busy(
+                "too many sign-ins of this client are in progress; finish or cancel one first"
+                    .into(),
+            ));
+        }
         let token = self
             .store
             .issue_connect_token(&flow.id, principal, ttl)
@@ -98,12 +175,14 @@ impl Flows {
     ) -> Result<FlowId, FlowError> {
         let id = self.store.redeem_connect_token(token, principal).await?;
         self.store.complete(&id).await?;
+        self.quota.release(id.as_str());
         Ok(id)
     }
 
     /// Mark the flow failed (declined, cancelled, timed out).
     pub(crate) async fn fail(&self, flow_id: &str, reason: &str) {
         let id = FlowId::from_string(flow_id);
+        self.quota.release(flow_id);
         if let Err(e) = self.store.fail(&id, reason.to_string()).await {
             tracing::debug!(error = %e, "could not mark the flow failed");
         }

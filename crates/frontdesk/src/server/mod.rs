@@ -139,6 +139,7 @@ mod flow_port;
 pub mod form;
 mod invoke;
 mod legacy;
+mod load;
 mod modern;
 mod prompt;
 mod question;
@@ -217,7 +218,17 @@ pub(crate) fn typed_notification<P: serde::Serialize>(method: &str, params: &P) 
 }
 
 /// What the transport knows about a message besides its body.
+///
+/// ```
+/// use frontdesk::server::{RequestInfo, Revision};
+///
+/// let info = RequestInfo::new()
+///     .principal("user-42")
+///     .revision(Revision::V2026_07_28);
+/// assert_eq!(info.principal.as_deref(), Some("user-42"));
+/// ```
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct RequestInfo {
     /// The authenticated principal (e.g. the `sub` of an access token);
     /// `None` is anonymous. Sealed state and URL flows are bound to it.
@@ -225,6 +236,53 @@ pub struct RequestInfo {
     /// Force the revision (e.g. HTTP with `MCP-Protocol-Version:
     /// 2026-07-28`); `None` lets [`Server::revision_of`] decide from the body.
     pub revision: Option<Revision>,
+    /// Who the client is when it is anonymous (HTTP: its address), so one
+    /// anonymous client's quotas (URL flows, redeemed states) are not every
+    /// anonymous client's. An authenticated client is its principal.
+    pub client: Option<String>,
+}
+
+impl RequestInfo {
+    /// Nothing known: anonymous, revision judged from the body.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The authenticated principal.
+    pub fn principal(mut self, principal: impl Into<String>) -> Self {
+        self.principal = Some(principal.into());
+        self
+    }
+
+    /// Serve the message in this revision.
+    pub fn revision(mut self, revision: Revision) -> Self {
+        self.revision = Some(revision);
+        self
+    }
+
+    /// Who an anonymous client is (e.g. its address).
+    pub fn client(mut self, client: impl Into<String>) -> Self {
+        self.client = Some(client.into());
+        self
+    }
+
+    /// The key quotas count against: the principal, else the transport's
+    /// client, else `"anonymous"`.
+    pub(crate) fn quota_key(&self) -> String {
+        match (&self.principal, &self.client) {
+            (Some(p), _) if !p.is_empty() => format!("principal:{p}"),
+            (_, Some(c)) => format!("client:{c}"),
+            _ => "anonymous".to_string(),
+        }
+    }
+}
+
+/// Who made a request: the principal state is bound to, and the key its
+/// quotas count against.
+#[derive(Debug, Clone)]
+pub(crate) struct Caller {
+    pub(crate) principal: String,
+    pub(crate) quota_key: String,
 }
 
 /// The outcome of [`Server::handle`].
@@ -261,6 +319,7 @@ pub(crate) struct ServerInner {
     pub(crate) sealer: StateSealer,
     pub(crate) nonces: Option<Arc<dyn NonceStore>>,
     pub(crate) flows: flow_port::Flows,
+    pub(crate) load: Arc<load::Load>,
 }
 
 /// An MCP server. Cheap to clone; share one between transports.
@@ -299,7 +358,11 @@ impl Server {
 
     /// A new 2025-11-25-capable connection.
     pub fn session(&self) -> Arc<Session> {
-        Arc::new(Session::new())
+        let config = &self.inner.config;
+        Arc::new(Session::new(legacy::SessionLimits {
+            requests: config.max_requests_per_session,
+            questions: config.max_questions_per_session,
+        }))
     }
 
     /// The configuration in force.
@@ -462,13 +525,15 @@ impl ServerBuilder {
                 tools: self.tools,
                 prompts: self.prompts,
                 states: self.states,
-                config: self.config,
                 sealer: self.sealer.unwrap_or_else(StateSealer::development),
                 nonces: self.nonces,
                 flows: flow_port::Flows::new(
                     self.flows
                         .unwrap_or_else(|| Arc::new(InMemoryFlowStore::new())),
+                    self.config.max_flows_per_client,
                 ),
+                load: load::Load::new(self.config.max_requests, self.config.max_questions),
+                config: self.config,
             }),
         }
     }

@@ -134,7 +134,14 @@ async fn round_trip(
     let config = &call.server.config;
     let deadline = tokio::time::Instant::now() + config.human_wait;
     session.initialized_by(deadline).await?;
-    let (id, mut rx) = session.register();
+    let _slot = call.server.load.question().ok_or_else(|| {
+        tracing::warn!("question refused: the server has its most questions waiting");
+        AskError::Busy("the server has too many questions waiting for answers".into())
+    })?;
+    let (id, mut rx) = session.register().ok_or_else(|| {
+        tracing::warn!("question refused: the session has its most questions waiting");
+        AskError::Busy("this session has too many questions waiting for answers".into())
+    })?;
     let mut guard = Outstanding {
         session,
         sink: &call.sink,
@@ -264,7 +271,12 @@ async fn ask_url(
     check(session, &InputRequest::url(String::new(), String::new()))?;
     let flows = &call.server.flows;
     let ticket = flows
-        .create(&call.principal, call.server.config.human_wait, message)
+        .create(
+            &call.principal,
+            &call.quota_key,
+            call.server.config.human_wait,
+            message,
+        )
         .await?;
     let request = InputRequest::url(message.to_string(), make_url(&ticket));
     let result = round_trip(
@@ -328,7 +340,12 @@ async fn url_required(
     let server = Arc::clone(&call.server);
     let ticket = match server
         .flows
-        .create(&call.principal, server.config.human_wait, message)
+        .create(
+            &call.principal,
+            &call.quota_key,
+            server.config.human_wait,
+            message,
+        )
         .await
     {
         Ok(t) => t,

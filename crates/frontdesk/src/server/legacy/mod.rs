@@ -5,8 +5,8 @@
 mod elicit;
 mod session;
 
-pub(crate) use session::ClientReply;
 pub use session::Session;
+pub(crate) use session::{ClientReply, SessionLimits};
 
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ use super::call::Call;
 use super::error::{AskError, RpcError, ToolError};
 use super::invoke::{Outcome, Target, invoke, to_object};
 use super::requests::{self, Reply};
-use super::{OutboundSink, ServerInner};
+use super::{Caller, OutboundSink, ServerInner};
 
 /// Serve one 2025-11-25 request.
 pub(crate) async fn serve(
@@ -30,7 +30,7 @@ pub(crate) async fn serve(
     session: Option<&Arc<Session>>,
     request: &JsonRpcRequest,
     sink: &OutboundSink,
-    principal: String,
+    caller: Caller,
 ) -> Reply {
     let method = request.method.as_str();
     if method == method::PING {
@@ -54,7 +54,7 @@ pub(crate) async fn serve(
         method::TOOLS_CALL => {
             let p: frontdesk_wire::CallToolRequestParams = requests::params(request)?;
             let tool = requests::find_tool(server, &p.name)?;
-            let call = call(server, session, sink, principal, p.meta.as_ref());
+            let call = call(server, session, sink, caller, p.meta.as_ref());
             let outcome = invoke(&call, Target::Tool(tool), p.arguments.unwrap_or_default()).await;
             finish(Target::Tool(tool), outcome, &session.client_capabilities())
         }
@@ -64,7 +64,7 @@ pub(crate) async fn serve(
         method::PROMPTS_GET if !server.prompts.is_empty() => {
             let p: frontdesk_wire::GetPromptRequestParams = requests::params(request)?;
             let prompt = requests::find_prompt(server, &p.name)?;
-            let call = call(server, session, sink, principal, p.meta.as_ref());
+            let call = call(server, session, sink, caller, p.meta.as_ref());
             let outcome = invoke(
                 &call,
                 Target::Prompt(prompt),
@@ -118,12 +118,12 @@ fn call(
     server: &Arc<ServerInner>,
     session: &Arc<Session>,
     sink: &OutboundSink,
-    principal: String,
+    caller: Caller,
     meta: Option<&Meta>,
 ) -> Arc<Call> {
     Arc::new(Call::new(
         Arc::clone(server),
-        principal,
+        caller,
         sink.clone(),
         meta.and_then(|m| m.progress_token()).and_then(Result::ok),
         session.log_level(),
@@ -182,6 +182,7 @@ fn finish(target: Target<'_>, outcome: Outcome, caps: &Value) -> Reply {
                 failed(format!("The client's answer was malformed: {reason}"))
             }
             AskError::InvalidAnswer(e) => failed(format!("The answer did not fit the form: {e}")),
+            AskError::Busy(why) => failed(format!("The question could not be asked now: {why}.")),
             AskError::Internal(_) => {
                 tracing::error!(error = %e, "handler failed");
                 Err(RpcError::internal("Internal error"))

@@ -43,6 +43,7 @@ struct Negotiated {
 /// register here so they can be cancelled.
 pub struct Session {
     id: String,
+    limits: SessionLimits,
     negotiated: Mutex<Negotiated>,
     next_id: AtomicU64,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientReply>>>,
@@ -62,13 +63,23 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// How much one session may have going at once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SessionLimits {
+    /// Requests of the client in flight.
+    pub(crate) requests: usize,
+    /// Our questions waiting for the client's answer.
+    pub(crate) questions: usize,
+}
+
 impl Session {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(limits: SessionLimits) -> Self {
         let mut b = [0u8; 16];
         rand::fill(&mut b[..]);
         let (tx, rx) = mpsc::unbounded_channel();
         Self {
             id: b.iter().map(|x| format!("{x:02x}")).collect(),
+            limits,
             negotiated: Mutex::new(Negotiated::default()),
             next_id: AtomicU64::new(0),
             pending: Mutex::new(HashMap::new()),
@@ -172,12 +183,20 @@ impl Session {
     }
 
     /// Register an inbound request so `notifications/cancelled` can stop it.
-    pub(crate) fn begin_request(&self, id: &RequestId) -> CancellationToken {
+    /// `None` when the session already has its most requests in flight.
+    pub(crate) fn begin_request(&self, id: &RequestId) -> Option<CancellationToken> {
         let token = self.closed.child_token();
-        if let Ok(mut map) = self.inflight.lock() {
-            map.insert(id.clone(), token.clone());
+        let mut map = self.inflight.lock().ok()?;
+        if map.len() >= self.limits.requests {
+            return None;
         }
-        token
+        map.insert(id.clone(), token.clone());
+        Some(token)
+    }
+
+    /// How many of the client's requests are in flight.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.inflight.lock().map(|m| m.len()).unwrap_or(0)
     }
 
     pub(crate) fn end_request(&self, id: &RequestId) {
@@ -212,14 +231,18 @@ impl Session {
         self.pending.lock().is_ok_and(|m| m.contains_key(id))
     }
 
-    pub(crate) fn register(&self) -> (RequestId, oneshot::Receiver<ClientReply>) {
+    /// A new outstanding request of ours; `None` when the session already
+    /// has its most questions waiting.
+    pub(crate) fn register(&self) -> Option<(RequestId, oneshot::Receiver<ClientReply>)> {
+        let mut m = self.pending.lock().ok()?;
+        if m.len() >= self.limits.questions {
+            return None;
+        }
         let n = self.next_id.fetch_add(1, Ordering::SeqCst) + 1;
         let id = RequestId::from(format!("fd-{n}"));
         let (tx, rx) = oneshot::channel();
-        if let Ok(mut m) = self.pending.lock() {
-            m.insert(id.clone(), tx);
-        }
-        (id, rx)
+        m.insert(id.clone(), tx);
+        Some((id, rx))
     }
 
     pub(crate) fn forget(&self, id: &RequestId) {

@@ -21,7 +21,7 @@ use super::call::Call;
 use super::error::{AskError, RpcError, ToolError};
 use super::invoke::{Outcome, Target, invoke, to_object};
 use super::requests::{self, Reply};
-use super::{OutboundSink, ServerInner};
+use super::{Caller, OutboundSink, ServerInner};
 use round::Round;
 
 /// Serve one 2026-07-28 request.
@@ -29,7 +29,7 @@ pub(crate) async fn serve(
     server: &Arc<ServerInner>,
     request: &JsonRpcRequest,
     sink: &OutboundSink,
-    principal: String,
+    caller: Caller,
 ) -> Reply {
     let method = request.method.as_str();
     let meta = {
@@ -71,16 +71,7 @@ pub(crate) async fn serve(
             let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
             let tool = requests::find_tool(server, &p.name)?;
             let args = p.arguments.unwrap_or_default();
-            run(
-                server,
-                Target::Tool(tool),
-                args,
-                retry,
-                sink,
-                principal,
-                meta,
-            )
-            .await
+            run(server, Target::Tool(tool), args, retry, sink, caller, meta).await
         }
         method::PROMPTS_GET if !server.prompts.is_empty() => {
             let (p, retry) = retry_params::<GetPromptRequestParams>(request)?;
@@ -92,7 +83,7 @@ pub(crate) async fn serve(
                 args,
                 retry,
                 sink,
-                principal,
+                caller,
                 meta,
             )
             .await
@@ -144,11 +135,16 @@ async fn run(
     args: Map<String, Value>,
     retry: Retry,
     sink: &OutboundSink,
-    principal: String,
+    caller: Caller,
     meta: meta::RequestMeta,
 ) -> Reply {
     let args_value = Value::Object(args);
-    let binding = state::binding(&principal, target.method(), target.name(), &args_value);
+    let binding = state::binding(
+        &caller.principal,
+        target.method(),
+        target.name(),
+        &args_value,
+    );
     let prior = match &retry.state {
         None => None,
         Some(token) => Some(state::open(server, token, &binding).await?),
@@ -156,7 +152,7 @@ async fn run(
     let round = Arc::new(Round::new(meta.capabilities, retry.responses, prior));
     let call = Arc::new(Call::new(
         Arc::clone(server),
-        principal,
+        caller,
         sink.clone(),
         meta.progress_token,
         meta.log_level,
@@ -212,6 +208,9 @@ fn finish(
         }
         ToolError::Ask(AskError::TimedOut) => {
             failed("No answer arrived in the time allowed.".into())
+        }
+        ToolError::Ask(AskError::Busy(why)) => {
+            failed(format!("The question could not be asked now: {why}."))
         }
         ToolError::Ask(
             e @ (AskError::Disconnected | AskError::ClientError { .. } | AskError::Internal(_)),

@@ -193,7 +193,12 @@ impl Round {
         let flows = &call.server.flows;
         let Some(flow) = known else {
             let ticket = flows
-                .create(&call.principal, call.server.config.state_ttl, message)
+                .create(
+                    &call.principal,
+                    &call.quota_key,
+                    call.server.config.url_flow_ttl,
+                    message,
+                )
                 .await?;
             let url = make_url(&ticket);
             self.with_record(|r| {

@@ -394,14 +394,8 @@ async fn tampered_replayed_and_wrong_request_state() {
 async fn state_is_bound_to_the_principal() {
     let server = builder().state_sealer(StateSealer::development()).build();
     let (sink, _rx) = frontdesk::server::OutboundSink::channel();
-    let alice = frontdesk::server::RequestInfo {
-        principal: Some("alice".into()),
-        revision: None,
-    };
-    let mallory = frontdesk::server::RequestInfo {
-        principal: Some("mallory".into()),
-        revision: None,
-    };
+    let alice = frontdesk::server::RequestInfo::new().principal("alice");
+    let mallory = frontdesk::server::RequestInfo::new().principal("mallory");
     let tool = "test_input_required_result_request_state";
     let msg = |params: Value| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     let h = server

@@ -177,10 +177,7 @@ async fn demo_signin_page_completes_the_flow() {
 async fn connect_token_is_single_use_and_bound_to_the_principal() {
     let server = builder().build();
     let (sink, _rx) = frontdesk::server::OutboundSink::channel();
-    let info = frontdesk::server::RequestInfo {
-        principal: Some("alice".into()),
-        revision: None,
-    };
+    let info = frontdesk::server::RequestInfo::new().principal("alice");
     let caps = json!({"elicitation": {"url": {}}});
     let h = server
         .handle(

@@ -1,0 +1,119 @@
+//! The accept loop: every connection is counted against
+//! [`HttpOptions::max_connections`](super::HttpOptions::max_connections) and
+//! served by hyper's HTTP/1.1 with a header-read timer, so a client that
+//! connects and says nothing, sends its headers one byte at a time, or keeps
+//! an idle keep-alive connection open is closed after
+//! [`header_read_timeout`](super::HttpOptions::header_read_timeout). Over the
+//! cap, a connection is answered `503` at once and closed.
+//!
+//! Each request carries the peer's address ([`PeerAddr`]), which anonymous
+//! clients are told apart by (quotas, fairness).
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::Request;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
+
+/// The address a request came from, as a request extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddr(pub SocketAddr);
+
+/// What the loop needs from the options.
+pub(crate) struct Limits {
+    pub(crate) max_connections: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) shutdown_grace: Duration,
+}
+
+/// Serve `app` on `listener` until `signal`, then stop accepting, let open
+/// connections finish for up to the grace time, and return.
+pub(crate) async fn run<F>(
+    listener: TcpListener,
+    app: Router,
+    limits: Limits,
+    signal: F,
+    on_signal: impl FnOnce(),
+) -> std::io::Result<()>
+where
+    F: Future<Output = ()> + Send,
+{
+    let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(signal);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: pause instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut signal => break,
+        };
+        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+            tracing::warn!(%peer, limit = limits.max_connections, "connection refused: too many open connections");
+            tokio::spawn(refuse(stream));
+            continue;
+        };
+        let app = app.clone();
+        let service = tower::service_fn(move |mut request: Request<Incoming>| {
+            request.extensions_mut().insert(PeerAddr(peer));
+            let app = app.clone();
+            async move {
+                let response = app.oneshot(request.map(Body::new)).await;
+                Ok::<_, Infallible>(match response {
+                    Ok(r) => r,
+                    Err(never) => match never {},
+                })
+            }
+        });
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(limits.header_read_timeout)
+            .keep_alive(true);
+        let connection =
+            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+        let watched = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(e) = watched.await {
+                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    on_signal();
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => tracing::debug!("every connection finished"),
+        () = tokio::time::sleep(limits.shutdown_grace) => {
+            tracing::info!("connections still open after the grace time; stopping anyway");
+        }
+    }
+    Ok(())
+}
+
+/// Tell a connection over the cap to come back later, and close it.
+async fn refuse(mut stream: TcpStream) {
+    let response = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let _ = stream.write_all(response).await;
+        let _ = stream.shutdown().await;
+    })
+    .await;
+}

@@ -1,0 +1,105 @@
+//! The server's load: requests in flight and 2025-11-25 questions waiting
+//! for an answer, counted against [`ServerConfig`](super::ServerConfig)
+//! bounds. A slot is held while the work runs and given back when it ends,
+//! however it ends.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Counters shared by every session and request of one server.
+#[derive(Debug)]
+pub(crate) struct Load {
+    requests: AtomicUsize,
+    pending: AtomicUsize,
+    max_requests: usize,
+    max_pending: usize,
+}
+
+/// A place taken in one of the counters; given back on drop.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    load: Arc<Load>,
+    pending: bool,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let counter = if self.pending {
+            &self.load.pending
+        } else {
+            &self.load.requests
+        };
+        counter.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Load {
+    pub(crate) fn new(max_requests: usize, max_pending: usize) -> Arc<Self> {
+        Arc::new(Self {
+            requests: AtomicUsize::new(0),
+            pending: AtomicUsize::new(0),
+            max_requests: max_requests.max(1),
+            max_pending: max_pending.max(1),
+        })
+    }
+
+    fn take(self: &Arc<Self>, pending: bool) -> Option<Slot> {
+        let (counter, max) = if pending {
+            (&self.pending, self.max_pending)
+        } else {
+            (&self.requests, self.max_requests)
+        };
+        counter
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Slot {
+                load: Arc::clone(self),
+                pending,
+            })
+    }
+
+    /// A place for one request in flight, if the server has one.
+    pub(crate) fn request(self: &Arc<Self>) -> Option<Slot> {
+        self.take(false)
+    }
+
+    /// A place for one question waiting on a client, if the server has one.
+    pub(crate) fn question(self: &Arc<Self>) -> Option<Slot> {
+        self.take(true)
+    }
+
+    /// Requests in flight now.
+    #[cfg(test)]
+    pub(crate) fn requests(&self) -> usize {
+        self.requests.load(Ordering::Acquire)
+    }
+
+    /// Questions waiting now.
+    #[cfg(test)]
+    pub(crate) fn questions(&self) -> usize {
+        self.pending.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_bounded_and_given_back() {
+        let load = Load::new(2, 1);
+        let a = load.request();
+        let b = load.request();
+        assert!(a.is_some() && b.is_some());
+        assert!(load.request().is_none(), "full");
+        drop(a);
+        assert!(load.request().is_some(), "a place came back");
+        let q = load.question();
+        assert!(q.is_some() && load.question().is_none());
+        drop(q);
+        assert_eq!(load.questions(), 0);
+        assert_eq!(load.requests(), 1);
+    }
+}
