@@ -43,6 +43,8 @@ pub struct ConnectArgs {
     /// Print every JSON-RPC message to stderr.
     #[arg(long)]
     show_wire: bool,
+    #[command(flatten)]
+    web: crate::web::WebFlags,
     /// The command that starts a stdio server (after `--`).
     #[arg(last = true, value_name = "SERVER COMMAND")]
     command: Vec<String>,
@@ -61,6 +63,10 @@ pub fn run(args: &ConnectArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.web.web {
+        let answers = args.answers.is_some();
+        return crate::web::connect(&args.web, &target, args.protocol, args.show_wire, answers);
+    }
     if !terminal_available() {
         eprintln!(
             "frontdesk connect: is interactive and needs a terminal (none here); use `frontdesk call` in scripts."

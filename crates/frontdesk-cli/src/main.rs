@@ -13,6 +13,7 @@ mod hosting;
 mod lab;
 mod run;
 mod serve;
+mod web;
 
 /// MCP elicitation, done completely: forms and URL flows in your terminal.
 #[derive(Debug, Parser)]
