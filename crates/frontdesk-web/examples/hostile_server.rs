@@ -3,6 +3,10 @@
 //! descriptions, option titles, a default, the URL, the result) carries HTML and
 //! script. A host that shows any of it as markup, or runs any of it, fails.
 //!
+//! Its third tool, `every_field`, is plain: one form with every kind of field of
+//! the subset, whose answer it echoes, so a test sees each control and what the
+//! server received.
+//!
 //! ```sh
 //! cargo run -p frontdesk-web --example hostile_server   # speaks MCP on stdin/stdout
 //! frontdesk connect --web -- target/debug/examples/hostile_server
@@ -65,6 +69,48 @@ async fn ask_link(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
     }))
 }
 
+fn every_kind() -> Result<FormSchema, ToolError> {
+    FormSchema::builder()
+        .string("name", |f| {
+            f.title("Name").min_length(2).max_length(40).required()
+        })
+        .string("email", |f| f.title("Email").email().required())
+        .string("site", |f| f.title("Website").uri())
+        .string("birthday", |f| f.title("Birthday").date())
+        .string("meeting", |f| f.title("Meeting").date_time())
+        .integer("seats", |f| f.title("Seats").range(1, 4).default(2))
+        .number("budget", |f| f.title("Budget").minimum(0.5).maximum(99.5))
+        .boolean("newsletter", |f| f.title("Newsletter").default(false))
+        .boolean("call_me", |f| f.title("Call me"))
+        .select("plan", |f| {
+            f.title("Plan")
+                .option("basic", "Basic plan")
+                .option("pro", "Pro plan")
+                .required()
+        })
+        .multi_select("toppings", |f| {
+            f.title("Toppings")
+                .option("ham", "Ham")
+                .option("olives", "Olives")
+                .option("basil", "Basil")
+                .min_items(1)
+                .max_items(2)
+        })
+        .build()
+        .map_err(|e| ToolError::execution(e.to_string()))
+}
+
+async fn every_field(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
+    let form = every_kind()?;
+    Ok(match cx.ask("Every kind of field", &form).await? {
+        Answer::Accepted(content) => {
+            ToolOutput::text(format!("received {}", serde_json::Value::Object(content)))
+        }
+        Answer::Declined => ToolOutput::text("received decline"),
+        Answer::Cancelled => ToolOutput::text("received cancel"),
+    })
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     let server = Server::builder(
@@ -80,6 +126,11 @@ async fn main() -> std::io::Result<()> {
         "ask_link",
         format!("Asks to open a link {SCRIPT}"),
         ask_link,
+    ))
+    .tool(ToolDef::new(
+        "every_field",
+        "Asks a form with every kind of field",
+        every_field,
     ))
     .build();
     frontdesk::server::stdio::serve_stdio(server).await

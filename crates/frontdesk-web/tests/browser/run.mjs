@@ -3,11 +3,12 @@
 // which passes the settings (see harness.mjs); FRONTDESK_SCENARIOS=name,name
 // runs only those. Prints one line per scenario and `N passed, N failed`.
 
+import { everyField } from './fields.mjs';
 import { hostile, protections } from './hostile.mjs';
 import { bookReturn, cancel, consent, decline, keyboard, queue } from './lab.mjs';
 import { launchBrowser, settings } from './harness.mjs';
 
-const SCENARIOS = { bookReturn, decline, cancel, consent, queue, keyboard, hostile, protections };
+const SCENARIOS = { bookReturn, decline, cancel, consent, queue, keyboard, everyField, hostile, protections };
 const REVISIONS = ['2025-11-25', '2026-07-28'];
 
 const only = settings.only.split(',').map((s) => s.trim()).filter(Boolean);

@@ -1,6 +1,7 @@
 //! The browser scenarios (`tests/browser/*.mjs`) in Debian's Chromium, driven by
 //! playwright-core, against the real binary: `frontdesk lab --web --no-open` and
-//! `frontdesk connect --web --no-open -- hostile_server`, on both revisions.
+//! `frontdesk connect --web --no-open -- hostile_server` (its hostile texts, and
+//! its form with every kind of field), on both revisions.
 //!
 //! Needs Chromium (`/usr/bin/chromium`, or `$CHROMIUM`), `node`, and
 //! playwright-core in `target/browser-tests` (`scripts/browser-tests.sh install`).
@@ -30,7 +31,9 @@ fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-fn newest_source(root: &Path) -> SystemTime {
+/// The newest modification time among the crates' `src` (and, with `examples`,
+/// `examples`) files and manifests.
+fn newest_source(root: &Path, examples: bool) -> SystemTime {
     fn walk(dir: &Path, newest: &mut SystemTime) {
         let Ok(entries) = fs::read_dir(dir) else {
             return;
@@ -51,7 +54,9 @@ fn newest_source(root: &Path) -> SystemTime {
     {
         let dir = crate_dir.path();
         walk(&dir.join("src"), &mut newest);
-        walk(&dir.join("examples"), &mut newest);
+        if examples {
+            walk(&dir.join("examples"), &mut newest);
+        }
         if let Ok(m) = fs::metadata(dir.join("Cargo.toml")).and_then(|m| m.modified()) {
             newest = newest.max(m);
         }
@@ -64,7 +69,8 @@ fn newest_source(root: &Path) -> SystemTime {
 /// frontdesk-web` has not).
 fn fresh(binary: PathBuf, args: &[&str]) -> PathBuf {
     let built = fs::metadata(&binary).and_then(|m| m.modified()).ok();
-    if built.is_some_and(|b| b >= newest_source(&repo())) {
+    let example = args.contains(&"--example");
+    if built.is_some_and(|b| b >= newest_source(&repo(), example)) {
         return binary;
     }
     let profile = profile_dir();
