@@ -13,8 +13,9 @@
 # The tests themselves are crates/frontdesk-web/tests/browser/*.mjs, run by the
 # Rust test crates/frontdesk-web/tests/it/browser.rs.
 #
-# Environment (optional): BROWSER_TESTS_DIR (default <repo>/target/browser-tests),
-# CHROMIUM (default /usr/bin/chromium).
+# Environment (optional): BROWSER_TESTS_DIR (default <repo>/target/browser-tests; the
+# Rust test looks in <its target dir>/browser-tests unless it is set), CHROMIUM
+# (default /usr/bin/chromium).
 set -euo pipefail
 
 PLAYWRIGHT_VERSION="1.64.1"
