@@ -181,3 +181,58 @@ pub(crate) fn consent(
     }
     out.push_str("</form>");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::QuestionKind;
+    use frontdesk::client::ElicitationOrigin;
+    use frontdesk_host::terminal::Header;
+    use frontdesk_url::{UrlPolicy, review};
+    use frontdesk_wire::Implementation;
+
+    fn render(url: &str) -> String {
+        let origin = ElicitationOrigin {
+            server: Implementation::new("shop", "1.0"),
+            request: Some("tools/call sign_in".into()),
+            key: "k".into(),
+        };
+        let reviewed = review(url, &UrlPolicy::default());
+        let (tx, _rx) = tokio::sync::oneshot::channel();
+        let kind = QuestionKind::Url {
+            review: reviewed.clone(),
+            opened: false,
+        };
+        let q = Question::new(Header::new(&origin, "Sign in", 0), kind, None, tx);
+        let mut out = String::new();
+        consent(&mut out, &q, &reviewed, false, 0);
+        out
+    }
+
+    #[test]
+    fn the_registrable_domain_is_highlighted_and_the_choices_have_no_default() {
+        let html = render("https://login.example.com/connect?flow=1");
+        assert!(
+            html.contains("https://login.<mark>example.com</mark>/connect?flow=1"),
+            "{html}"
+        );
+        assert!(html.contains("<strong id=\"link-domain\">example.com</strong>"));
+        assert!(html.contains("data-open=\"https://login.example.com/connect?flow=1\""));
+        assert!(!html.contains("primary"), "no choice is the default");
+        assert!(!html.contains("autofocus"));
+        assert!(!html.contains("<a "), "the URL is never a link");
+    }
+
+    #[test]
+    fn a_lookalike_is_refused_with_its_finding_and_never_offered() {
+        let html = render("https://аррӏе.com/login");
+        assert!(html.contains("This link is refused and will not be opened."));
+        assert!(html.contains("class=\"sev-refusal\""), "{html}");
+        assert!(
+            html.contains("Reads as"),
+            "the Unicode reading is shown: {html}"
+        );
+        assert!(!html.contains("data-open"));
+        assert!(!html.contains("value=\"open\""));
+    }
+}

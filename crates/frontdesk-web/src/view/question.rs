@@ -474,3 +474,70 @@ pub(crate) fn review(
     );
     out.push_str("</form>");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{FormStage, QuestionKind};
+    use frontdesk::client::ElicitationOrigin;
+    use frontdesk_form::FormSchema;
+    use frontdesk_host::terminal::Header;
+    use frontdesk_wire::Implementation;
+    use serde_json::json;
+
+    fn render(schema: Value) -> String {
+        let parsed = FormSchema::parse(&schema).expect("an object");
+        let draft = Draft::from_values(&parsed.schema, &parsed.schema.prefill());
+        let origin = ElicitationOrigin {
+            server: Implementation::new("shop", "1.0"),
+            request: None,
+            key: "k".into(),
+        };
+        let (tx, _rx) = tokio::sync::oneshot::channel();
+        let kind = QuestionKind::Form {
+            form: parsed.clone(),
+            draft: draft.clone(),
+            stage: FormStage::Editing,
+        };
+        let q = Question::new(Header::new(&origin, "Hello", 2), kind, None, tx);
+        let mut out = String::new();
+        form(&mut out, &q, &parsed, &draft, 2);
+        out
+    }
+
+    #[test]
+    fn labels_are_exactly_the_titles_and_required_is_told_apart() {
+        let html = render(
+            json!({"type": "object", "required": ["email"], "properties": {
+            "email": {"type": "string", "format": "email", "title": "Contact email"},
+            "n": {"type": "integer", "minimum": 1, "maximum": 3, "default": 1}}}),
+        );
+        assert!(html.contains(
+            "<label for=\"f0\">Contact email</label> <span class=\"req\" aria-hidden=\"true\">*</span>"
+        ));
+        assert!(html.contains("type=\"email\" id=\"f0\""), "{html}");
+        assert!(html.contains("aria-required=\"true\""));
+        assert!(
+            html.contains("<label for=\"f1\">N</label></div>"),
+            "a key made readable: {html}"
+        );
+        assert!(html.contains("min=\"1\" max=\"3\" step=\"1\""));
+        assert!(
+            html.contains("value=\"review\" class=\"primary\" disabled"),
+            "the empty email blocks Review"
+        );
+        assert!(html.contains("2 more questions waiting"));
+    }
+
+    #[test]
+    fn a_required_field_that_cannot_be_shown_leaves_only_decline_and_cancel() {
+        let html = render(
+            json!({"type": "object", "required": ["where"], "properties": {
+            "where": {"type": "object", "properties": {}}}}),
+        );
+        assert!(html.contains("cannot be shown here"), "{html}");
+        assert!(html.contains("a required field is not supported"));
+        assert!(!html.contains("value=\"review\""));
+        assert!(html.contains("value=\"decline\"") && html.contains("value=\"cancel\""));
+    }
+}
