@@ -64,6 +64,8 @@ pub struct ConnectArgs {
     /// Print every JSON-RPC message to stderr.
     #[arg(long)]
     show_wire: bool,
+    #[command(flatten)]
+    web: crate::web::WebFlags,
     /// The command that starts a stdio server (after `--`).
     #[arg(last = true, value_name = "SERVER COMMAND")]
     command: Vec<String>,
@@ -89,6 +91,17 @@ pub fn run(args: &ConnectArgs) -> ExitCode {
             return exit::code(exit::CANNOT_START);
         }
     };
+    if args.web.web {
+        let answers = args.answers.is_some();
+        return crate::web::connect(
+            &args.web,
+            &target,
+            args.protocol,
+            args.show_wire,
+            answers,
+            timeout(args.timeout),
+        );
+    }
     if !terminal_available() {
         output::error(
             "connect",

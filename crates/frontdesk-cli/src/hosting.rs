@@ -157,6 +157,18 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// The client alone, for hosts that keep it (the web host): a spawned
+    /// server process is kept until it exits (closing the client closes its
+    /// stdin, which ends it).
+    pub fn detach(self) -> Client {
+        if let Some(mut process) = self.process {
+            tokio::spawn(async move {
+                let _ = process.wait().await;
+            });
+        }
+        self.client
+    }
+
     /// Close the client, then let the server process end.
     pub async fn close(self) {
         self.client.close().await;

@@ -60,10 +60,15 @@ pub struct LabArgs {
     /// Print every JSON-RPC message to stderr.
     #[arg(long)]
     show_wire: bool,
+    #[command(flatten)]
+    web: crate::web::WebFlags,
 }
 
 /// Run `frontdesk lab`.
 pub fn run(args: &LabArgs) -> ExitCode {
+    if args.web.web {
+        return crate::web::lab(&args.web, args.protocol, args.transport, args.show_wire);
+    }
     if !terminal_available() {
         output::error(
             "lab",

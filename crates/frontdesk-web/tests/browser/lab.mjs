@@ -1,0 +1,242 @@
+// Scenarios against `frontdesk lab --web --no-open --protocol REV`, driven as a
+// person would: by role and label, with the mouse or with the keyboard alone.
+
+import { check, screenshotPath, shown, startHost, tabTo, until } from './harness.mjs';
+
+const button = (page, name) => page.getByRole('button', { name, exact: true });
+const field = (page, role, name) => page.getByRole(role, { name, exact: true });
+const formHeading = (page) => page.getByRole('heading', { name: /asks you to fill in a form$/ });
+const linkHeading = (page) => page.getByRole('heading', { name: /asks you to open a link$/ });
+const newestCall = (page) => page.locator('article.call').first();
+const question = (page) => page.locator('#question');
+
+// Start the lab, open its page (checking its CSP), run `steps` on it, and fail
+// on script errors, CSP violations or failed requests. On failure the page is
+// saved as a screenshot and its text printed, to see what the person saw.
+async function withLab(browser, revision, name, steps) {
+  const host = await startHost(['lab', '--web', '--no-open', '--protocol', revision]);
+  const page = await browser.context.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`script error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} for ${r.request().method()} ${r.url()}`);
+  });
+  try {
+    const response = await page.goto(host.url);
+    const csp = response.headers()['content-security-policy'] || '';
+    check(csp.includes("script-src 'self'") && csp.includes("default-src 'none'"), `a strict CSP, got: ${csp}`);
+    await shown(page.getByText(`protocol ${revision}`), `the connection on ${revision}`);
+    await steps(page);
+  } catch (error) {
+    await page.screenshot({ path: screenshotPath(`failed-${name}-${revision}`), fullPage: true }).catch(() => {});
+    const text = await page.locator('#question').innerText().catch(() => '(no page)');
+    throw new Error(`${error.message}\n  the question on screen:\n    ${text.replaceAll('\n', '\n    ')}\n  the host said:\n${host.log()}`);
+  } finally {
+    await page.close();
+    await host.stop();
+  }
+  check(problems.length === 0, `the page reported problems:\n${problems.join('\n')}`);
+}
+
+async function fillReturn(page, email) {
+  await field(page, 'combobox', 'Reason').selectOption({ label: 'It arrived damaged' });
+  await field(page, 'textbox', 'Pickup date').fill('2026-12-24');
+  await field(page, 'textbox', 'Contact email').fill(email);
+}
+
+// Accept the confirmation question that follows the return form.
+async function confirmPickup(page) {
+  await shown(question(page).getByText('Book a pickup of 1 box(es) on 2026-12-24 for order A-1001?'), 'the confirmation question');
+  check(await field(page, 'checkbox', 'Book this pickup').isChecked(), 'the confirmation starts ticked (its default)');
+  await button(page, 'Review').click();
+  await shown(page.getByRole('heading', { name: 'Review your answer before it is sent' }), 'the confirmation review');
+  await button(page, 'Accept').click();
+}
+
+const BOOKED =
+  'Return booked for order A-1001: 1 box(es) collected on 2026-12-24 (It arrived damaged); the label goes to ann@example.com.';
+
+export async function bookReturn(browser, revision) {
+  return withLab(browser, revision, 'bookReturn', async (page) => {
+    await button(page, 'Call book_return').click();
+    await shown(formHeading(page), 'the return form');
+    check((await formHeading(page).textContent()).startsWith('brightgrid 0.1.0'), 'the heading names the server and version');
+    check(await question(page).getByText('For the call tools/call book_return').isVisible(), 'the form names its call');
+    check((await page.locator('#q-message').textContent()) === 'Tell us about the return of order A-1001', 'the message is shown');
+    const review = button(page, 'Review');
+    check(await review.isDisabled(), 'Review is disabled while required fields are empty');
+    check(await button(page, 'Decline').isVisible() && await button(page, 'Cancel').isVisible(), 'Decline and Cancel are shown');
+    check((await field(page, 'spinbutton', 'Number of boxes').inputValue()) === '1', 'the default number of boxes is filled in');
+    check(await field(page, 'textbox', 'Notes').isVisible(), 'Notes is a labelled text box');
+    check(await question(page).getByText('a whole number from 1 to 3').isVisible(), 'the range is shown');
+
+    await fillReturn(page, 'ann@');
+    const message = question(page).getByText('Contact email must be an email address like name@example.com');
+    await shown(message, 'the form model’s message for the wrong email');
+    check(await review.isDisabled(), 'Review stays disabled while the email is wrong');
+    const email = field(page, 'textbox', 'Contact email');
+    check((await email.getAttribute('aria-invalid')) === 'true', 'the email field is marked invalid');
+    await page.locator('#question').screenshot({ path: screenshotPath(`${revision}-form`) });
+
+    await email.fill('ann@example.com');
+    await until('the email message to go', async () => !(await message.isVisible()));
+    await until('Review to be enabled', () => review.isEnabled());
+    await review.click();
+    await shown(page.getByRole('heading', { name: 'Review your answer before it is sent' }), 'the review step');
+    const answer = await page.locator('dl.review').textContent();
+    for (const text of ['It arrived damaged', '2026-12-24', 'ann@example.com', '(no answer)']) {
+      check(answer.includes(text), `the review shows ${text}: ${answer}`);
+    }
+    await page.locator('#question').screenshot({ path: screenshotPath(`${revision}-review`) });
+    await button(page, 'Accept').click();
+
+    await confirmPickup(page);
+    const call = newestCall(page);
+    await shown(call.locator('.result-text').getByText(BOOKED), 'the booked result');
+    await call.getByText('Result as JSON').click();
+    const json = await call.locator('details.json pre').textContent();
+    check(json.includes('"status": "booked"') && json.includes('"contactEmail": "ann@example.com"'), `the result's JSON: ${json}`);
+
+    const explanation =
+      revision === '2025-11-25'
+        ? 'The server sent 2 elicitation/create requests (mode form)'
+        : 'tools/call book_return was sent 3 times; no request ever came from the server.';
+    await shown(call.getByText(explanation, { exact: false }), 'the lab’s explanation of the wire');
+    const timeline = await call.locator('.timeline').textContent();
+    check(timeline.includes(revision === '2025-11-25' ? 'elicitation/create (form)' : 'input_required (return)'), `the timeline: ${timeline}`);
+    check(timeline.includes('"ann@example.com"'), 'the answer that travelled is in the timeline');
+    await call.locator('.timeline summary').first().click();
+    await shown(call.locator('.timeline pre').first(), 'a message pretty-printed on demand');
+    await call.screenshot({ path: screenshotPath(`${revision}-wire`) });
+  });
+}
+
+async function answerWith(browser, revision, choice, expected) {
+  return withLab(browser, revision, 'answer', async (page) => {
+    await button(page, 'Call book_return').click();
+    await shown(formHeading(page), 'the return form');
+    await button(page, choice).click();
+    const call = newestCall(page);
+    await shown(call.locator('.result-text').getByText(expected), `the result after ${choice}`);
+    const timeline = await call.locator('.timeline').textContent();
+    const action = choice === 'Decline' ? 'decline' : 'cancel';
+    check(timeline.includes(`"action": "${action}"`), `the server was told ${action}: ${timeline}`);
+  });
+}
+
+export const decline = (browser, revision) =>
+  answerWith(browser, revision, 'Decline', 'No return was booked: the person declined.');
+
+export const cancel = (browser, revision) =>
+  answerWith(browser, revision, 'Cancel', 'No return was booked: the question was dismissed.');
+
+export async function consent(browser, revision) {
+  return withLab(browser, revision, 'consent', async (page) => {
+    await button(page, 'Call connect_store_account').click();
+    await shown(linkHeading(page), 'the consent screen');
+    check((await page.locator('#q-message').textContent()) === 'Sign in to your Brightgrid store account to connect it.', 'the message');
+    const url = await page.locator('#link-url').textContent();
+    check(/^http:\/\/127\.0\.0\.1:\d+\/signin\?token=/.test(url), `the full URL is shown: ${url}`);
+    check((await page.locator('#link-url mark').textContent()) === '127.0.0.1', 'the host is highlighted');
+    check((await page.locator('#link-domain').textContent()) === '127.0.0.1', 'the address to check is named');
+    check((await page.locator('a').count()) === 0, 'the URL is not a link');
+    const findings = page.locator('ul.findings li');
+    check((await findings.count()) >= 1, 'the review’s findings are listed');
+    const all = await findings.allTextContents();
+    check(all.some((f) => f.startsWith('Warning')), `a warning is shown with its severity: ${all.join(' | ')}`);
+    const focused = await page.evaluate(() => document.activeElement.tagName);
+    check(focused !== 'BUTTON', 'no choice has the focus by default');
+    for (const name of ['Open link', 'Decline', 'Cancel']) {
+      const b = button(page, name);
+      check(await b.isVisible(), `${name} is offered`);
+      check(!((await b.getAttribute('class')) || '').includes('primary'), `${name} is not the default`);
+    }
+    await page.locator('#question').screenshot({ path: screenshotPath(`${revision}-consent`) });
+
+    const opened = browser.context.waitForEvent('page');
+    await button(page, 'Open link').click();
+    const tab = await opened;
+    await tab.waitForLoadState();
+    check(tab.url() === url, `the new tab opened exactly the reviewed URL: ${tab.url()}`);
+    check(await tab.evaluate(() => window.opener === null), 'the new tab cannot reach the host page');
+    await tab.getByLabel('Email').fill('lab@example.com');
+    await tab.getByLabel('Password').fill('lab');
+    await tab.getByRole('button', { name: 'Sign in and connect' }).click();
+    await shown(tab.getByRole('heading', { name: 'Connected' }), 'the demo sign-in page’s confirmation');
+    await tab.close();
+
+    await shown(question(page).getByText('Opened in a new tab. Finish there, then come back here.'), 'the wait for the person');
+    await button(page, 'Done, continue').click();
+    await shown(newestCall(page).locator('.result-text').getByText('Your store account is connected.'), 'the connected result');
+  });
+}
+
+export async function queue(browser, revision) {
+  return withLab(browser, revision, 'queue', async (page) => {
+    await button(page, 'Call book_return').click();
+    await shown(formHeading(page), 'the first question');
+    await field(page, 'textbox', 'Contact email').fill('ann@example.com');
+    await page.waitForTimeout(400); // the live check keeps the draft on the server
+    await button(page, 'Call connect_store_account').click();
+    const items = page.locator('#queue-list li');
+    await until('two questions in the queue', async () => (await items.count()) === 2);
+    const [first, second] = await items.allTextContents();
+    check(first.includes('Tell us about the return of order A-1001') && first.includes('tools/call book_return'), `the first names its call: ${first}`);
+    check(first.includes('on screen'), 'the first is on screen');
+    check(second.includes('Sign in to your Brightgrid store account'), `the second is listed: ${second}`);
+    if (revision === '2026-07-28') check(second.includes('tools/call connect_store_account'), `the second names its call: ${second}`);
+    check((await page.locator('#waiting-note').textContent()) === '1 more question waiting', 'the form says one more waits');
+    check((await field(page, 'textbox', 'Contact email').inputValue()) === 'ann@example.com', 'the draft survived the refresh');
+    await page.screenshot({ path: screenshotPath(`${revision}-queue`), fullPage: true });
+
+    await button(page, 'Decline').click();
+    await shown(linkHeading(page), 'the second question, in turn');
+    await until('the queue to shrink', async () => (await items.count()) === 1);
+    await button(page, 'Decline').click();
+    await shown(page.locator('article.call .result-text').getByText('The account was not connected: the person declined.'), 'the second call’s result');
+    await shown(page.locator('article.call .result-text').getByText('No return was booked: the person declined.'), 'the first call’s result');
+    await shown(page.getByRole('heading', { name: 'No question is waiting' }), 'an empty queue');
+    if (revision === '2026-07-28') {
+      // Each call's timeline and explanation leave out the other call's messages.
+      const account = page.locator('article.call').first();
+      await shown(account.getByText('tools/call connect_store_account was sent 2 times', { exact: false }), 'the account call’s own explanation');
+      check(!(await account.locator('.timeline').textContent()).includes('book_return'), 'the account call’s timeline has only its messages');
+    }
+  });
+}
+
+// The whole return, keyboard only: Tab, typing, arrows and Enter. After each
+// Enter that sends a form, wait for what only the next page shows.
+export async function keyboard(browser, revision) {
+  return withLab(browser, revision, 'keyboard', async (page) => {
+    const keys = page.keyboard;
+    const reviewStep = () => shown(page.getByRole('heading', { name: 'Review your answer before it is sent' }), 'the review step');
+    await tabTo(page, 'form.tool:first-of-type button');
+    await keys.press('Enter');
+    await shown(question(page).getByText('Tell us about the return of order A-1001'), 'the return form');
+    await until('the focus on the question', () => page.evaluate(() => document.activeElement.id === 'q-title'));
+    await tabTo(page, '#f0');
+    await keys.press('ArrowDown');
+    await tabTo(page, '#f2');
+    await keys.type('12242026');
+    await tabTo(page, '#f3');
+    await keys.type('ann@example.com');
+    await tabTo(page, 'button[value="review"]');
+    await until('Review to be enabled', () => button(page, 'Review').isEnabled());
+    await keys.press('Enter');
+    await reviewStep();
+    check((await page.locator('dl.review').textContent()).includes('It arrived damaged'), 'the arrow key chose the first reason');
+    await tabTo(page, 'button[value="accept"]');
+    await keys.press('Enter');
+    await shown(question(page).getByText('Book a pickup of 1 box(es) on 2026-12-24 for order A-1001?'), 'the confirmation');
+    await tabTo(page, 'button[value="review"]');
+    await keys.press('Enter');
+    await reviewStep();
+    await tabTo(page, 'button[value="accept"]');
+    await keys.press('Enter');
+    await shown(newestCall(page).locator('.result-text').getByText(BOOKED), 'the booked result');
+  });
+}
