@@ -9,12 +9,29 @@
 //! principal presenting its id gets `404`, as for an unknown session).
 //!
 //! Without an authenticator every request is anonymous.
+//!
+//! Two are ready:
+//!
+//! - [`JwtAuthenticator`](jwt::JwtAuthenticator) (feature `jwt`): OAuth 2.1
+//!   bearer access tokens as MCP's authorization spec has a resource server
+//!   check them — a JWT signed by a key of the authorization server's JWKS
+//!   (a file or an URL), from the right issuer, for this server as audience,
+//!   unexpired; the principal is its `sub`. Pair it with the
+//!   [`ProtectedResource`](metadata::ProtectedResource) metadata document,
+//!   whose URL every `401` names in `resource_metadata`.
+//! - [`StaticTokens`](tokens::StaticTokens): a file of `principal token`
+//!   lines, for development and tests.
 
 use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 
 use crate::store::BoxFuture;
+
+#[cfg(feature = "jwt")]
+pub mod jwt;
+pub mod metadata;
+pub mod tokens;
 
 /// Identifies the caller of one HTTP request.
 ///
@@ -85,6 +102,78 @@ impl Unauthorized {
     }
 }
 
+impl Unauthorized {
+    /// A `401` for a request that carried no credentials: per RFC 6750 §3.1
+    /// the challenge names no error, only (when given) where the protected
+    /// resource metadata is, so a client can discover how to get a token.
+    pub fn missing_token(resource_metadata: Option<&str>) -> Self {
+        let challenge = match resource_metadata {
+            Some(url) => format!("Bearer resource_metadata=\"{}\"", quote_safe(url)),
+            None => "Bearer".to_owned(),
+        };
+        Self {
+            status: StatusCode::UNAUTHORIZED,
+            www_authenticate: Some(challenge),
+            message: "Unauthorized: a bearer access token is required".to_owned(),
+        }
+    }
+
+    /// A `403` with `error="insufficient_scope"` and the `scope` needed.
+    pub fn insufficient_scope(scope: &str) -> Self {
+        Self {
+            status: StatusCode::FORBIDDEN,
+            www_authenticate: Some(format!(
+                "Bearer error=\"insufficient_scope\", scope=\"{}\"",
+                quote_safe(scope)
+            )),
+            message: format!("Forbidden: the access token lacks scope {scope:?}"),
+        }
+    }
+
+    /// Add `resource_metadata="url"` to the `Bearer` challenge (RFC 9728
+    /// §5.1), if not there already; `None` changes nothing.
+    pub fn resource_metadata(mut self, url: Option<&str>) -> Self {
+        if let (Some(url), Some(challenge)) = (url, self.www_authenticate.as_mut())
+            && !challenge.contains("resource_metadata=")
+        {
+            let sep = if challenge.trim_end() == "Bearer" {
+                " "
+            } else {
+                ", "
+            };
+            challenge.push_str(&format!("{sep}resource_metadata=\"{}\"", quote_safe(url)));
+        }
+        self
+    }
+}
+
+/// The token of an `Authorization: Bearer …` header: `Ok(None)` when there is
+/// no `Authorization` header, `Err` when there is one but it is not a single
+/// well-formed bearer credential (another scheme, two headers, an empty or
+/// non-ASCII token).
+pub fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Unauthorized> {
+    let mut values = headers.get_all(axum::http::header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    let malformed = || {
+        Unauthorized::bearer(
+            "invalid_request",
+            "the Authorization header must be one Bearer token",
+        )
+    };
+    if values.next().is_some() {
+        return Err(malformed());
+    }
+    let text = value.to_str().map_err(|_| malformed())?;
+    let (scheme, token) = text.trim().split_once(' ').ok_or_else(malformed)?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() || token.contains(' ') {
+        return Err(malformed());
+    }
+    Ok(Some(token))
+}
+
 /// Drop what cannot appear inside a quoted-string of a header.
 fn quote_safe(s: &str) -> String {
     s.chars()
@@ -94,3 +183,69 @@ fn quote_safe(s: &str) -> String {
 
 /// A shared authenticator.
 pub type Authenticator = Arc<dyn Authenticate>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn with_auth(values: &[&str]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for v in values {
+            h.append("authorization", HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn bearer_tokens_are_read_strictly() {
+        assert_eq!(bearer_token(&HeaderMap::new()).unwrap(), None);
+        assert_eq!(
+            bearer_token(&with_auth(&["Bearer abc"])).unwrap(),
+            Some("abc")
+        );
+        assert_eq!(
+            bearer_token(&with_auth(&["bearer  abc "])).unwrap(),
+            Some("abc")
+        );
+        for bad in [
+            &["Basic abc"][..],
+            &["Bearer"],
+            &["Bearer a b"],
+            &["Bearer a", "Bearer b"],
+        ] {
+            let e = bearer_token(&with_auth(bad)).unwrap_err();
+            assert_eq!(e.status, StatusCode::UNAUTHORIZED, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn challenges_name_the_metadata_document() {
+        let url = "https://mcp.example/.well-known/oauth-protected-resource/mcp";
+        assert_eq!(
+            Unauthorized::missing_token(Some(url))
+                .www_authenticate
+                .unwrap(),
+            format!("Bearer resource_metadata=\"{url}\"")
+        );
+        assert_eq!(
+            Unauthorized::missing_token(None).www_authenticate.unwrap(),
+            "Bearer"
+        );
+        let bad = Unauthorized::bearer("invalid_token", "expired").resource_metadata(Some(url));
+        assert_eq!(
+            bad.www_authenticate.unwrap(),
+            format!(
+                "Bearer error=\"invalid_token\", error_description=\"expired\", resource_metadata=\"{url}\""
+            )
+        );
+        let scope = Unauthorized::insufficient_scope("mcp:tools");
+        assert_eq!(scope.status, StatusCode::FORBIDDEN);
+        assert!(
+            scope
+                .www_authenticate
+                .unwrap()
+                .contains("scope=\"mcp:tools\"")
+        );
+    }
+}
