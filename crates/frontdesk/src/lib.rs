@@ -81,6 +81,16 @@
 //! - [`http`]: the Streamable HTTP transport (both revisions on one endpoint).
 //! - [`shutdown`]: the signals that stop a `serve` function.
 //! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).
+//! - [`stores`]: durable and shared stores for flows and redeemed states
+//!   (SQLite, Redis), behind features.
+//!
+//! # Features
+//!
+//! | Feature | Adds |
+//! | --- | --- |
+//! | `jwt` | [`http::auth::jwt`]: OAuth 2.1 bearer JWTs checked against a JWKS |
+//! | `sqlite` | `stores::sqlite`: flows and redeemed states in one SQLite file (bundled SQLite) |
+//! | `redis` | `stores::redis`: flows and redeemed states in Redis, completions over pub/sub, for several instances |
 
 pub mod client;
 pub mod clock;
@@ -90,6 +100,7 @@ pub mod server;
 pub mod shutdown;
 pub mod state;
 pub mod store;
+pub mod stores;
 
 pub use frontdesk_form as form;
 
