@@ -201,7 +201,13 @@ impl JwtAuthenticator {
         };
         let auth = Self {
             keys: RwLock::new(Arc::new(Vec::new())),
-            last_fetch: tokio::sync::Mutex::new(Instant::now()),
+            // The load at start does not count: the first unknown key may
+            // refetch at once, later ones every REFRESH_EVERY.
+            last_fetch: tokio::sync::Mutex::new(
+                Instant::now()
+                    .checked_sub(REFRESH_EVERY)
+                    .unwrap_or_else(Instant::now),
+            ),
             http,
             config,
         };
