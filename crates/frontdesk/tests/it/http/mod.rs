@@ -6,3 +6,4 @@ mod auth;
 mod jwt;
 mod legacy;
 mod modern;
+mod signin;
