@@ -88,7 +88,7 @@
 //!
 //! | Feature | Adds |
 //! | --- | --- |
-//! | `jwt` | [`http::auth::jwt`]: OAuth 2.1 bearer JWTs checked against a JWKS |
+//! | `jwt` | `http::auth::jwt`: OAuth 2.1 bearer JWTs checked against a JWKS |
 //! | `sqlite` | `stores::sqlite`: flows and redeemed states in one SQLite file (bundled SQLite) |
 //! | `redis` | `stores::redis`: flows and redeemed states in Redis, completions over pub/sub, for several instances |
 

@@ -12,7 +12,7 @@
 //!
 //! Two are ready:
 //!
-//! - [`JwtAuthenticator`](jwt::JwtAuthenticator) (feature `jwt`): OAuth 2.1
+//! - `jwt::JwtAuthenticator` (feature `jwt`): OAuth 2.1
 //!   bearer access tokens as MCP's authorization spec has a resource server
 //!   check them — a JWT signed by a key of the authorization server's JWKS
 //!   (a file or an URL), from the right issuer, for this server as audience,

@@ -1,5 +1,5 @@
 //! A static token file: fixed bearer tokens, each naming its principal. For
-//! development and tests; production uses [`JwtAuthenticator`](super::jwt)
+//! development and tests; production uses `jwt::JwtAuthenticator` (feature `jwt`)
 //! or an authenticator of its own.
 //!
 //! The file has one `PRINCIPAL TOKEN` pair per line (separated by spaces or
