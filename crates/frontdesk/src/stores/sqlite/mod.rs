@@ -17,8 +17,9 @@
 //! # let _ = server; Ok(()) }
 //! ```
 //!
-//! The file is created with owner-only permissions (it holds who started
-//! which flow, and connect-token hashes). Work runs on tokio's blocking pool,
+//! The file (and its write-ahead log) is made owner-only (it holds who
+//! started which flow, and connect-token hashes); keep it in a directory only
+//! the server's user can read. Work runs on tokio's blocking pool,
 //! one statement at a time behind a mutex: SQLite serialises writers anyway,
 //! and every operation is a single indexed statement or two. Expired rows are
 //! deleted as the store is used. Completion events are delivered within this
@@ -110,6 +111,15 @@ impl SqliteStore {
         conn.execute_batch(SCHEMA).map_err(backend)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(backend)?;
+        // The write-ahead log and its index hold the same data.
+        for suffix in ["-wal", "-shm"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            let side = PathBuf::from(side);
+            if side.exists() {
+                restrict_permissions(&side);
+            }
+        }
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
             events: broadcast::channel(1024).0,

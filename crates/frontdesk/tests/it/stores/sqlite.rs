@@ -78,6 +78,11 @@ async fn flows_tokens_and_redemptions_survive_reopening_the_file() {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "{mode:o}");
+        let wal = PathBuf::from(format!("{}-wal", path.display()));
+        if wal.exists() {
+            let mode = std::fs::metadata(&wal).unwrap().permissions().mode();
+            assert_eq!(mode & 0o077, 0, "wal {mode:o}");
+        }
     }
 }
 
