@@ -16,6 +16,7 @@ mod conformance_client;
 mod connect;
 mod exit;
 mod hosting;
+mod keys;
 mod lab;
 mod logging;
 mod output;
@@ -48,6 +49,8 @@ enum Command {
     Respond(park::RespondArgs),
     /// Run the brightgrid demo server for other hosts (stdio or Streamable HTTP).
     Serve(serve::ServeArgs),
+    /// Make request-state keys (`keys generate`) for FRONTDESK_STATE_KEYS.
+    Keys(keys::KeysArgs),
     /// Lint a requestedSchema and, optionally, validate an answer against it.
     Check(check::CheckArgs),
     /// Run one MCP conformance client scenario (from `MCP_CONFORMANCE_SCENARIO`) against URL.
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Keys(args) => keys::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Lab(args) => lab::run(&args),
         Command::Connect(args) => connect::run(&args),

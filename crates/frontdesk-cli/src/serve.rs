@@ -1,11 +1,44 @@
-//! `frontdesk serve`: the brightgrid demo server for other hosts.
+//! `frontdesk serve`: the brightgrid demo server for other hosts, with durable
+//! (or shared) state, persistent keys and, optionally, authentication.
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
 
-use clap::Args;
+use anyhow::{Context as _, bail};
+use axum::Router;
+use axum::http::HeaderMap;
+use clap::{Args, ValueEnum};
+use frontdesk::flows::{FlowStore, InMemoryFlowStore};
+use frontdesk::http::auth::jwt::{JwksSource, JwtAuthenticator, JwtConfig};
+use frontdesk::http::auth::metadata::ProtectedResource;
+use frontdesk::http::auth::tokens::StaticTokens;
+use frontdesk::http::auth::{Authenticate, Authenticator, Unauthorized};
 use frontdesk::http::{HttpOptions, bind};
-use frontdesk_demo::{DemoOptions, brightgrid};
+use frontdesk::server::Server;
+use frontdesk::state::{InMemoryNonceStore, KEYS_ENV, NonceStore, StateSealer};
+use frontdesk::store::BoxFuture;
+use frontdesk::stores::redis::RedisStore;
+use frontdesk::stores::sqlite::SqliteStore;
+use frontdesk_demo::DemoOptions;
+use frontdesk_demo::signin::SignIn;
+
+/// The MCP endpoint's path.
+const ENDPOINT: &str = "/mcp";
+/// The SQLite file inside the data directory.
+const SQLITE_FILE: &str = "frontdesk.sqlite3";
+
+/// Where flows and redeemed request states are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StoreKind {
+    /// A SQLite file in the data directory: survives restarts (one instance).
+    Sqlite,
+    /// Process memory: lost on restart; redeemed states can be replayed after one.
+    Memory,
+    /// Redis at --redis-url: shared by several instances.
+    Redis,
+}
 
 /// Arguments of `frontdesk serve`.
 #[derive(Debug, Args)]
@@ -14,6 +47,14 @@ Examples:
   frontdesk serve --stdio                       # for hosts that spawn the server
   frontdesk serve --http 127.0.0.1:8080         # Streamable HTTP at http://127.0.0.1:8080/mcp
   frontdesk serve --conformance-fixtures --http 127.0.0.1:3000   # for the official suite
+  frontdesk serve --http 127.0.0.1:8080 --auth-tokens tokens.txt # bearer tokens from a file
+  frontdesk serve --http 0.0.0.0:8080 --store redis --redis-url redis://10.0.0.5:6379 \\
+      --auth-jwks https://auth.example.com/jwks.json --auth-issuer https://auth.example.com \\
+      --auth-audience https://mcp.example.com/mcp --public-url https://mcp.example.com
+
+Request state is sealed with the keys in FRONTDESK_STATE_KEYS (`kid:key,…`, the first one
+seals; make one with `frontdesk keys generate`). Unset: a development key that dies with
+the process. Set but malformed: the server does not start.
 
 Logs go to stderr (RUST_LOG=debug for more); stdout is the stdio transport.")]
 pub struct ServeArgs {
@@ -26,6 +67,42 @@ pub struct ServeArgs {
     /// Also serve the official conformance suite's fixture tools and prompt.
     #[arg(long)]
     conformance_fixtures: bool,
+    /// Where URL flows and redeemed request states are kept.
+    #[arg(long, value_enum, default_value = "sqlite")]
+    store: StoreKind,
+    /// Directory of the SQLite store (created owner-only when missing).
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "FRONTDESK_DATA_DIR",
+        default_value = ".frontdesk"
+    )]
+    data_dir: PathBuf,
+    /// Redis URL for `--store redis` (`redis://host:port[/db]`, `rediss://` for TLS).
+    #[arg(long, value_name = "URL", env = "FRONTDESK_REDIS_URL")]
+    redis_url: Option<String>,
+    /// Prefix of every Redis key and channel (one per deployment sharing a Redis).
+    #[arg(long, value_name = "PREFIX", default_value = "frontdesk:")]
+    redis_prefix: String,
+    /// Check OAuth 2.1 bearer JWTs against this JWKS (a file, or an https URL).
+    #[arg(long, value_name = "FILE|URL", requires_all = ["auth_issuer", "auth_audience"], conflicts_with = "auth_tokens")]
+    auth_jwks: Option<String>,
+    /// The issuer (`iss`) the JWTs must name; listed as the authorization server.
+    #[arg(long, value_name = "ISSUER", requires = "auth_jwks")]
+    auth_issuer: Option<String>,
+    /// The audience (`aud`) the JWTs must name: this server's canonical URL.
+    #[arg(long, value_name = "URL", requires = "auth_jwks")]
+    auth_audience: Option<String>,
+    /// Accept the bearer tokens of this file (`PRINCIPAL TOKEN` lines), for development.
+    #[arg(long, value_name = "FILE")]
+    auth_tokens: Option<PathBuf>,
+    /// Who the person is on --stdio (state and URL flows are bound to it).
+    #[arg(long, value_name = "NAME", conflicts_with = "http")]
+    principal: Option<String>,
+    /// The URL browsers and clients reach this server at (links, metadata),
+    /// when not the bound address (behind a proxy or load balancer).
+    #[arg(long, value_name = "URL", requires = "http")]
+    public_url: Option<String>,
 }
 
 /// Run `frontdesk serve` until the transport closes, Ctrl-C or SIGTERM.
@@ -33,25 +110,190 @@ pub fn run(args: &ServeArgs) -> ExitCode {
     crate::run::block_on("serve", serve(args))
 }
 
+/// The stores, as the server holds them.
+struct Stores {
+    flows: Arc<dyn FlowStore>,
+    nonces: Arc<dyn NonceStore>,
+}
+
+async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
+    Ok(match args.store {
+        StoreKind::Memory => Stores {
+            flows: Arc::new(InMemoryFlowStore::new()),
+            nonces: Arc::new(InMemoryNonceStore::new()),
+        },
+        StoreKind::Sqlite => {
+            let file = sqlite_file(&args.data_dir)?;
+            let store = Arc::new(
+                SqliteStore::open(&file)
+                    .with_context(|| format!("cannot open {}", file.display()))?,
+            );
+            tracing::info!(file = %file.display(), "flows and redeemed states in SQLite");
+            Stores {
+                flows: store.clone(),
+                nonces: store,
+            }
+        }
+        StoreKind::Redis => {
+            let Some(url) = &args.redis_url else {
+                bail!("--store redis needs --redis-url (or FRONTDESK_REDIS_URL)");
+            };
+            let store = Arc::new(
+                RedisStore::connect(url, &args.redis_prefix)
+                    .await
+                    .context("cannot connect to Redis")?,
+            );
+            tracing::info!(prefix = %args.redis_prefix, "flows and redeemed states in Redis");
+            Stores {
+                flows: store.clone(),
+                nonces: store,
+            }
+        }
+    })
+}
+
+/// The SQLite file in `dir`, creating `dir` (owner-only) when missing.
+fn sqlite_file(dir: &Path) -> anyhow::Result<PathBuf> {
+    if !dir.exists() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .with_context(|| format!("cannot restrict {}", dir.display()))?;
+        }
+    }
+    Ok(dir.join(SQLITE_FILE))
+}
+
+fn sealer() -> anyhow::Result<StateSealer> {
+    StateSealer::from_env_or_development(KEYS_ENV).map_err(|e| {
+        anyhow::anyhow!(
+            "{KEYS_ENV} is set but not usable: {e}. Expected `kid:key,kid:key,…` (the first key \
+             seals); `frontdesk keys generate` prints a new entry"
+        )
+    })
+}
+
+/// An authenticator whose refusals name the protected-resource metadata,
+/// whose URL is known only once the listener is bound.
+struct NamingMetadata {
+    inner: Authenticator,
+    url: Arc<OnceLock<String>>,
+}
+
+impl Authenticate for NamingMetadata {
+    fn authenticate<'a>(
+        &'a self,
+        headers: &'a HeaderMap,
+    ) -> BoxFuture<'a, Result<Option<String>, Unauthorized>> {
+        Box::pin(async move {
+            self.inner
+                .authenticate(headers)
+                .await
+                .map_err(|e| e.resource_metadata(self.url.get().map(String::as_str)))
+        })
+    }
+}
+
+/// The configured authenticator, if any.
+async fn authenticator(args: &ServeArgs) -> anyhow::Result<Option<Authenticator>> {
+    if let Some(path) = &args.auth_tokens {
+        let tokens = StaticTokens::from_file(path)?;
+        tracing::info!(
+            tokens = tokens.len(),
+            "bearer tokens from a file (development)"
+        );
+        return Ok(Some(Arc::new(tokens)));
+    }
+    let (Some(jwks), Some(issuer), Some(audience)) =
+        (&args.auth_jwks, &args.auth_issuer, &args.auth_audience)
+    else {
+        return Ok(None);
+    };
+    let config = JwtConfig::new(JwksSource::parse(jwks), issuer, audience);
+    let jwt = JwtAuthenticator::new(config)
+        .await
+        .context("cannot set up JWT authentication")?;
+    tracing::info!(%issuer, %audience, "bearer JWTs checked against the JWKS");
+    Ok(Some(Arc::new(jwt)))
+}
+
 async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
-    let options = DemoOptions {
+    let sealer = sealer()?;
+    let stores = open_stores(args).await?;
+    let auth = authenticator(args).await?;
+    let demo = DemoOptions {
         conformance_fixtures: args.conformance_fixtures,
     };
+    let build = |base: &str| {
+        let builder = Server::builder("brightgrid", env!("CARGO_PKG_VERSION"))
+            .state_sealer(sealer.clone())
+            .flow_store(Arc::clone(&stores.flows))
+            .nonce_store(Some(Arc::clone(&stores.nonces)));
+        let server = frontdesk_demo::register(builder, base, &demo).build();
+        let mut page = SignIn::new(server.clone())
+            .cookie_sealer(sealer.clone())
+            .secure_cookies(base.starts_with("https://"));
+        if let Some(a) = &auth {
+            page = page.authenticator(Arc::clone(a));
+        }
+        (server, page.router())
+    };
     match args.http {
-        // One listener serves the MCP endpoint and the demo's sign-in page.
+        // One listener serves the MCP endpoint, the sign-in page and, with
+        // JWT authentication, the protected-resource metadata.
         Some(addr) => {
-            let listener = bind(addr, HttpOptions::default())
+            let metadata_url = Arc::new(OnceLock::new());
+            let mut options = HttpOptions::new().endpoint(ENDPOINT);
+            if let Some(base) = &args.public_url {
+                options = options.public_base_url(base.trim_end_matches('/'));
+            }
+            let jwt = args.auth_jwks.is_some();
+            if let Some(inner) = auth.clone() {
+                options.authenticator = Some(if jwt {
+                    Arc::new(NamingMetadata {
+                        inner,
+                        url: Arc::clone(&metadata_url),
+                    })
+                } else {
+                    inner
+                });
+            }
+            let listener = bind(addr, options)
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+            let base = listener.base_url();
+            let (server, page) = build(&base);
+            let mut routes: Router = page;
+            if let (true, Some(issuer), Some(audience)) =
+                (jwt, &args.auth_issuer, &args.auth_audience)
+            {
+                let _ = metadata_url.set(ProtectedResource::metadata_url(&base, ENDPOINT));
+                let resource = ProtectedResource::new(audience)
+                    .authorization_server(issuer)
+                    .name("brightgrid (frontdesk demo)");
+                routes = routes.merge(resource.router(ENDPOINT));
+            }
             crate::output::note(&format!(
                 "frontdesk: MCP endpoint at {}",
                 listener.endpoint_url()
             ));
-            Ok(frontdesk_demo::serve_http(listener, &options).await?)
+            Ok(listener.routes(routes).serve(server).await?)
         }
         None => {
-            let server = brightgrid(&options).await?;
-            Ok(frontdesk::server::stdio::serve_stdio(server).await?)
+            // The sign-in page on its own loopback listener.
+            let page_listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+            let base = format!("http://{}", page_listener.local_addr()?);
+            let (server, page) = build(&base);
+            tokio::spawn(async move {
+                if let Err(e) = axum::serve(page_listener, page).await {
+                    tracing::error!(error = %e, "sign-in page stopped");
+                }
+            });
+            tracing::info!(%base, "sign-in page listening");
+            Ok(frontdesk::server::stdio::serve_stdio_as(server, args.principal.clone()).await?)
         }
     }
 }

@@ -125,6 +125,16 @@
 //! - [`http`]: the Streamable HTTP transport (both revisions on one endpoint).
 //! - [`shutdown`]: the signals that stop a `serve` function.
 //! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).
+//! - [`stores`]: durable and shared stores for flows and redeemed states
+//!   (SQLite, Redis), behind features.
+//!
+//! # Features
+//!
+//! | Feature | Adds |
+//! | --- | --- |
+//! | `jwt` | `http::auth::jwt`: OAuth 2.1 bearer JWTs checked against a JWKS |
+//! | `sqlite` | `stores::sqlite`: flows and redeemed states in one SQLite file (bundled SQLite) |
+//! | `redis` | `stores::redis`: flows and redeemed states in Redis, completions over pub/sub, for several instances |
 
 #[cfg(feature = "client")]
 pub mod client;
@@ -140,6 +150,7 @@ pub mod shutdown;
 #[cfg(feature = "server")]
 pub mod state;
 pub mod store;
+pub mod stores;
 
 pub use frontdesk_form as form;
 

@@ -225,7 +225,7 @@ impl InMemoryFlowStore {
         if principal.is_some_and(|p| p != entry.principal) {
             // Not burned: the rightful owner can still use the link.
             tracing::warn!(flow = %entry.flow_id, "connect link opened by another principal");
-            return Err(FlowError::ConnectRejected);
+            return Err(FlowError::OtherPrincipal);
         }
         let flow_id = entry.flow_id.clone();
         let expires_at = entry.expires_at;

@@ -131,7 +131,9 @@ impl NewFlow {
 }
 
 /// A flow left `Pending`, published to [`FlowStore::subscribe`](super::FlowStore::subscribe) subscribers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Serializable, so a shared store can carry it between instances.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlowEvent {
     /// Which flow.
     pub id: FlowId,
@@ -152,10 +154,16 @@ pub enum FlowError {
     /// after complete).
     #[error("flow is no longer pending")]
     NotPending,
-    /// A connect token was refused: unknown, used, expired, presented by another
-    /// principal, or its flow is no longer pending. One error for all of them.
+    /// A connect token was refused: unknown, used, expired, or its flow is no
+    /// longer pending. One error for all of them.
     #[error("connect link is invalid or expired")]
     ConnectRejected,
+    /// A live connect token was presented by someone other than the principal
+    /// whose flow it is (a forwarded link). The token stays usable by its
+    /// owner and the flow stays pending. Telling the person so leaks nothing
+    /// they do not hold already: they have the link.
+    #[error("connect link belongs to another user")]
+    OtherPrincipal,
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -55,11 +55,12 @@ pub trait FlowStore: Send + Sync {
     ) -> BoxFuture<'a, Result<String, FlowError>>;
 
     /// Redeem a connect token, once. With `Some(principal)` (the person the
-    /// page identified), it must be the flow's principal; a mismatch leaves the
-    /// token usable by its owner. `None` means the page cannot identify the
-    /// person and the token alone is trusted.
+    /// page identified), it must be the flow's principal: a mismatch is
+    /// [`FlowError::OtherPrincipal`] and leaves the token usable by its owner.
+    /// `None` means the page cannot identify the person and the token alone is
+    /// trusted (see the threat model in [`crate::flows`]).
     ///
-    /// Every refusal is [`FlowError::ConnectRejected`].
+    /// Every other refusal is [`FlowError::ConnectRejected`].
     fn redeem_connect_token<'a>(
         &'a self,
         token: &'a str,
@@ -88,31 +89,51 @@ pub trait FlowStore: Send + Sync {
         id: &'a FlowId,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Flow, FlowError>> {
-        Box::pin(async move {
-            // Subscribe before looking, so a completion in between is not lost.
-            let mut events = self.subscribe();
-            let deadline = tokio::time::Instant::now() + timeout;
-            loop {
-                let flow = self.get(id).await?.ok_or(FlowError::NotFound)?;
-                if !flow.status.is_pending() {
-                    return Ok(flow);
+        Box::pin(wait_until_done(self, id, timeout, None))
+    }
+}
+
+/// The body of [`FlowStore::wait_for_completion`]: wait for an event about
+/// `id`, looking at the store again after each one, and also every `recheck`
+/// when given (for stores whose events may be lost, e.g. while a pub/sub
+/// connection is re-established).
+pub(crate) async fn wait_until_done<S: FlowStore + ?Sized>(
+    store: &S,
+    id: &FlowId,
+    timeout: Duration,
+    recheck: Option<Duration>,
+) -> Result<Flow, FlowError> {
+    // Subscribe before looking, so a completion in between is not lost.
+    let mut events = store.subscribe();
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let flow = store.get(id).await?.ok_or(FlowError::NotFound)?;
+        if !flow.status.is_pending() {
+            return Ok(flow);
+        }
+        loop {
+            let now = tokio::time::Instant::now();
+            let until = recheck.map_or(deadline, |r| deadline.min(now + r));
+            match tokio::time::timeout_at(until, events.recv()).await {
+                // Timed out: report the flow as it is now.
+                Err(_) if until >= deadline => {
+                    return store.get(id).await?.ok_or(FlowError::NotFound);
                 }
-                loop {
-                    match tokio::time::timeout_at(deadline, events.recv()).await {
-                        // Timed out: report the flow as it is now.
-                        Err(_) => return self.get(id).await?.ok_or(FlowError::NotFound),
-                        Ok(Ok(event)) if event.id == *id => break,
-                        Ok(Ok(_)) => {}
-                        // Missed events: look again.
-                        Ok(Err(RecvError::Lagged(_))) => break,
-                        // No more events will come; wait out the time, then look.
-                        Ok(Err(RecvError::Closed)) => {
-                            tokio::time::sleep_until(deadline).await;
-                            return self.get(id).await?.ok_or(FlowError::NotFound);
-                        }
+                // Time to look again without an event.
+                Err(_) => break,
+                Ok(Ok(event)) if event.id == *id => break,
+                Ok(Ok(_)) => {}
+                // Missed events: look again.
+                Ok(Err(RecvError::Lagged(_))) => break,
+                // No more events will come; wait out the time, then look.
+                Ok(Err(RecvError::Closed)) => {
+                    tokio::time::sleep_until(until).await;
+                    if until >= deadline {
+                        return store.get(id).await?.ok_or(FlowError::NotFound);
                     }
+                    break;
                 }
             }
-        })
+        }
     }
 }

@@ -212,10 +212,10 @@ async fn connect_tokens_are_single_use_and_bound() {
     let token = s.issue_connect_token(&f.id, "alice", MIN).await.unwrap();
     assert!(token.len() >= 43);
 
-    // Another principal: refused, and the token survives for its owner.
+    // Another principal: refused as such, and the token survives for its owner.
     assert!(matches!(
         s.redeem_connect_token(&token, Some("bob")).await,
-        Err(FlowError::ConnectRejected)
+        Err(FlowError::OtherPrincipal)
     ));
     assert_eq!(
         s.redeem_connect_token(&token, Some("alice")).await.unwrap(),

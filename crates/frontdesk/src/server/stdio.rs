@@ -30,6 +30,21 @@ pub async fn serve_stdio(server: Server) -> std::io::Result<()> {
     .await
 }
 
+/// Like [`serve_stdio`], with every message made by `principal`: a stdio
+/// server has no request headers to authenticate, so whoever launches it
+/// says who the person is (e.g. `frontdesk serve --stdio --principal NAME`).
+/// Sealed state and URL flows are bound to it as on HTTP.
+pub async fn serve_stdio_as(server: Server, principal: Option<String>) -> std::io::Result<()> {
+    serve_with_principal(
+        server,
+        principal,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        crate::shutdown::requested(),
+    )
+    .await
+}
+
 /// Serve on `reader`/`writer` until `reader` reaches end of input.
 pub async fn serve<R, W>(server: Server, reader: R, writer: W) -> std::io::Result<()>
 where
@@ -44,6 +59,23 @@ where
 /// in-flight calls are dropped, pending output is written).
 pub async fn serve_with_shutdown<R, W, F>(
     server: Server,
+    reader: R,
+    writer: W,
+    signal: F,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+    F: std::future::Future<Output = ()> + Send,
+{
+    serve_with_principal(server, None, reader, writer, signal).await
+}
+
+/// [`serve_with_shutdown`] with every message made by `principal` (`None`:
+/// anonymous).
+pub async fn serve_with_principal<R, W, F>(
+    server: Server,
+    principal: Option<String>,
     reader: R,
     writer: W,
     signal: F,
@@ -70,7 +102,10 @@ where
         })
     });
     let sink = OutboundSink::from_sender(out_tx.clone());
-    let info = RequestInfo::default();
+    let info = RequestInfo {
+        principal,
+        ..RequestInfo::default()
+    };
     let limit = server.config().max_message_bytes;
     let mut reader = BufReader::new(reader);
     let mut tasks = JoinSet::new();

@@ -67,6 +67,31 @@ impl StateKey {
         Self::new(kid, *key)
     }
 
+    /// A fresh random key as one `kid:key` entry of `FRONTDESK_STATE_KEYS`
+    /// (the key as unpadded URL-safe base64, so the entry needs no quoting in
+    /// a shell or an env file). What `frontdesk keys generate` prints.
+    ///
+    /// ```
+    /// use frontdesk::state::{Keyring, StateKey};
+    ///
+    /// let entry = StateKey::generate_entry("k2")?;
+    /// assert!(entry.starts_with("k2:"));
+    /// assert_eq!(Keyring::parse(&entry)?.current_kid(), "k2");
+    /// # Ok::<(), frontdesk::state::KeyConfigError>(())
+    /// ```
+    pub fn generate_entry(kid: &str) -> Result<Zeroizing<String>, KeyConfigError> {
+        if !valid_kid(kid) {
+            return Err(KeyConfigError::InvalidKid(kid.to_owned()));
+        }
+        let mut key = Zeroizing::new([0u8; 32]);
+        rand::fill(&mut key[..]);
+        let mut entry = Zeroizing::new(String::with_capacity(kid.len() + 44));
+        entry.push_str(kid);
+        entry.push(':');
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode_string(&key[..], &mut entry);
+        Ok(entry)
+    }
+
     /// A random key with a random `dev-…` id; infallible because the id is
     /// always valid.
     pub(crate) fn generate_development() -> Self {

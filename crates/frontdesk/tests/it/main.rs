@@ -7,4 +7,5 @@
 mod client;
 mod http;
 mod stdio;
+mod stores;
 mod support;

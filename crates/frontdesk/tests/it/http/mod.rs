@@ -2,5 +2,8 @@
 //! streams, 2026-07-28 stateless POSTs, authentication.
 
 mod auth;
+#[cfg(feature = "jwt")]
+mod jwt;
 mod legacy;
 mod modern;
+mod signin;

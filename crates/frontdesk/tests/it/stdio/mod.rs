@@ -4,4 +4,5 @@
 mod bad_input;
 mod legacy;
 mod modern;
+mod principal;
 mod url;

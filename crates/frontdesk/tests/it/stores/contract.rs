@@ -1,0 +1,132 @@
+//! What every `FlowStore` and `NonceStore` must do, on the system clock (a
+//! Redis server expires keys by its own clock). Run against each store.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use frontdesk::flows::{FlowError, FlowId, FlowStatus, FlowStore, NewFlow};
+use frontdesk::state::{NonceStore, StateId};
+
+const MIN: Duration = Duration::from_secs(60);
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// The flow store contract.
+pub async fn flows(store: Arc<dyn FlowStore>) {
+    let flow = store
+        .create(NewFlow::new("alice", Duration::from_secs(600)).purpose("connect"))
+        .await
+        .unwrap();
+    assert_eq!(flow.status, FlowStatus::Pending);
+    assert_eq!(store.get(&flow.id).await.unwrap(), Some(flow.clone()));
+    assert_eq!(store.get_for(&flow.id, "bob").await.unwrap(), None);
+    assert_eq!(store.get(&FlowId::random()).await.unwrap(), None);
+
+    // Connect tokens: only the owner can issue; another principal is told so
+    // and does not burn the token; the owner redeems it once.
+    assert!(matches!(
+        store.issue_connect_token(&flow.id, "bob", MIN).await,
+        Err(FlowError::NotFound)
+    ));
+    let token = store
+        .issue_connect_token(&flow.id, "alice", MIN)
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.redeem_connect_token(&token, Some("bob")).await,
+        Err(FlowError::OtherPrincipal)
+    ));
+    assert_eq!(
+        store
+            .redeem_connect_token(&token, Some("alice"))
+            .await
+            .unwrap(),
+        flow.id
+    );
+    assert!(matches!(
+        store.redeem_connect_token(&token, Some("alice")).await,
+        Err(FlowError::ConnectRejected)
+    ));
+    assert!(matches!(
+        store.redeem_connect_token("made-up", None).await,
+        Err(FlowError::ConnectRejected)
+    ));
+
+    // Completion wakes a waiter and is announced once.
+    let mut events = store.subscribe();
+    let waiter = {
+        let store = Arc::clone(&store);
+        let id = flow.id.clone();
+        tokio::spawn(async move {
+            store
+                .wait_for_completion(&id, Duration::from_secs(10))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(store.complete(&flow.id).await.unwrap().status.is_complete());
+    assert!(waiter.await.unwrap().unwrap().status.is_complete());
+    let event = tokio::time::timeout(Duration::from_secs(5), events.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(event.id, flow.id);
+    assert_eq!(event.principal, "alice");
+    assert_eq!(event.status, FlowStatus::Complete);
+    // Idempotent, and no second event.
+    assert!(store.complete(&flow.id).await.unwrap().status.is_complete());
+    assert!(matches!(
+        store.fail(&flow.id, "late".into()).await,
+        Err(FlowError::NotPending)
+    ));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(events.try_recv().is_err());
+    // A token for a finished flow is refused.
+    let other = store.create(NewFlow::new("alice", MIN)).await.unwrap();
+    let t = store
+        .issue_connect_token(&other.id, "alice", MIN)
+        .await
+        .unwrap();
+    let failed = store.fail(&other.id, "declined".into()).await.unwrap();
+    assert_eq!(
+        failed.status,
+        FlowStatus::Failed {
+            reason: "declined".into()
+        }
+    );
+    assert!(matches!(
+        store.redeem_connect_token(&t, None).await,
+        Err(FlowError::ConnectRejected)
+    ));
+    // Waiting is bounded.
+    let slow = store.create(NewFlow::new("", MIN)).await.unwrap();
+    let start = std::time::Instant::now();
+    let still = store
+        .wait_for_completion(&slow.id, Duration::from_millis(300))
+        .await
+        .unwrap();
+    assert!(still.status.is_pending());
+    assert!(start.elapsed() >= Duration::from_millis(300));
+}
+
+/// The nonce store contract.
+pub async fn nonces(store: Arc<dyn NonceStore>) {
+    let id = StateId::random();
+    let exp = now() + 60;
+    assert!(store.redeem(id, exp).await.unwrap());
+    assert!(!store.redeem(id, exp).await.unwrap());
+    assert!(store.redeem(StateId::random(), exp).await.unwrap());
+    // Already expired: never accepted.
+    assert!(!store.redeem(StateId::random(), now() - 1).await.unwrap());
+}
+
+#[tokio::test]
+async fn the_memory_stores_keep_the_contract() {
+    flows(Arc::new(frontdesk::flows::InMemoryFlowStore::new())).await;
+    nonces(Arc::new(frontdesk::state::InMemoryNonceStore::new())).await;
+}

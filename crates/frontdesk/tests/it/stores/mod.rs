@@ -1,0 +1,9 @@
+//! The durable and shared stores against the real thing: a SQLite file
+//! ([`sqlite`]) and a `redis-server` ([`redis`]), each through the same
+//! contract as the in-memory stores ([`contract`]).
+
+pub mod contract;
+#[cfg(feature = "redis")]
+mod redis;
+#[cfg(feature = "sqlite")]
+mod sqlite;

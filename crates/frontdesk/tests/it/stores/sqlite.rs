@@ -1,0 +1,140 @@
+//! `SqliteStore` on a real file under the target directory.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use frontdesk::clock::ManualClock;
+use frontdesk::flows::{FlowId, FlowStatus, FlowStore, NewFlow};
+use frontdesk::state::{NonceStore, StateId};
+use frontdesk::stores::sqlite::SqliteStore;
+
+use super::contract;
+
+/// A fresh file path for one test.
+fn file(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sqlite-stores");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}-{}.sqlite3", FlowId::random()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[tokio::test]
+async fn keeps_the_contract() {
+    let store = Arc::new(SqliteStore::open(&file("contract")).unwrap());
+    contract::flows(store.clone()).await;
+    contract::nonces(store).await;
+}
+
+#[tokio::test]
+async fn flows_tokens_and_redemptions_survive_reopening_the_file() {
+    let path = file("reopen");
+    let (flow, token, redeemed) = {
+        let store = SqliteStore::open(&path).unwrap();
+        let flow = store
+            .create(
+                NewFlow::new("alice", Duration::from_secs(600)).data(serde_json::json!({"n": 1})),
+            )
+            .await
+            .unwrap();
+        let token = store
+            .issue_connect_token(&flow.id, "alice", Duration::from_secs(300))
+            .await
+            .unwrap();
+        let redeemed = StateId::random();
+        let exp = frontdesk::clock::unix_secs(std::time::SystemTime::now()) + 600;
+        assert!(store.redeem(redeemed, exp).await.unwrap());
+        (flow, token, (redeemed, exp))
+    };
+    // The process "restarts": a new store on the same file.
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.get(&flow.id).await.unwrap(), Some(flow.clone()));
+    assert!(!store.redeem(redeemed.0, redeemed.1).await.unwrap());
+    assert_eq!(
+        store
+            .redeem_connect_token(&token, Some("alice"))
+            .await
+            .unwrap(),
+        flow.id
+    );
+    assert!(store.complete(&flow.id).await.unwrap().status.is_complete());
+    drop(store);
+    let store = SqliteStore::open(&path).unwrap();
+    assert!(
+        store
+            .get(&flow.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status
+            .is_complete()
+    );
+    // The file holds no connect token in clear, and is owner-only.
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(!bytes.windows(token.len()).any(|w| w == token.as_bytes()));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{mode:o}");
+        let wal = PathBuf::from(format!("{}-wal", path.display()));
+        if wal.exists() {
+            let mode = std::fs::metadata(&wal).unwrap().permissions().mode();
+            assert_eq!(mode & 0o077, 0, "wal {mode:o}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn expired_flows_go_and_pending_ones_are_announced() {
+    let clock = ManualClock::new(1_800_000_000);
+    let store = SqliteStore::open(&file("expiry"))
+        .unwrap()
+        .with_clock(Arc::new(clock.clone()));
+    let pending = store
+        .create(NewFlow::new("a", Duration::from_secs(60)))
+        .await
+        .unwrap();
+    let done = store
+        .create(NewFlow::new("a", Duration::from_secs(60)))
+        .await
+        .unwrap();
+    store.complete(&done.id).await.unwrap();
+    let token = store
+        .issue_connect_token(&pending.id, "a", Duration::from_secs(600))
+        .await
+        .unwrap();
+    let mut events = store.subscribe();
+    clock.advance(60);
+    assert_eq!(store.get(&pending.id).await.unwrap(), None);
+    assert!(store.redeem_connect_token(&token, None).await.is_err());
+    assert_eq!(store.purge_expired().await.unwrap(), 2);
+    let event = events.recv().await.unwrap();
+    assert_eq!(event.id, pending.id);
+    assert_eq!(
+        event.status,
+        FlowStatus::Failed {
+            reason: "expired".into()
+        }
+    );
+    assert!(events.try_recv().is_err());
+    // Redemptions expire too: the id may come back once its state is dead anyway.
+    let id = StateId::random();
+    assert!(store.redeem(id, 1_800_000_100).await.unwrap());
+    clock.advance(100);
+    assert!(!store.redeem(id, 1_800_000_100).await.unwrap());
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused() {
+    let path = file("schema");
+    drop(SqliteStore::open(&path).unwrap());
+    // The store exposes no raw SQL; SQLite keeps `user_version` as a
+    // big-endian u32 at byte 60 of the (checkpointed, closed) file.
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[60..64].copy_from_slice(&99u32.to_be_bytes());
+    std::fs::write(&path, bytes).unwrap();
+    let err = SqliteStore::open(&path).unwrap_err().to_string();
+    assert!(err.contains("schema version 99"), "{err}");
+}
