@@ -13,8 +13,6 @@
 //!   both, and a 2025-11-25 URL flow completed through the other instance's
 //!   page notifying the session on the first.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
