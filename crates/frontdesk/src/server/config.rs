@@ -54,6 +54,14 @@ pub struct ServerConfig {
     /// [`AskError::Busy`](super::AskError::Busy); other clients are not
     /// affected.
     pub max_flows_per_client: usize,
+    /// How long the reply to a 2026-07-28 retry is kept for the same retry
+    /// sent again, after a dropped connection (default 60 s). Within this time
+    /// a replayed state gets the reply it got the first time (the handler does
+    /// not run again); after it, the replay is refused.
+    pub retry_reply_ttl: Duration,
+    /// Most retry replies kept (default 10 000; the oldest finished one
+    /// makes room).
+    pub max_retry_replies: usize,
 }
 
 impl Default for ServerConfig {
@@ -72,6 +80,8 @@ impl Default for ServerConfig {
             max_questions_per_session: 16,
             url_flow_ttl: Duration::from_secs(900),
             max_flows_per_client: 32,
+            retry_reply_ttl: Duration::from_secs(60),
+            max_retry_replies: 10_000,
         }
     }
 }
@@ -157,6 +167,18 @@ impl ServerConfig {
     /// Most URL flows pending for one client.
     pub fn max_flows_per_client(mut self, n: usize) -> Self {
         self.max_flows_per_client = n;
+        self
+    }
+
+    /// How long the reply to a 2026-07-28 retry is kept for a resend.
+    pub fn retry_reply_ttl(mut self, ttl: Duration) -> Self {
+        self.retry_reply_ttl = ttl;
+        self
+    }
+
+    /// Most retry replies kept.
+    pub fn max_retry_replies(mut self, n: usize) -> Self {
+        self.max_retry_replies = n;
         self
     }
 }

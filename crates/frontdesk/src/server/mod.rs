@@ -320,6 +320,8 @@ pub(crate) struct ServerInner {
     pub(crate) nonces: Option<Arc<dyn NonceStore>>,
     pub(crate) flows: flow_port::Flows,
     pub(crate) load: Arc<load::Load>,
+    /// Replies of recent 2026-07-28 retries, by state id.
+    pub(crate) retries: modern::RetryReplies,
 }
 
 /// An MCP server. Cheap to clone; share one between transports.
@@ -533,6 +535,10 @@ impl ServerBuilder {
                     self.config.max_flows_per_client,
                 ),
                 load: load::Load::new(self.config.max_requests, self.config.max_questions),
+                retries: modern::RetryReplies::new(
+                    self.config.retry_reply_ttl,
+                    self.config.max_retry_replies,
+                ),
                 config: self.config,
             }),
         }

@@ -4,8 +4,37 @@
 //! same token opens every time it is presented. When a state must be consumed at
 //! most once (MRTR A.4 §5), the server records each [`StateId`] it accepts, until
 //! the state would have expired anyway.
+//!
+//! # Why the memory store never fills up for everyone
+//!
+//! Remembering every redeemed id for its whole lifetime costs memory in
+//! proportion to the rate of redemptions, and that rate is chosen by the
+//! clients. A store that refuses new ids when full lets one client's flood
+//! deny every other client's retries (the failure this design replaces). A
+//! store that silently forgets old ids lets a forgotten state be replayed.
+//!
+//! [`InMemoryNonceStore`] does neither. Each redemption is charged to the
+//! *owner* of the state (the principal, or the client's address when
+//! anonymous, sealed into the state when it was first issued, so presenting it
+//! from elsewhere does not change who pays). Each owner has a share
+//! ([`InMemoryNonceStore::with_max_per_owner`]); when a share is used up, the
+//! owner's entry issued earliest is forgotten and the owner's *floor* rises to
+//! that entry's issue time: from then on every state of that owner issued at
+//! or before the floor is refused, redeemed or not. When the whole store is
+//! full the same happens to the owner holding the most entries. So:
+//!
+//! - replay protection holds for every state within its lifetime: an id is
+//!   only forgotten together with everything issued before it;
+//! - the cost of a flood falls on the owner who floods: their oldest
+//!   unanswered states stop being accepted, nobody else's;
+//! - a well-behaved owner is never affected unless it redeems more than its
+//!   share within the time a person takes to answer (100,000 by default).
+//!
+//! Stores without their own [`redeem_for`](NonceStore::redeem_for) (the
+//! SQLite and Redis stores) keep every id until it expires, on disk or in
+//! Redis, with no share per owner.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
@@ -13,6 +42,39 @@ use super::binding::Binding;
 use super::sealer::{OpenedState, StateId, StateRejected, StateSealer};
 use crate::clock::{Clock, SystemClock};
 use crate::store::{BoxFuture, StoreError};
+
+/// One state being redeemed: its id, when it was issued and expires (unix
+/// seconds), and who owns it (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Redemption<'a> {
+    /// The state's id.
+    pub state_id: StateId,
+    /// When it was sealed.
+    pub issued_at: u64,
+    /// When it stops mattering.
+    pub expires_at: u64,
+    /// Whose share it is charged to (`""` when nobody's).
+    pub owner: &'a str,
+}
+
+impl<'a> Redemption<'a> {
+    /// The redemption of `opened`, charged to nobody in particular.
+    pub fn of(opened: &OpenedState) -> Self {
+        Self {
+            state_id: opened.state_id(),
+            issued_at: opened.issued_at(),
+            expires_at: opened.expires_at(),
+            owner: "",
+        }
+    }
+
+    /// Charge it to `owner`.
+    pub fn owner(mut self, owner: &'a str) -> Self {
+        self.owner = owner;
+        self
+    }
+}
 
 /// Remembers redeemed state ids until they expire.
 ///
@@ -26,6 +88,17 @@ pub trait NonceStore: Send + Sync {
     /// attempt (a replay) and for an id already past `expires_at`.
     fn redeem(&self, state_id: StateId, expires_at: u64)
     -> BoxFuture<'_, Result<bool, StoreError>>;
+
+    /// Redeem with what the server knows about the state: when it was issued
+    /// and whose it is. `Ok(false)` also when the store can no longer tell
+    /// whether the state was redeemed (it is refused rather than risk a
+    /// replay). By default the same as [`redeem`](Self::redeem).
+    fn redeem_for<'a>(
+        &'a self,
+        redemption: Redemption<'a>,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.redeem(redemption.state_id, redemption.expires_at)
+    }
 }
 
 /// Open a state and redeem it in one step: it opens at most once.
@@ -40,7 +113,7 @@ pub async fn open_single_use(
     now: SystemTime,
 ) -> Result<OpenedState, RedeemError> {
     let opened = sealer.open(token, binding, now)?;
-    if store.redeem(opened.state_id(), opened.expires_at()).await? {
+    if store.redeem_for(Redemption::of(&opened)).await? {
         Ok(opened)
     } else {
         tracing::debug!(reason = "replayed", "request state rejected");
@@ -60,22 +133,61 @@ pub enum RedeemError {
     Store(#[from] StoreError),
 }
 
-/// A [`NonceStore`] in process memory: for one instance, or for tests.
+/// A [`NonceStore`] in process memory, bounded, with a share per owner: for
+/// one instance, or for tests. See the [module docs](self) for how it stays
+/// safe when full.
 ///
-/// Expired ids are forgotten as new ones arrive, so memory stays proportional to
-/// the number of live states; past `max_entries` live ids it refuses new ones
-/// ([`StoreError::Full`]) rather than forget live ones.
+/// ```
+/// use frontdesk::state::{InMemoryNonceStore, NonceStore, Redemption, StateId};
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let store = InMemoryNonceStore::new().with_max_per_owner(1);
+/// let now = std::time::SystemTime::now()
+///     .duration_since(std::time::UNIX_EPOCH)
+///     .unwrap()
+///     .as_secs();
+/// let first = Redemption::of_parts(StateId::random(), now - 10, now + 60).owner("10.0.0.1");
+/// let second = Redemption::of_parts(StateId::random(), now - 5, now + 60).owner("10.0.0.1");
+/// assert!(store.redeem_for(first).await.unwrap());
+/// assert!(!store.redeem_for(first).await.unwrap()); // a replay
+/// assert!(store.redeem_for(second).await.unwrap()); // the share is 1: `first` is forgotten…
+/// assert!(!store.redeem_for(first).await.unwrap()); // …and still refused, below the floor
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct InMemoryNonceStore {
     inner: Mutex<Seen>,
     clock: Arc<dyn Clock>,
     max_entries: usize,
+    max_per_owner: usize,
+}
+
+/// One remembered id.
+#[derive(Debug)]
+struct Entry {
+    owner: Arc<str>,
+    issued_at: u64,
+    expires_at: u64,
+}
+
+/// What the store keeps per owner.
+#[derive(Debug, Default)]
+struct Owner {
+    /// The owner's ids, earliest issued first.
+    by_issue: BTreeSet<(u64, StateId)>,
+    /// States of this owner issued at or before this time are refused.
+    floor: Option<u64>,
 }
 
 #[derive(Debug, Default)]
 struct Seen {
-    ids: HashSet<StateId>,
+    ids: HashMap<StateId, Entry>,
     by_expiry: BTreeSet<(u64, StateId)>,
+    owners: HashMap<Arc<str>, Owner>,
+    /// Owners by number of entries, to find the largest when full.
+    by_size: BTreeSet<(usize, Arc<str>)>,
+    /// The longest lifetime seen: a floor older than this protects nothing.
+    max_lifetime: u64,
 }
 
 impl Seen {
@@ -85,16 +197,69 @@ impl Seen {
                 break;
             }
             self.by_expiry.pop_first();
-            self.ids.remove(&id);
+            if let Some(entry) = self.ids.remove(&id) {
+                self.detach(&entry.owner, entry.issued_at, id);
+            }
         }
+        let max_lifetime = self.max_lifetime;
+        let stale: Vec<Arc<str>> = self
+            .owners
+            .iter()
+            .filter(|(_, o)| {
+                o.by_issue.is_empty()
+                    && o.floor
+                        .is_none_or(|f| f.saturating_add(max_lifetime) <= now)
+            })
+            .map(|(k, _)| Arc::clone(k))
+            .collect();
+        for key in stale {
+            self.owners.remove(&key);
+        }
+    }
+
+    /// Remove `id` from its owner's bookkeeping.
+    fn detach(&mut self, owner: &Arc<str>, issued_at: u64, id: StateId) {
+        if let Some(o) = self.owners.get_mut(owner) {
+            let before = o.by_issue.len();
+            o.by_issue.remove(&(issued_at, id));
+            let after = o.by_issue.len();
+            self.by_size.remove(&(before, Arc::clone(owner)));
+            if after > 0 {
+                self.by_size.insert((after, Arc::clone(owner)));
+            }
+        }
+    }
+
+    /// Forget `owner`'s earliest-issued id and raise its floor over it.
+    fn evict_oldest(&mut self, owner: &Arc<str>) {
+        let Some(o) = self.owners.get_mut(owner) else {
+            return;
+        };
+        let Some((issued_at, id)) = o.by_issue.first().copied() else {
+            return;
+        };
+        o.floor = Some(o.floor.map_or(issued_at, |f| f.max(issued_at)));
+        self.detach(owner, issued_at, id);
+        if let Some(entry) = self.ids.remove(&id) {
+            self.by_expiry.remove(&(entry.expires_at, id));
+        }
+        tracing::debug!(owner = %owner, floor = issued_at, "nonce share full; floor raised");
+    }
+
+    fn owner_key(&self, owner: &str) -> Arc<str> {
+        self.owners
+            .get_key_value(owner)
+            .map_or_else(|| Arc::from(owner), |(k, _)| Arc::clone(k))
     }
 }
 
 impl InMemoryNonceStore {
-    /// Default bound on live entries.
-    pub const DEFAULT_MAX_ENTRIES: usize = 1_000_000;
+    /// Default bound on live entries (about 150 bytes each).
+    pub const DEFAULT_MAX_ENTRIES: usize = 500_000;
+    /// Default share of one owner.
+    pub const DEFAULT_MAX_PER_OWNER: usize = 100_000;
 
-    /// A store on the system clock with the default bound.
+    /// A store on the system clock with the default bounds.
     pub fn new() -> Self {
         Self::with_clock(Arc::new(SystemClock))
     }
@@ -105,12 +270,19 @@ impl InMemoryNonceStore {
             inner: Mutex::new(Seen::default()),
             clock,
             max_entries: Self::DEFAULT_MAX_ENTRIES,
+            max_per_owner: Self::DEFAULT_MAX_PER_OWNER,
         }
     }
 
-    /// Set the bound on live entries.
+    /// Set the bound on live entries (at least 1).
     pub fn with_max_entries(mut self, max_entries: usize) -> Self {
-        self.max_entries = max_entries;
+        self.max_entries = max_entries.max(1);
+        self
+    }
+
+    /// Set the share of one owner (at least 1).
+    pub fn with_max_per_owner(mut self, max_per_owner: usize) -> Self {
+        self.max_per_owner = max_per_owner.max(1);
         self
     }
 
@@ -131,21 +303,71 @@ impl InMemoryNonceStore {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn redeem_now(&self, state_id: StateId, expires_at: u64) -> Result<bool, StoreError> {
+    fn redeem_now(&self, r: Redemption<'_>) -> bool {
         let now = self.clock.now_unix();
         let mut seen = self.lock();
         seen.forget_expired(now);
-        if expires_at <= now || seen.ids.contains(&state_id) {
-            return Ok(false);
+        if r.expires_at <= now || seen.ids.contains_key(&r.state_id) {
+            return false;
         }
-        if seen.ids.len() >= self.max_entries {
-            return Err(StoreError::Full {
-                limit: self.max_entries,
-            });
+        let owner = seen.owner_key(r.owner);
+        if let Some(floor) = seen.owners.get(&owner).and_then(|o| o.floor)
+            && r.issued_at <= floor
+        {
+            tracing::debug!(
+                owner = r.owner,
+                "request state issued below its owner's floor"
+            );
+            return false;
         }
-        seen.ids.insert(state_id);
-        seen.by_expiry.insert((expires_at, state_id));
-        Ok(true)
+        if seen
+            .owners
+            .get(&owner)
+            .is_some_and(|o| o.by_issue.len() >= self.max_per_owner)
+        {
+            seen.evict_oldest(&owner);
+        }
+        if seen.ids.len() >= self.max_entries
+            && let Some((_, largest)) = seen.by_size.last().cloned()
+        {
+            seen.evict_oldest(&largest);
+        }
+        // Evicting may have raised this owner's floor over the new state.
+        if let Some(floor) = seen.owners.get(&owner).and_then(|o| o.floor)
+            && r.issued_at <= floor
+        {
+            return false;
+        }
+        seen.max_lifetime = seen
+            .max_lifetime
+            .max(r.expires_at.saturating_sub(r.issued_at));
+        let o = seen.owners.entry(Arc::clone(&owner)).or_default();
+        let before = o.by_issue.len();
+        o.by_issue.insert((r.issued_at, r.state_id));
+        seen.by_size.remove(&(before, Arc::clone(&owner)));
+        seen.by_size.insert((before + 1, Arc::clone(&owner)));
+        seen.by_expiry.insert((r.expires_at, r.state_id));
+        seen.ids.insert(
+            r.state_id,
+            Entry {
+                owner,
+                issued_at: r.issued_at,
+                expires_at: r.expires_at,
+            },
+        );
+        true
+    }
+}
+
+impl Redemption<'static> {
+    /// A redemption from its parts, charged to nobody in particular.
+    pub fn of_parts(state_id: StateId, issued_at: u64, expires_at: u64) -> Self {
+        Self {
+            state_id,
+            issued_at,
+            expires_at,
+            owner: "",
+        }
     }
 }
 
@@ -161,8 +383,19 @@ impl NonceStore for InMemoryNonceStore {
         state_id: StateId,
         expires_at: u64,
     ) -> BoxFuture<'_, Result<bool, StoreError>> {
-        let result = self.redeem_now(state_id, expires_at);
-        Box::pin(async move { result })
+        // Without an issue time the state counts as issued now: it can only
+        // be forgotten with everything its owner was issued before it.
+        let issued_at = self.clock.now_unix();
+        let result = self.redeem_now(Redemption::of_parts(state_id, issued_at, expires_at));
+        Box::pin(async move { Ok(result) })
+    }
+
+    fn redeem_for<'a>(
+        &'a self,
+        redemption: Redemption<'a>,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let result = self.redeem_now(redemption);
+        Box::pin(async move { Ok(result) })
     }
 }
 
@@ -202,18 +435,108 @@ mod tests {
         assert!(!store.redeem(id(102), 1010).await.unwrap());
     }
 
+    fn at(n: u8, issued_at: u64, owner: &str) -> Redemption<'_> {
+        Redemption::of_parts(id(n), issued_at, issued_at + 100).owner(owner)
+    }
+
     #[tokio::test]
-    async fn refuses_new_ids_when_full() {
+    async fn a_full_share_costs_only_its_owner() {
         let store =
-            InMemoryNonceStore::with_clock(Arc::new(ManualClock::new(0))).with_max_entries(2);
-        assert!(store.redeem(id(1), 10).await.unwrap());
-        assert!(store.redeem(id(2), 10).await.unwrap());
-        assert!(matches!(
-            store.redeem(id(3), 10).await,
-            Err(StoreError::Full { limit: 2 })
-        ));
-        // A replay is still a plain "no", not an error.
-        assert!(!store.redeem(id(1), 10).await.unwrap());
+            InMemoryNonceStore::with_clock(Arc::new(ManualClock::new(1000))).with_max_per_owner(3);
+        for n in 0..3 {
+            assert!(
+                store
+                    .redeem_for(at(n, 990 + u64::from(n), "flood"))
+                    .await
+                    .unwrap()
+            );
+        }
+        assert!(store.redeem_for(at(50, 995, "good")).await.unwrap());
+        // The fourth redemption of "flood" forgets its earliest id (issued at
+        // 990) and refuses everything it was issued up to then…
+        assert!(store.redeem_for(at(3, 999, "flood")).await.unwrap());
+        assert!(!store.redeem_for(at(0, 990, "flood")).await.unwrap());
+        assert!(!store.redeem_for(at(9, 990, "flood")).await.unwrap());
+        // …while later states of "flood" and every state of "good" go on.
+        assert!(store.redeem_for(at(10, 1000, "flood")).await.unwrap());
+        assert!(store.redeem_for(at(51, 950, "good")).await.unwrap());
+        assert_eq!(store.len(), 5);
+    }
+
+    #[tokio::test]
+    async fn a_full_store_takes_from_the_largest_owner() {
+        let store = InMemoryNonceStore::with_clock(Arc::new(ManualClock::new(1000)))
+            .with_max_entries(4)
+            .with_max_per_owner(100);
+        for n in 0..3 {
+            assert!(
+                store
+                    .redeem_for(at(n, 990 + u64::from(n), "big"))
+                    .await
+                    .unwrap()
+            );
+        }
+        assert!(store.redeem_for(at(50, 980, "small")).await.unwrap());
+        // Full: the next one (from "small") evicts "big"'s earliest.
+        assert!(store.redeem_for(at(51, 981, "small")).await.unwrap());
+        assert_eq!(store.len(), 4);
+        assert!(!store.redeem_for(at(0, 990, "big")).await.unwrap());
+        assert!(!store.redeem_for(at(50, 980, "small")).await.unwrap());
+        assert!(store.redeem_for(at(52, 982, "small")).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_replay_is_refused_whoever_presents_it() {
+        let store = InMemoryNonceStore::with_clock(Arc::new(ManualClock::new(1000)));
+        assert!(store.redeem_for(at(1, 999, "a")).await.unwrap());
+        assert!(!store.redeem_for(at(1, 999, "b")).await.unwrap());
+        assert!(!store.redeem(id(1), 1099).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn floors_are_forgotten_once_nothing_below_them_can_be_alive() {
+        let clock = ManualClock::new(1000);
+        let store = InMemoryNonceStore::with_clock(Arc::new(clock.clone())).with_max_per_owner(1);
+        assert!(store.redeem_for(at(1, 990, "a")).await.unwrap());
+        assert!(store.redeem_for(at(2, 995, "a")).await.unwrap());
+        assert!(!store.redeem_for(at(3, 990, "a")).await.unwrap());
+        // Every state issued at 990 expired at 1090 at the latest.
+        clock.advance(200);
+        assert!(store.redeem_for(at(4, 1195, "a")).await.unwrap());
+        assert_eq!(store.lock().owners.len(), 1);
+        assert!(store.lock().owners.values().all(|o| o.floor.is_none()));
+    }
+
+    /// Whatever the caps and the order, no id is accepted twice while it is
+    /// alive.
+    #[test]
+    fn no_state_is_accepted_twice_whatever_the_load() {
+        use proptest::prelude::*;
+        let ops = prop::collection::vec((0u8..40, 0u64..50, 0u64..3), 1..300);
+        proptest!(ProptestConfig::with_cases(200), |(ops in ops, max in 1usize..8, share in 1usize..5)| {
+            let clock = ManualClock::new(1000);
+            let store = InMemoryNonceStore::with_clock(Arc::new(clock.clone()))
+                .with_max_entries(max)
+                .with_max_per_owner(share);
+            let owners = ["a", "b", "c", "d"];
+            let mut accepted: HashMap<StateId, u64> = HashMap::new();
+            // A state's owner and issue time are sealed into it: fixed per id.
+            let mut issued: HashMap<u8, u64> = HashMap::new();
+            for (n, age, tick) in ops {
+                clock.advance(tick);
+                let now = clock.now_unix();
+                let issued_at = *issued.entry(n).or_insert(now.saturating_sub(age).max(1000));
+                let r = Redemption::of_parts(id(n), issued_at, issued_at + 30)
+                    .owner(owners[usize::from(n) % owners.len()]);
+                if store.redeem_now(r) {
+                    if let Some(&exp) = accepted.get(&r.state_id) {
+                        prop_assert!(exp <= now, "{} accepted twice", r.state_id);
+                    }
+                    accepted.insert(r.state_id, r.expires_at);
+                }
+                prop_assert!(store.len() <= max);
+            }
+        });
     }
 
     #[tokio::test]

@@ -4,6 +4,7 @@
 //! on this revision.
 
 mod meta;
+mod replies;
 mod round;
 mod state;
 
@@ -22,7 +23,10 @@ use super::error::{AskError, RpcError, ToolError};
 use super::invoke::{Outcome, Target, invoke, to_object};
 use super::requests::{self, Reply};
 use super::{Caller, OutboundSink, ServerInner};
+use replies::Claim;
+pub(crate) use replies::RetryReplies;
 use round::Round;
+use tracing::Instrument;
 
 /// Serve one 2026-07-28 request.
 pub(crate) async fn serve(
@@ -129,6 +133,10 @@ fn retry_params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<(P, Ret
 }
 
 /// One round of a tool call or prompt.
+///
+/// A retry's round runs detached from the request, so a dropped connection
+/// does not lose it, and sending the same retry again gets its reply (see
+/// [`replies`]).
 async fn run(
     server: &Arc<ServerInner>,
     target: Target<'_>,
@@ -138,31 +146,106 @@ async fn run(
     caller: Caller,
     meta: meta::RequestMeta,
 ) -> Reply {
-    let args_value = Value::Object(args);
-    let binding = state::binding(
-        &caller.principal,
-        target.method(),
-        target.name(),
-        &args_value,
-    );
-    let prior = match &retry.state {
-        None => None,
-        Some(token) => Some(state::open(server, token, &binding).await?),
+    let args = Value::Object(args);
+    let binding = state::binding(&caller.principal, target.method(), target.name(), &args);
+    let Some(token) = &retry.state else {
+        let round = Input {
+            responses: retry.responses,
+            prior: None,
+            caller,
+            meta,
+        };
+        return play(server, target, args, round, sink, &binding).await;
     };
-    let round = Arc::new(Round::new(meta.capabilities, retry.responses, prior));
+    let opened = state::open(server, token, &binding)?;
+    let claim = server.retries.claim(opened.id);
+    let running = match claim {
+        Claim::Repeat(reply) => return replies::wait(reply).await,
+        Claim::Untracked => None,
+        Claim::First(running) => Some(running),
+    };
+    let (method, name) = (target.method(), target.name().to_string());
+    let detached = {
+        let server = Arc::clone(server);
+        let sink = sink.clone();
+        async move {
+            let reply = match state::redeem(&server, &opened).await {
+                Ok(()) => match resolve(&server, method, &name) {
+                    Ok(target) => {
+                        let round = Input {
+                            responses: retry.responses,
+                            prior: Some(opened.state),
+                            caller,
+                            meta,
+                        };
+                        play(&server, target, args, round, &sink, &binding).await
+                    }
+                    Err(e) => Err(e),
+                },
+                Err(e) => Err(e),
+            };
+            if let Some(running) = running {
+                running.finish(&reply);
+            }
+            reply
+        }
+        .in_current_span()
+    };
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => runtime
+            .spawn(detached)
+            .await
+            .unwrap_or_else(|_| Err(RpcError::internal("Internal error"))),
+        Err(_) => detached.await,
+    }
+}
+
+/// The target of a request again, from the server itself (for a round that
+/// outlives its request).
+fn resolve<'s>(server: &'s ServerInner, method: &str, name: &str) -> Result<Target<'s>, RpcError> {
+    if method == method::PROMPTS_GET {
+        requests::find_prompt(server, name).map(Target::Prompt)
+    } else {
+        requests::find_tool(server, name).map(Target::Tool)
+    }
+}
+
+/// What one round answers from and for whom.
+struct Input {
+    responses: Map<String, Value>,
+    prior: Option<state::RoundState>,
+    caller: Caller,
+    meta: meta::RequestMeta,
+}
+
+/// Run the handler for one round and turn its outcome into the reply.
+async fn play(
+    server: &Arc<ServerInner>,
+    target: Target<'_>,
+    args: Value,
+    input: Input,
+    sink: &OutboundSink,
+    binding: &crate::state::Binding,
+) -> Reply {
+    let round = Arc::new(Round::new(
+        input.meta.capabilities,
+        input.responses,
+        input.prior,
+        &input.caller.quota_key,
+    ));
     let call = Arc::new(Call::new(
         Arc::clone(server),
-        caller,
+        input.caller,
         sink.clone(),
-        meta.progress_token,
-        meta.log_level,
+        input.meta.progress_token,
+        input.meta.log_level,
         Arc::clone(&round) as Arc<dyn super::call::Conversation>,
     ));
-    let Value::Object(args) = args_value else {
+    let Value::Object(args) = args else {
         return Err(RpcError::internal("Internal error"));
     };
     let outcome = invoke(&call, target, args).await;
-    finish(server, target, outcome, &round, &binding)
+    finish(server, target, outcome, &round, binding)
 }
 
 /// What a handler's outcome becomes on 2026-07-28.

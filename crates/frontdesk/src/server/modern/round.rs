@@ -35,23 +35,34 @@ pub(crate) struct Round {
     responses: Map<String, Value>,
     prior_pending: IndexMap<String, String>,
     had_state: bool,
+    /// Carried into every state of the call (see [`RoundState::owner`]).
+    owner: String,
     record: Mutex<Record>,
     suspended: AtomicBool,
 }
 
 impl Round {
+    /// A round answering from `responses` and the `prior` state; `caller`
+    /// owns the call when it has no prior state (or one without an owner).
     pub(crate) fn new(
         caps: Value,
         responses: Map<String, Value>,
         prior: Option<RoundState>,
+        caller: &str,
     ) -> Self {
         let had_state = prior.is_some();
         let prior = prior.unwrap_or_default();
+        let owner = if prior.owner.is_empty() {
+            caller.to_string()
+        } else {
+            prior.owner
+        };
         Self {
             caps,
             responses,
             prior_pending: prior.pending,
             had_state,
+            owner,
             record: Mutex::new(Record {
                 pending: Vec::new(),
                 answers: prior.answers,
@@ -277,6 +288,7 @@ impl Round {
             pending,
             flows: rec.flows.clone(),
             once: rec.once.clone(),
+            owner: self.owner.clone(),
         };
         Some((requests, state))
     }

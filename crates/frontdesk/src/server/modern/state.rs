@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::server::ServerInner;
 use crate::server::error::RpcError;
-use crate::state::{Binding, RedeemError, RequestDigest, open_single_use};
+use crate::state::{Binding, Redemption, RequestDigest, StateId};
 
 /// An answer carried from an earlier round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +52,11 @@ pub(crate) struct RoundState {
     /// Results of `once` steps, by step key.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub(crate) once: IndexMap<String, Value>,
+    /// Who the call's states are charged to in the nonce store: the quota
+    /// key of the client that started the call, carried unchanged from
+    /// round to round (so presenting a state from elsewhere changes nothing).
+    #[serde(rename = "o", default, skip_serializing_if = "String::is_empty")]
+    pub(crate) owner: String,
 }
 
 /// The one error every unacceptable `requestState` gets.
@@ -67,35 +72,56 @@ pub(crate) fn binding(principal: &str, method: &str, name: &str, arguments: &Val
     )
 }
 
-/// Open the state of a retry (redeeming it, when single use is on); every
-/// failure is [`rejected`].
-pub(crate) async fn open(
+/// A retry's state, opened (authentic, unexpired, bound to this request)
+/// but not yet redeemed.
+pub(crate) struct Opened {
+    pub(crate) id: StateId,
+    issued_at: u64,
+    expires_at: u64,
+    pub(crate) state: RoundState,
+}
+
+/// Open the state of a retry; every failure is [`rejected`].
+pub(crate) fn open(
     server: &ServerInner,
     token: &str,
     binding: &Binding,
-) -> Result<RoundState, RpcError> {
-    let opened = match &server.nonces {
-        Some(store) => open_single_use(
-            &server.sealer,
-            store.as_ref(),
-            token,
-            binding,
-            SystemTime::now(),
-        )
-        .await
-        .map_err(|e| match e {
-            RedeemError::Store(e) => {
-                tracing::error!(error = %e, "nonce store failed");
-                RpcError::internal("Internal error: request state store unavailable")
-            }
-            _ => rejected(),
-        })?,
-        None => server
-            .sealer
-            .open(token, binding, SystemTime::now())
-            .map_err(|_| rejected())?,
+) -> Result<Opened, RpcError> {
+    let opened = server
+        .sealer
+        .open(token, binding, SystemTime::now())
+        .map_err(|_| rejected())?;
+    let (id, issued_at, expires_at) = (opened.state_id(), opened.issued_at(), opened.expires_at());
+    let state = serde_json::from_value(opened.into_payload()).map_err(|_| rejected())?;
+    Ok(Opened {
+        id,
+        issued_at,
+        expires_at,
+        state,
+    })
+}
+
+/// Redeem an opened state (when single use is on), charged to its owner: a
+/// state already redeemed is [`rejected`].
+pub(crate) async fn redeem(server: &ServerInner, opened: &Opened) -> Result<(), RpcError> {
+    let Some(store) = &server.nonces else {
+        return Ok(());
     };
-    serde_json::from_value(opened.into_payload()).map_err(|_| rejected())
+    let redemption = Redemption::of_parts(opened.id, opened.issued_at, opened.expires_at)
+        .owner(&opened.state.owner);
+    match store.redeem_for(redemption).await {
+        Ok(true) => Ok(()),
+        Ok(false) => {
+            tracing::debug!(reason = "replayed", "request state rejected");
+            Err(rejected())
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "nonce store failed");
+            Err(RpcError::internal(
+                "Internal error: request state store unavailable",
+            ))
+        }
+    }
 }
 
 /// Seal `state` for the next round.

@@ -1,6 +1,9 @@
 //! 2026-07-28 over stdio: `_meta` validation, discover, the input_required
 //! loop with sealed state, capability gating, the MRTR fixtures.
 
+use std::time::Duration;
+
+use frontdesk::server::ServerConfig;
 use frontdesk::state::StateSealer;
 use serde_json::{Value, json};
 
@@ -352,7 +355,11 @@ async fn multi_round_fixture() {
 
 #[tokio::test]
 async fn tampered_replayed_and_wrong_request_state() {
-    let mut c = Client::start(test_server());
+    // Replies to retries are kept for no time: a replay is refused at once.
+    let server = builder()
+        .config(ServerConfig::new().retry_reply_ttl(Duration::ZERO))
+        .build();
+    let mut c = Client::start(server);
     let tool = "test_input_required_result_tampered_state";
     let ok = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
     let (_, s) = first_round(&mut c, tool).await;
@@ -388,6 +395,31 @@ async fn tampered_replayed_and_wrong_request_state() {
     // …and is refused when replayed.
     let r = c.request(json!(5), "tools/call", retry(tool, ok, &s)).await;
     assert_eq!(r["error"], fixed);
+}
+
+#[tokio::test]
+async fn a_resent_retry_gets_the_same_reply_and_the_handler_runs_once() {
+    let mut c = Client::start(test_server());
+    let tool = "test_input_required_result_tampered_state";
+    let ok = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+    let (_, s) = first_round(&mut c, tool).await;
+    let first = c
+        .request(json!(4), "tools/call", retry(tool, ok.clone(), &s))
+        .await;
+    assert_eq!(first["result"]["resultType"], "complete", "{first}");
+    // The same retry again (its connection dropped, say): the same result,
+    // under the new request's id; with other answers, still the first result.
+    let again = c.request(json!(5), "tools/call", retry(tool, ok, &s)).await;
+    assert_eq!(again["id"], 5);
+    assert_eq!(again["result"], first["result"]);
+    let other = c
+        .request(
+            json!(6),
+            "tools/call",
+            retry(tool, json!({"confirm": {"action": "decline"}}), &s),
+        )
+        .await;
+    assert_eq!(other["result"], first["result"]);
 }
 
 #[tokio::test]
@@ -605,4 +637,70 @@ async fn a_reask_keeps_the_valid_values_as_defaults() {
     let r3 = c.request(json!(3), "tools/call", p).await;
     assert_eq!(r3["result"]["resultType"], "input_required");
     assert!(r3["result"]["inputRequests"]["confirm"].is_object(), "{r3}");
+}
+
+/// A retry whose connection drops while its round runs: sending it again
+/// gets the round's result, and the handler's work was done once.
+#[tokio::test]
+async fn a_retry_dropped_mid_round_is_not_lost() {
+    use frontdesk::form::FormSchema;
+    use frontdesk::server::{Answer, NoArgs, Question, Server, ToolContext, ToolDef, ToolOutput};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let bookings = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&bookings);
+    let schema = FormSchema::builder()
+        .boolean("ok", |f| f.title("Book it?").required())
+        .build()
+        .unwrap();
+    let server = Server::builder("slow-book", "0.0.1")
+        .tool(ToolDef::new(
+            "book",
+            "Asks, then takes a while to book",
+            move |cx: ToolContext, _: NoArgs| {
+                let (schema, counter) = (schema.clone(), Arc::clone(&counter));
+                async move {
+                    match cx.ask(Question::schema("Book?", schema).key("ok")).await? {
+                        Answer::Accepted(_) => {
+                            tokio::time::sleep(Duration::from_millis(300)).await;
+                            let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+                            Ok(ToolOutput::text(format!("booked #{n}")))
+                        }
+                        _ => Ok(ToolOutput::text("not booked")),
+                    }
+                }
+            },
+        ))
+        .build();
+    let (sink, _rx) = frontdesk::server::OutboundSink::channel();
+    let info = frontdesk::server::RequestInfo::new();
+    let msg = |id: u64, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    let h = server
+        .handle(None, msg(1, call("book", json!({}), FORM())), &sink, &info)
+        .await;
+    let state = h.response.unwrap()["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answers = json!({"ok": {"action": "accept", "content": {"ok": true}}});
+    // The connection drops 50 ms into the round.
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(50),
+        server.handle(
+            None,
+            msg(2, retry("book", answers.clone(), &state)),
+            &sink,
+            &info,
+        ),
+    )
+    .await;
+    assert!(dropped.is_err(), "the round should still be running");
+    // The client sends the same retry again.
+    let h = server
+        .handle(None, msg(3, retry("book", answers, &state)), &sink, &info)
+        .await;
+    let r = h.response.unwrap();
+    assert_eq!(r["result"]["content"][0]["text"], "booked #1", "{r}");
+    assert_eq!(bookings.load(Ordering::SeqCst), 1);
 }
