@@ -124,6 +124,10 @@ pub struct ClientConfig {
     pub on_wire: Option<WireTap>,
     /// Notice hook.
     pub on_notice: Option<NoticeHook>,
+    /// Authorize with OAuth 2.1 when the server asks for a token (HTTP only;
+    /// default none: a `401` is an error).
+    #[cfg(feature = "http-client")]
+    pub oauth: Option<super::auth::OAuthConfig>,
 }
 
 impl Default for ClientConfig {
@@ -145,6 +149,8 @@ impl Default for ClientConfig {
             server_stderr: super::ServerStderr::default(),
             on_wire: None,
             on_notice: None,
+            #[cfg(feature = "http-client")]
+            oauth: None,
         }
     }
 }

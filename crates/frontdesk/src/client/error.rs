@@ -33,6 +33,18 @@ pub enum ClientError {
     /// The connection is closed.
     #[error("connection closed")]
     Closed,
+    /// The server wants a token and authorizing failed (HTTP with
+    /// [`ClientConfig::oauth`](super::ClientConfig::oauth)).
+    #[cfg(feature = "http-client")]
+    #[error("{0}")]
+    Auth(super::auth::AuthError),
+}
+
+#[cfg(feature = "http-client")]
+impl From<super::auth::AuthError> for ClientError {
+    fn from(e: super::auth::AuthError) -> Self {
+        Self::Auth(e)
+    }
 }
 
 impl ClientError {
@@ -40,6 +52,15 @@ impl ClientError {
     pub fn rpc(&self) -> Option<&ErrorObject> {
         match self {
             Self::Rpc(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// The authorization error, if authorizing failed.
+    #[cfg(feature = "http-client")]
+    pub fn auth(&self) -> Option<&super::auth::AuthError> {
+        match self {
+            Self::Auth(e) => Some(e),
             _ => None,
         }
     }

@@ -30,6 +30,8 @@
 //! - Time: request timeouts pause while a person answers; each question has
 //!   its own human-wait budget; a per-server rate limit caps questions.
 
+#[cfg(feature = "http-client")]
+pub mod auth;
 mod config;
 mod connection;
 mod elicit;
@@ -42,6 +44,7 @@ mod mrtr;
 mod policy;
 #[cfg(feature = "http-client")]
 mod sse;
+mod tool_headers;
 mod transport;
 #[cfg(feature = "http-client")]
 mod transport_http;
@@ -179,9 +182,11 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let tap = Tap(config.on_wire.clone());
+        let oauth = config.oauth.clone().map(|o| (o, config.url_policy.clone()));
         let transport = transport_http::HttpTransport::new(
             url.to_string(),
             &config.extra_root_certificates,
+            oauth,
             tx,
             tap.clone(),
         )?;
@@ -283,7 +288,10 @@ impl Client {
         }
     }
 
-    /// Every tool, following pagination.
+    /// Every tool, following pagination. On 2026-07-28 a tool whose
+    /// `x-mcp-header` annotations are invalid is left out (and logged), and
+    /// the others' mirrored parameters are sent as `Mcp-Param-*` headers
+    /// when they are called over HTTP.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
@@ -301,6 +309,18 @@ impl Client {
                 Some(c) if !c.is_empty() => cursor = Some(c),
                 _ => break,
             }
+        }
+        if self.revision() == Revision::V2026_07_28 {
+            tools.retain(|tool| match tool_headers::param_headers(&tool.input_schema) {
+                Ok(mirrored) => {
+                    self.core.transport.mirror_params(&tool.name, mirrored);
+                    true
+                }
+                Err(why) => {
+                    tracing::warn!(tool = %tool.name, %why, "leaving out a tool with an invalid x-mcp-header");
+                    false
+                }
+            });
         }
         Ok(tools)
     }
