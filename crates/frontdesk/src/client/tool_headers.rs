@@ -60,6 +60,7 @@ fn is_token_char(b: u8) -> bool {
 }
 
 /// The `Mcp-Param-*` headers for a call with `arguments`.
+#[cfg(feature = "http-client")]
 pub(crate) fn header_values(
     mirrored: &ParamHeaders,
     arguments: Option<&Map<String, Value>>,
@@ -93,6 +94,7 @@ mod tests {
             .unwrap_or_default()
     }
 
+    #[cfg(feature = "http-client")]
     #[test]
     fn valid_annotations_and_their_values() {
         let mirrored = param_headers(&schema(json!({
