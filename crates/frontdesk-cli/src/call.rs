@@ -15,6 +15,7 @@ use crate::hosting::{
     ProtocolArg, Target, answerer, client_config, client_error, connect, wire_printer,
 };
 use crate::output;
+use crate::signin::RemoteArgs;
 
 /// Arguments of `frontdesk call`.
 #[derive(Debug, Args)]
@@ -91,6 +92,8 @@ pub struct CallArgs {
     /// Print every JSON-RPC message to stderr.
     #[arg(long)]
     pub show_wire: bool,
+    #[command(flatten)]
+    pub remote: RemoteArgs,
 }
 
 /// `--timeout` as a duration (at least 0.1 s).
@@ -131,6 +134,12 @@ async fn call(args: &CallArgs) -> ExitCode {
     let mut config = client_config(args.protocol, timeout(args.timeout));
     if args.show_wire {
         config = config.on_wire(wire_printer);
+    }
+    if matches!(target, Target::Url(_))
+        && let Err(e) = args.remote.apply(&mut config)
+    {
+        output::error("call", &format!("{e:#}"));
+        return exit::code(exit::CANNOT_START);
     }
     output::note(&format!("frontdesk: connecting to {} …", target.describe()));
     let connection = match connect(

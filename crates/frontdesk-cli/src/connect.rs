@@ -23,6 +23,7 @@ use crate::hosting::{
     ProtocolArg, Target, answerer, client_config, client_error, connect, wire_printer,
 };
 use crate::output;
+use crate::signin::RemoteArgs;
 
 /// Arguments of `frontdesk connect`.
 #[derive(Debug, Args)]
@@ -64,6 +65,8 @@ pub struct ConnectArgs {
     /// Print every JSON-RPC message to stderr.
     #[arg(long)]
     show_wire: bool,
+    #[command(flatten)]
+    remote: RemoteArgs,
     /// The command that starts a stdio server (after `--`).
     #[arg(last = true, value_name = "SERVER COMMAND")]
     command: Vec<String>,
@@ -110,6 +113,12 @@ async fn session(args: &ConnectArgs, target: Target) -> ExitCode {
     let mut config = client_config(args.protocol, timeout(args.timeout));
     if args.show_wire {
         config = config.on_wire(wire_printer);
+    }
+    if matches!(target, Target::Url(_))
+        && let Err(e) = args.remote.apply(&mut config)
+    {
+        output::error("connect", &format!("{e:#}"));
+        return exit::code(exit::CANNOT_START);
     }
     output::note(&format!("frontdesk: connecting to {} …", target.describe()));
     let connection = match connect(

@@ -204,6 +204,12 @@ pub async fn connect(
                     client,
                     process: None,
                 }),
+                Ok(Err(e)) if e.auth() == Some(&frontdesk::client::auth::AuthError::Unattended) => {
+                    bail!(
+                        "{url} needs a sign-in, and there is no terminal here to approve it: \
+                         sign in once with `frontdesk connect --url {url}` (the token is kept)"
+                    )
+                }
                 Ok(Err(e)) => bail!("cannot connect to {url}: {}", client_error(&e)),
                 Err(_) => {
                     bail!("{url} did not answer within {secs} s (--timeout SECS to wait longer)")

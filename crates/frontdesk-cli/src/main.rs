@@ -23,6 +23,7 @@ mod park;
 mod run;
 mod serve;
 mod server_process;
+mod signin;
 
 /// MCP elicitation, done completely: forms and URL flows in your terminal.
 #[derive(Debug, Parser)]

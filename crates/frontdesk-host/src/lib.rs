@@ -70,6 +70,7 @@ pub mod result;
 pub mod sanitize;
 pub mod screen;
 pub mod scripted;
+pub mod signin;
 pub mod terminal;
 pub mod tools;
 

@@ -11,5 +11,6 @@ mod errors;
 mod hostile;
 mod lab;
 mod park;
+mod signin;
 mod support;
 mod tmux;

@@ -150,7 +150,15 @@ impl Client {
         let transport =
             transport_stdio::LineTransport::spawn(command, config.server_stderr, tx, tap.clone())
                 .map_err(ClientError::transport)?;
-        Self::start(Arc::new(transport), rx, tap, config, handler).await
+        Self::start(
+            Arc::new(transport),
+            rx,
+            tap,
+            config,
+            handler,
+            Arc::default(),
+        )
+        .await
     }
 
     /// Speak MCP over any reader/writer pair, one JSON message per line (e.g.
@@ -168,7 +176,15 @@ impl Client {
         let (tx, rx) = mpsc::unbounded_channel();
         let tap = Tap(config.on_wire.clone());
         let transport = transport_stdio::LineTransport::new(reader, writer, tx, tap.clone());
-        Self::start(Arc::new(transport), rx, tap, config, handler).await
+        Self::start(
+            Arc::new(transport),
+            rx,
+            tap,
+            config,
+            handler,
+            Arc::default(),
+        )
+        .await
     }
 
     #[cfg(feature = "http-client")]
@@ -182,7 +198,12 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let tap = Tap(config.on_wire.clone());
-        let oauth = config.oauth.clone().map(|o| (o, config.url_policy.clone()));
+        // Signing in is human time too: request timeouts pause meanwhile.
+        let human = Arc::new(policy::HumanClock::default());
+        let oauth = config
+            .oauth
+            .clone()
+            .map(|o| (o, config.url_policy.clone(), human.clone()));
         let transport = transport_http::HttpTransport::new(
             url.to_string(),
             &config.extra_root_certificates,
@@ -191,7 +212,7 @@ impl Client {
             tap.clone(),
         )?;
         let transport = transport_http::SharedHttp(Arc::new(transport));
-        Self::start(Arc::new(transport), rx, tap, config, handler).await
+        Self::start(Arc::new(transport), rx, tap, config, handler, human).await
     }
 
     async fn start(
@@ -200,11 +221,12 @@ impl Client {
         tap: Tap,
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
+        human: Arc<policy::HumanClock>,
     ) -> Result<Self, ClientError> {
         #[cfg(feature = "http-client")]
         install_default_tls_provider();
         let config = Arc::new(config);
-        let elicitor = Elicitor::new(handler, config.clone());
+        let elicitor = Elicitor::new(handler, config.clone(), human);
         let core = Arc::new(Core::new(transport, config.clone(), tap, elicitor));
         tokio::spawn(core.clone().serve_inbound(rx));
         let client = Self { core };

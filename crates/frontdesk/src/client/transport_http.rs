@@ -113,7 +113,11 @@ impl HttpTransport {
     pub fn new(
         url: String,
         extra_roots: &[Vec<u8>],
-        oauth: Option<(OAuthConfig, frontdesk_url::UrlPolicy)>,
+        oauth: Option<(
+            OAuthConfig,
+            frontdesk_url::UrlPolicy,
+            Arc<super::policy::HumanClock>,
+        )>,
         inbound: Inbound,
         tap: Tap,
     ) -> Result<Self, ClientError> {
@@ -126,12 +130,18 @@ impl HttpTransport {
             .build()
             .map_err(ClientError::transport)?;
         let auth = match oauth {
-            Some((config, policy)) => {
+            Some((config, policy, human)) => {
                 // The authorization server may be on https even when the
                 // MCP endpoint is plain loopback http.
                 let tls =
                     tls_config(extra_roots, true).or_else(|_| tls_config(extra_roots, false))?;
-                Some(AuthSession::new(config, &url, AuthHttp::new(tls)?, policy)?)
+                Some(AuthSession::new(
+                    config,
+                    &url,
+                    AuthHttp::new(tls)?,
+                    policy,
+                    human,
+                )?)
             }
             None => None,
         };

@@ -94,6 +94,9 @@ pub enum AuthError {
     /// The person declined or dismissed the sign-in.
     #[error("sign-in was not approved")]
     NotApproved,
+    /// Signing in needs a person, and the user agent has none to ask.
+    #[error("the server needs a sign-in and there is nobody here to approve it")]
+    Unattended,
     /// The authorization server refused (`error` in the redirect).
     #[error("the authorization server refused: {0}")]
     Denied(String),

@@ -4,10 +4,11 @@
 //! requests refused together wait for one authorization and all use its
 //! token.
 
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use frontdesk_url::UrlPolicy;
 
+use super::super::policy::HumanClock;
 use super::challenge::BearerChallenge;
 use super::grant;
 use super::http::AuthHttp;
@@ -33,6 +34,8 @@ pub(crate) struct AuthSession {
     http: AuthHttp,
     url_policy: UrlPolicy,
     current: RwLock<StoredGrant>,
+    /// Marks the person's time on the sign-in (request timeouts pause).
+    human: Arc<HumanClock>,
     /// Scopes asked for so far (re-authorizations ask for the union).
     asked: tokio::sync::Mutex<Vec<String>>,
 }
@@ -44,6 +47,7 @@ impl AuthSession {
         endpoint: &str,
         http: AuthHttp,
         url_policy: UrlPolicy,
+        human: Arc<HumanClock>,
     ) -> Result<Self, AuthError> {
         let parsed = url::Url::parse(endpoint)
             .map_err(|e| AuthError::Metadata(format!("the endpoint is not a URL: {e}")))?;
@@ -60,6 +64,7 @@ impl AuthSession {
             http,
             url_policy,
             current: RwLock::new(kept),
+            human,
             asked: tokio::sync::Mutex::new(asked),
         })
     }
@@ -234,7 +239,10 @@ impl AuthSession {
             scopes: scopes.clone(),
             review,
         };
-        let answer = redirect.complete(prompt).await?;
+        let answer = {
+            let _busy = self.human.start();
+            redirect.complete(prompt).await?
+        };
         let code = pending.code(&answer, &server)?;
         let tokens: Tokens = pending.exchange(&self.http, &server, &client, code).await?;
         tracing::info!(issuer = %server.issuer, scopes = %scopes.join(" "), "authorized");
