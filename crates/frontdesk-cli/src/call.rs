@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::exit;
 use crate::hosting::{
-    ProtocolArg, Target, answerer, client_config, client_error, connect, wire_printer,
+    ProtocolArg, Target, answerer, client_config, client_error, connect, person_side, wire_printer,
 };
 use crate::output;
 use crate::signin::RemoteArgs;
@@ -92,6 +92,9 @@ pub struct CallArgs {
     /// Print every JSON-RPC message to stderr.
     #[arg(long)]
     pub show_wire: bool,
+    /// Offer this directory to the server as a root (repeatable).
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
     #[command(flatten)]
     pub remote: RemoteArgs,
 }
@@ -134,6 +137,10 @@ async fn call(args: &CallArgs) -> ExitCode {
     let mut config = client_config(args.protocol, timeout(args.timeout));
     if args.show_wire {
         config = config.on_wire(wire_printer);
+    }
+    if let Err(e) = person_side(&mut config, &answerer, &args.roots) {
+        output::error("call", &format!("{e:#}"));
+        return exit::code(exit::CANNOT_START);
     }
     if matches!(target, Target::Url(_))
         && let Err(e) = args.remote.apply(&mut config)

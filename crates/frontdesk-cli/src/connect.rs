@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use crate::call::timeout;
 use crate::exit;
 use crate::hosting::{
-    ProtocolArg, Target, answerer, client_config, client_error, connect, wire_printer,
+    ProtocolArg, Target, answerer, client_config, client_error, connect, person_side, wire_printer,
 };
 use crate::output;
 use crate::signin::RemoteArgs;
@@ -65,6 +65,9 @@ pub struct ConnectArgs {
     /// Print every JSON-RPC message to stderr.
     #[arg(long)]
     show_wire: bool,
+    /// Offer this directory to the server as a root (repeatable).
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
     #[command(flatten)]
     remote: RemoteArgs,
     /// The command that starts a stdio server (after `--`).
@@ -113,6 +116,10 @@ async fn session(args: &ConnectArgs, target: Target) -> ExitCode {
     let mut config = client_config(args.protocol, timeout(args.timeout));
     if args.show_wire {
         config = config.on_wire(wire_printer);
+    }
+    if let Err(e) = person_side(&mut config, &answerer, &args.roots) {
+        output::error("connect", &format!("{e:#}"));
+        return exit::code(exit::CANNOT_START);
     }
     if matches!(target, Target::Url(_))
         && let Err(e) = args.remote.apply(&mut config)

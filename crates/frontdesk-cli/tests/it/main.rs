@@ -11,6 +11,7 @@ mod errors;
 mod hostile;
 mod lab;
 mod park;
+mod requests;
 mod signin;
 mod support;
 mod tmux;

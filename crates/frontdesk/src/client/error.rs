@@ -27,6 +27,16 @@ pub enum ClientError {
         /// Rounds run.
         rounds: u32,
     },
+    /// The server asked for something this client refused to give
+    /// (2026-07-28: a sampling request the person rejected or no model could
+    /// answer); the call ends.
+    #[error("{request} refused: {reason}")]
+    Refused {
+        /// What was asked (`sampling/createMessage`).
+        request: String,
+        /// Why.
+        reason: String,
+    },
     /// The call was cancelled by the caller.
     #[error("cancelled")]
     Cancelled,

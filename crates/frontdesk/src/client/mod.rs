@@ -42,6 +42,7 @@ mod legacy;
 mod modern;
 mod mrtr;
 mod policy;
+mod sampling;
 #[cfg(feature = "http-client")]
 mod sse;
 mod tool_headers;
@@ -66,8 +67,9 @@ pub use error::ClientError;
 /// Wire types the client API takes and returns, so hosts need no direct
 /// dependency on `frontdesk-wire`.
 pub use frontdesk_wire::{
-    CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequests,
-    InputResponses, ListChangedCapability, ReadResourceResult, Revision, ServerCapabilities, Tool,
+    CallToolResult, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
+    GetPromptResult, Implementation, InputRequests, InputResponses, ListChangedCapability,
+    ReadResourceResult, Revision, Root, SamplingContent, SamplingMessage, ServerCapabilities, Tool,
 };
 pub use handler::{
     BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationOrigin,
@@ -75,6 +77,7 @@ pub use handler::{
 };
 pub use headless::HeadlessHandler;
 pub use mrtr::{Round, RoundState};
+pub use sampling::{RootsHandler, SamplingHandler, SamplingRequest, SamplingResponse, StaticRoots};
 #[cfg(feature = "http-client")]
 pub use transport_http::install_default_tls_provider;
 pub use transport_stdio::ServerStderr;
@@ -98,13 +101,20 @@ impl std::fmt::Debug for Client {
     }
 }
 
-/// The capabilities a client declares: `extra`, plus `elicitation` with
-/// exactly the modes the handler serves.
+/// The capabilities a client declares: `extra`, `sampling` and `roots` when
+/// their handlers are set, and `elicitation` with exactly the modes the
+/// handler serves.
 pub(crate) fn declared_capabilities(
     config: &ClientConfig,
     modes: HandlerModes,
 ) -> ClientCapabilities {
     let mut caps = config.extra_capabilities.clone();
+    if config.sampling.is_some() && caps.sampling.is_none() {
+        caps.sampling = Some(Map::new());
+    }
+    if config.roots.is_some() && caps.roots.is_none() {
+        caps.roots = Some(ListChangedCapability::default());
+    }
     caps.elicitation = (modes.form || modes.url).then(|| {
         ElicitationCapability::explicit(ElicitationModes {
             form: modes.form,
