@@ -124,6 +124,9 @@ pub struct ClientConfig {
     pub on_wire: Option<WireTap>,
     /// Notice hook.
     pub on_notice: Option<NoticeHook>,
+    /// Declare the tasks extension (SEP-2663) and follow a call that becomes
+    /// a task to its end (default on).
+    pub tasks: bool,
     /// Answers `sampling/createMessage` (declares `sampling`; default none).
     pub sampling: Option<Arc<dyn super::SamplingHandler>>,
     /// Answers `roots/list` (declares `roots`; default none).
@@ -153,6 +156,7 @@ impl Default for ClientConfig {
             server_stderr: super::ServerStderr::default(),
             on_wire: None,
             on_notice: None,
+            tasks: true,
             sampling: None,
             roots: None,
             #[cfg(feature = "http-client")]

@@ -45,6 +45,7 @@ mod policy;
 mod sampling;
 #[cfg(feature = "http-client")]
 mod sse;
+mod tasks;
 mod tool_headers;
 mod transport;
 #[cfg(feature = "http-client")]
@@ -102,7 +103,7 @@ impl std::fmt::Debug for Client {
 }
 
 /// The capabilities a client declares: `extra`, `sampling` and `roots` when
-/// their handlers are set, and `elicitation` with exactly the modes the
+/// their handlers are set, the tasks extension (unless turned off), and `elicitation` with exactly the modes the
 /// handler serves.
 pub(crate) fn declared_capabilities(
     config: &ClientConfig,
@@ -114,6 +115,12 @@ pub(crate) fn declared_capabilities(
     }
     if config.roots.is_some() && caps.roots.is_none() {
         caps.roots = Some(ListChangedCapability::default());
+    }
+    if config.tasks {
+        caps.extensions
+            .get_or_insert_with(Map::new)
+            .entry(frontdesk_wire::tasks::TASKS_EXTENSION)
+            .or_insert_with(|| Value::Object(Map::new()));
     }
     caps.elicitation = (modes.form || modes.url).then(|| {
         ElicitationCapability::explicit(ElicitationModes {

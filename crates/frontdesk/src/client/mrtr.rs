@@ -24,6 +24,8 @@ use super::error::ClientError;
 use super::handler::ElicitationOrigin;
 use super::modern;
 use super::sampling::{self, Refusal, SamplingRequest};
+use super::tasks;
+use frontdesk_wire::tasks::{CreateTaskResult, RESULT_TYPE_TASK};
 
 /// What a caller that persists rounds itself carries from one round to the
 /// next.
@@ -84,6 +86,18 @@ pub(crate) async fn round(
                 requests: ir.input_requests.unwrap_or_default(),
                 state: ir.request_state,
             })
+        }
+        Ok(ResultType::Other(other)) if other == RESULT_TYPE_TASK && core.config.tasks => {
+            let created: CreateTaskResult = serde_json::from_value(Value::Object(result))
+                .map_err(|e| ClientError::Protocol(format!("bad task result: {e}")))?;
+            let label = match base.get("name").and_then(Value::as_str) {
+                Some(name) => format!("{method} {name}"),
+                None => method.to_owned(),
+            };
+            let cancel = core.closed.child_token();
+            tasks::follow(core, &label, created, &cancel)
+                .await
+                .map(Round::Complete)
         }
         Ok(ResultType::Other(other)) => Err(ClientError::Protocol(format!(
             "unsupported resultType {other:?}"

@@ -27,6 +27,7 @@ use super::handler::BoxFuture;
 use super::sse::{SseEvent, SseParser};
 use super::tool_headers::{ParamHeaders, header_values};
 use super::transport::{Inbound, Tap, Transport, id_key, is_response};
+use frontdesk_wire::tasks::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use frontdesk_wire::{header, meta_key, method};
 
 /// Largest SSE event or JSON body read (bytes).
@@ -238,6 +239,7 @@ impl HttpTransport {
                 let name = match m {
                     method::TOOLS_CALL | method::PROMPTS_GET => params.and_then(|p| p.get("name")),
                     method::RESOURCES_READ => params.and_then(|p| p.get("uri")),
+                    TASKS_GET | TASKS_UPDATE | TASKS_CANCEL => params.and_then(|p| p.get("taskId")),
                     _ => None,
                 };
                 if let Some(n) = name.and_then(Value::as_str) {
