@@ -6,6 +6,7 @@
 
 mod client;
 mod client_requests;
+mod client_streams;
 mod client_tasks;
 mod http;
 mod stdio;
