@@ -73,7 +73,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Start an HTTP server command; print its endpoint (its first line, "listening URL").
+# Start an HTTP server command (stopped when the script ends); its endpoint (the
+# first line it prints, "listening URL") goes into $URL.
+URL=""
 start_http() { # <log> <command…>
   local log="$1"
   shift
@@ -82,7 +84,7 @@ start_http() { # <log> <command…>
   local i
   for ((i = 0; i < 150; i++)); do
     if grep -q '^listening ' "$log" 2> /dev/null; then
-      grep -m1 '^listening ' "$log" | cut -d' ' -f2
+      URL="$(grep -m1 '^listening ' "$log" | cut -d' ' -f2)"
       return 0
     fi
     sleep 0.1
@@ -120,7 +122,8 @@ run() {
 
   # frontdesk's server, over HTTP once for every client.
   local fd_url
-  fd_url="$(start_http "$logs/frontdesk-http.log" "$fd_server" http)"
+  start_http "$logs/frontdesk-http.log" "$fd_server" http
+  fd_url="$URL"
 
   # Their clients against frontdesk's server.
   local rev t
@@ -135,9 +138,12 @@ run() {
 
   # frontdesk's client against their servers.
   local ts2_url ts1_url py_url
-  ts2_url="$(start_http "$logs/ts2-http.log" "$NODE" "$DIR/node/ts2-server.mjs" http)"
-  ts1_url="$(start_http "$logs/ts1-http.log" "$NODE" "$DIR/node/ts1-server.mjs" http)"
-  py_url="$(start_http "$logs/py-http.log" "$py" "$DIR/py/py-server.py" http)"
+  start_http "$logs/ts2-http.log" "$NODE" "$DIR/node/ts2-server.mjs" http
+  ts2_url="$URL"
+  start_http "$logs/ts1-http.log" "$NODE" "$DIR/node/ts1-server.mjs" http
+  ts1_url="$URL"
+  start_http "$logs/py-http.log" "$py" "$DIR/py/py-server.py" http
+  py_url="$URL"
   for rev in 2025-11-25 2026-07-28; do
     cases "$fd_client" ts2 "$rev" stdio "$NODE" "$DIR/node/ts2-server.mjs" stdio
     cases "$fd_client" py "$rev" stdio "$py" "$DIR/py/py-server.py" stdio

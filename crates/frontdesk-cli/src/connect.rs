@@ -38,6 +38,13 @@ JSON when the schema does not fit a form); answer the server's questions in the
 terminal form. Each result is shown as text; [j] shows it as JSON (--json: always).
 Esc or Ctrl-C in the tool list ends the session.
 
+A server that wants a sign-in (OAuth) shows its sign-in page's URL for review,
+as a URL question is; after [o] the browser opens and comes back to a listener
+on 127.0.0.1. Tokens are kept for that server in an owner-only file (--token-file)
+and used again, refreshed when they expire. Sampling requests are shown with
+their whole prompt; frontdesk has no model and tells the server so. --root DIR
+offers a directory as a root.
+
 Exit status:
   0   the session ended
   1   the connection was lost during the session
