@@ -5,6 +5,8 @@
 #   scripts/conformance.sh install                    fetch Node 22 and the pinned suite (idempotent)
 #   scripts/conformance.sh server [REV]               start the demo server, run the server scenarios
 #   scripts/conformance.sh client CMD [REV]           run the client scenarios against CMD
+#   scripts/conformance.sh requirements CMD [REV]     run the client's full frozen requirement
+#                                                     sets (--requirements REV) against CMD
 #   scripts/conformance.sh plan [REV]                 print the scenarios that would run
 #   scripts/conformance.sh suite ARGS...              run the suite's own CLI (e.g. `suite list --server`)
 #
@@ -18,6 +20,14 @@
 #   `CMD <mock-url>` with MCP_CONFORMANCE_SCENARIO and
 #   MCP_CONFORMANCE_PROTOCOL_VERSION set. The suite splits CMD on spaces, so
 #   CMD must not need quoting.
+#
+# requirements: one suite run per revision with --requirements REV, every
+#   scenario of the set at once (auth, SSE, headers, schema, MRTR…). Prints the
+#   suite's summary (scored and unscored scenarios), then per revision
+#   `REV: N passed, N failed` counting the scored scenarios only; the last line
+#   is the total over the revisions. Fails when a scored scenario fails (the
+#   unscored ones, extensions and scenarios added after the release, are shown
+#   but do not count). No expected-failures file is used.
 #
 # Prints one line per scenario: PASS, FAIL or SKIP. SKIP (the suite found the
 # scenario not applicable at that revision) counts as a failure, and so does a
@@ -259,6 +269,44 @@ run_side() { # <side> <target> <revision|both>
   [ "$FAILED" -eq 0 ]
 }
 
+run_requirements() { # <command> <revision|both>
+  local rev log dir total_pass=0 total_fail=0 pass fail
+  for rev in $(revisions "$2"); do
+    dir="$RESULTS/requirements-$rev"
+    log="$dir.log"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    say "client requirements $rev: '$1'"
+    suite client --command "$1" --requirements "$rev" --timeout "$TIMEOUT_MS" -o "$dir" > "$log" 2>&1 || true
+    sed -i 's/\x1b\[[0-9;]*m//g' "$log"
+    # The summary's scenario lines, minus the ones listed as not scored.
+    local unscored
+    unscored="$(sed -n '/^Not scored/,$p' "$log" | grep -oE '^  [✓✗] [^ ]+' | awk '{print $2}' || true)"
+    pass=0
+    fail=0
+    while read -r mark name _; do
+      [ -n "$name" ] || continue
+      name="${name%:}"
+      if printf '%s\n' "$unscored" | grep -qxF "$name"; then continue; fi
+      if [ "$mark" = "✓" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1))
+        FAILED_LIST+=("$rev/$name")
+      fi
+    done < <(sed -n '/=== SUITE SUMMARY ===/,/^Total:/p' "$log" | grep -E '^[✓✗] ')
+    sed -n '/=== SUITE SUMMARY ===/,$p' "$log" | grep -v '^$' | sed 's/^/     | /'
+    if [ $((pass + fail)) -eq 0 ]; then
+      say "no scored scenario ran for $rev (log: $log)"
+      fail=1
+    fi
+    echo "$rev: $pass passed, $fail failed"
+    total_pass=$((total_pass + pass))
+    total_fail=$((total_fail + fail))
+  done
+  [ "$total_fail" -eq 0 ] || say "failed: ${FAILED_LIST[*]}"
+  echo "$total_pass passed, $total_fail failed"
+  [ "$total_fail" -eq 0 ]
+}
+
 usage() {
   sed -n '2,/^$/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
@@ -299,8 +347,14 @@ main() {
       install
       say "testing client '$cmd' with $SUITE_PKG@$SUITE_VERSION; results in $RESULTS"
       run_side client "$cmd" "$rev" ;;
+    requirements)
+      [ $# -ge 1 ] || die "requirements mode needs the client command"
+      local cmd="$1" rev="${2:-both}"
+      revisions "$rev" > /dev/null
+      install
+      run_requirements "$cmd" "$rev" ;;
     -h | --help | help | "") usage ;;
-    *) die "unknown mode '$mode' (install, server, client, plan, suite)" ;;
+    *) die "unknown mode '$mode' (install, server, client, requirements, plan, suite)" ;;
   esac
 }
 

@@ -12,9 +12,10 @@ use serde_json::{Map, Value};
 
 use crate::exit;
 use crate::hosting::{
-    ProtocolArg, Target, answerer, client_config, client_error, connect, wire_printer,
+    ProtocolArg, Target, answerer, client_config, client_error, connect, person_side, wire_printer,
 };
 use crate::output;
+use crate::signin::RemoteArgs;
 
 /// Arguments of `frontdesk call`.
 #[derive(Debug, Args)]
@@ -91,6 +92,11 @@ pub struct CallArgs {
     /// Print every JSON-RPC message to stderr.
     #[arg(long)]
     pub show_wire: bool,
+    /// Offer this directory to the server as a root (repeatable).
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+    #[command(flatten)]
+    pub remote: RemoteArgs,
 }
 
 /// `--timeout` as a duration (at least 0.1 s).
@@ -131,6 +137,16 @@ async fn call(args: &CallArgs) -> ExitCode {
     let mut config = client_config(args.protocol, timeout(args.timeout));
     if args.show_wire {
         config = config.on_wire(wire_printer);
+    }
+    if let Err(e) = person_side(&mut config, &answerer, &args.roots) {
+        output::error("call", &format!("{e:#}"));
+        return exit::code(exit::CANNOT_START);
+    }
+    if matches!(target, Target::Url(_))
+        && let Err(e) = args.remote.apply(&mut config)
+    {
+        output::error("call", &format!("{e:#}"));
+        return exit::code(exit::CANNOT_START);
     }
     output::note(&format!("frontdesk: connecting to {} …", target.describe()));
     let connection = match connect(

@@ -20,9 +20,10 @@ use serde_json::{Map, Value};
 use crate::call::timeout;
 use crate::exit;
 use crate::hosting::{
-    ProtocolArg, Target, answerer, client_config, client_error, connect, wire_printer,
+    ProtocolArg, Target, answerer, client_config, client_error, connect, person_side, wire_printer,
 };
 use crate::output;
+use crate::signin::RemoteArgs;
 
 /// Arguments of `frontdesk connect`.
 #[derive(Debug, Args)]
@@ -36,6 +37,13 @@ Pick a tool; its arguments are asked as a form built from its input schema (or a
 JSON when the schema does not fit a form); answer the server's questions in the
 terminal form. Each result is shown as text; [j] shows it as JSON (--json: always).
 Esc or Ctrl-C in the tool list ends the session.
+
+A server that wants a sign-in (OAuth) shows its sign-in page's URL for review,
+as a URL question is; after [o] the browser opens and comes back to a listener
+on 127.0.0.1. Tokens are kept for that server in an owner-only file (--token-file)
+and used again, refreshed when they expire. Sampling requests are shown with
+their whole prompt; frontdesk has no model and tells the server so. --root DIR
+offers a directory as a root.
 
 Exit status:
   0   the session ended
@@ -66,6 +74,11 @@ pub struct ConnectArgs {
     show_wire: bool,
     #[command(flatten)]
     web: crate::web::WebFlags,
+    /// Offer this directory to the server as a root (repeatable).
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
+    #[command(flatten)]
+    remote: RemoteArgs,
     /// The command that starts a stdio server (after `--`).
     #[arg(last = true, value_name = "SERVER COMMAND")]
     command: Vec<String>,
@@ -123,6 +136,16 @@ async fn session(args: &ConnectArgs, target: Target) -> ExitCode {
     let mut config = client_config(args.protocol, timeout(args.timeout));
     if args.show_wire {
         config = config.on_wire(wire_printer);
+    }
+    if let Err(e) = person_side(&mut config, &answerer, &args.roots) {
+        output::error("connect", &format!("{e:#}"));
+        return exit::code(exit::CANNOT_START);
+    }
+    if matches!(target, Target::Url(_))
+        && let Err(e) = args.remote.apply(&mut config)
+    {
+        output::error("connect", &format!("{e:#}"));
+        return exit::code(exit::CANNOT_START);
     }
     output::note(&format!("frontdesk: connecting to {} …", target.describe()));
     let connection = match connect(

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use clap::ValueEnum;
 use frontdesk::client::{
     Client, ClientConfig, ClientError, Direction, ElicitationHandler, HandlerModes, ProtocolChoice,
-    Revision,
+    Revision, SamplingHandler, StaticRoots,
 };
 use frontdesk_demo::{DemoOptions, brightgrid};
 use frontdesk_host::sanitize::{json_for_terminal, one_line};
@@ -47,6 +47,8 @@ impl ProtocolArg {
 pub struct Answerer {
     /// Given to the client.
     pub handler: Arc<dyn ElicitationHandler>,
+    /// Shows sampling requests (at a terminal only; elsewhere sampling is not declared).
+    pub sampling: Option<Arc<dyn SamplingHandler>>,
     /// Set when answers come from a file.
     pub scripted: Option<Arc<ScriptedHandler>>,
 }
@@ -58,11 +60,16 @@ pub fn answerer(answers: Option<&PathBuf>) -> anyhow::Result<Answerer> {
         let scripted = Arc::new(ScriptedHandler::new(Answers::load(path)?));
         return Ok(Answerer {
             handler: scripted.clone(),
+            sampling: None,
             scripted: Some(scripted),
         });
     }
+    let mut sampling: Option<Arc<dyn SamplingHandler>> = None;
     let handler: Arc<dyn ElicitationHandler> = if frontdesk_host::terminal_available() {
-        Arc::new(TerminalHandler::new())
+        let terminal = TerminalHandler::new();
+        // No model here: the person sees the whole prompt and the server hears why not.
+        sampling = Some(Arc::new(terminal.sampling(None)));
+        Arc::new(terminal)
     } else {
         // Declares both modes, so the server asks and hears `cancel` (the
         // person could not be asked), rather than being told nobody answers.
@@ -77,8 +84,24 @@ pub fn answerer(answers: Option<&PathBuf>) -> anyhow::Result<Answerer> {
     };
     Ok(Answerer {
         handler,
+        sampling,
         scripted: None,
     })
+}
+
+/// The settings for the person's side: sampling shown by `answerer`, and
+/// `--root DIR`s as the client's roots.
+pub fn person_side(
+    config: &mut ClientConfig,
+    answerer: &Answerer,
+    roots: &[PathBuf],
+) -> anyhow::Result<()> {
+    config.sampling.clone_from(&answerer.sampling);
+    if !roots.is_empty() {
+        let roots = frontdesk_host::sampling::roots_of(roots).context("--root")?;
+        config.roots = Some(Arc::new(StaticRoots(roots)));
+    }
+    Ok(())
 }
 
 /// Print every JSON-RPC message to stderr, compact, one per line (unsafe characters
@@ -216,6 +239,12 @@ pub async fn connect(
                     client,
                     process: None,
                 }),
+                Ok(Err(e)) if e.auth() == Some(&frontdesk::client::auth::AuthError::Unattended) => {
+                    bail!(
+                        "{url} needs a sign-in, and there is no terminal here to approve it: \
+                         sign in once with `frontdesk connect --url {url}` (the token is kept)"
+                    )
+                }
                 Ok(Err(e)) => bail!("cannot connect to {url}: {}", client_error(&e)),
                 Err(_) => {
                     bail!("{url} did not answer within {secs} s (--timeout SECS to wait longer)")

@@ -25,6 +25,7 @@ mod run;
 mod serve;
 mod server_process;
 mod web;
+mod signin;
 
 /// MCP elicitation, done completely: forms and URL flows in your terminal.
 #[derive(Debug, Parser)]

@@ -160,6 +160,23 @@ fn show_url(screen: &mut dyn Screen, review: &UrlReview) {
     }
 }
 
+/// The top of a consent screen: the header (`what` the server asks), the full
+/// URL with its domain marked, and every finding of the review.
+pub(crate) fn show_review(
+    screen: &mut dyn Screen,
+    header: &Header,
+    what: &str,
+    review: &UrlReview,
+) {
+    header.show(screen, what);
+    show_url(screen, review);
+    // plain_text's first line is the URL again; show the rest (domain, verdict, findings).
+    for line in review.plain_text().lines().skip(1) {
+        screen.show(&format!("  {line}"));
+    }
+    screen.show("");
+}
+
 /// Show the consent screen for `review` and act on the person's choice.
 pub fn run_consent(
     screen: &mut dyn Screen,
@@ -168,13 +185,7 @@ pub fn run_consent(
     opener: &dyn Opener,
     action: Option<&UrlAction>,
 ) -> ConsentOutcome {
-    header.show(screen, "asks you to open a link");
-    show_url(screen, review);
-    // plain_text's first line is the URL again; show the rest (domain, verdict, findings).
-    for line in review.plain_text().lines().skip(1) {
-        screen.show(&format!("  {line}"));
-    }
-    screen.show("");
+    show_review(screen, header, "asks you to open a link", review);
     if review.verdict() == Verdict::Refused {
         screen.show("This link is refused and will not be opened.");
         let _ = screen.key("", &[('c', "close")]);

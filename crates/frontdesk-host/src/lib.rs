@@ -15,6 +15,11 @@
 //! - [`HeadlessHandler`] (the client runtime's, re-exported): no person and no
 //!   script: `cancel`, with a reason.
 //!
+//! [`sampling`] shows a server's sampling request with its whole prompt for
+//! approval (a host without a model sends a refusal, never a made-up
+//! completion) and turns directories into roots; [`signin`] is the sign-in
+//! screen of an OAuth-protected server (the same URL review and consent).
+//!
 //! [`explain`] puts what travelled on the wire during one tool call into a few
 //! sentences (the lab's teaching lines), for any renderer; [`result`] a tool's result,
 //! [`tools`] a server's tools, [`problems`] what is wrong with an answer.
@@ -67,9 +72,11 @@ pub mod parked;
 pub mod problems;
 pub mod queue;
 pub mod result;
+pub mod sampling;
 pub mod sanitize;
 pub mod screen;
 pub mod scripted;
+pub mod signin;
 pub mod terminal;
 pub mod tools;
 

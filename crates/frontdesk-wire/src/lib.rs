@@ -58,6 +58,7 @@ mod prompts;
 mod result;
 mod revision;
 mod sampling;
+pub mod tasks;
 mod tools;
 
 pub use capabilities::{

@@ -12,5 +12,7 @@ mod hostile;
 mod lab;
 mod park;
 mod serve_restart;
+mod requests;
+mod signin;
 mod support;
 mod tmux;

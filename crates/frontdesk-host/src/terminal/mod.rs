@@ -87,6 +87,19 @@ impl TerminalHandler {
         self
     }
 
+    /// A sampling handler that asks at this terminal in turn with this
+    /// handler's forms; with `model`, approved prompts go to it.
+    pub fn sampling(
+        &self,
+        model: Option<Arc<dyn crate::sampling::Model>>,
+    ) -> crate::sampling::TerminalSampling {
+        crate::sampling::TerminalSampling {
+            queue: self.queue.clone(),
+            screen: self.screen.clone(),
+            model,
+        }
+    }
+
     /// The queue, to see how many requests are pending.
     pub fn queue(&self) -> &Arc<Queue> {
         &self.queue

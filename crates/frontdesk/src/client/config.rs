@@ -124,6 +124,17 @@ pub struct ClientConfig {
     pub on_wire: Option<WireTap>,
     /// Notice hook.
     pub on_notice: Option<NoticeHook>,
+    /// Declare the tasks extension (SEP-2663) and follow a call that becomes
+    /// a task to its end (default on).
+    pub tasks: bool,
+    /// Answers `sampling/createMessage` (declares `sampling`; default none).
+    pub sampling: Option<Arc<dyn super::SamplingHandler>>,
+    /// Answers `roots/list` (declares `roots`; default none).
+    pub roots: Option<Arc<dyn super::RootsHandler>>,
+    /// Authorize with OAuth 2.1 when the server asks for a token (HTTP only;
+    /// default none: a `401` is an error).
+    #[cfg(feature = "http-client")]
+    pub oauth: Option<super::auth::OAuthConfig>,
 }
 
 impl Default for ClientConfig {
@@ -145,6 +156,11 @@ impl Default for ClientConfig {
             server_stderr: super::ServerStderr::default(),
             on_wire: None,
             on_notice: None,
+            tasks: true,
+            sampling: None,
+            roots: None,
+            #[cfg(feature = "http-client")]
+            oauth: None,
         }
     }
 }
@@ -165,6 +181,8 @@ impl fmt::Debug for ClientConfig {
             )
             .field("on_wire", &self.on_wire.is_some())
             .field("on_notice", &self.on_notice.is_some())
+            .field("sampling", &self.sampling.is_some())
+            .field("roots", &self.roots.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -180,6 +198,18 @@ impl ClientConfig {
     /// Set the wire tap (builder style).
     pub fn on_wire(mut self, tap: impl Fn(Direction, &Value) + Send + Sync + 'static) -> Self {
         self.on_wire = Some(Arc::new(tap));
+        self
+    }
+
+    /// Answer sampling requests with `handler` (builder style).
+    pub fn sampling(mut self, handler: impl super::SamplingHandler + 'static) -> Self {
+        self.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answer roots requests with `handler` (builder style).
+    pub fn roots(mut self, handler: impl super::RootsHandler + 'static) -> Self {
+        self.roots = Some(Arc::new(handler));
         self
     }
 

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use frontdesk_wire::{
-    CancelledNotificationParams, ElicitAction, ElicitRequestParams, ElicitationCompleteParams,
-    ErrorObject, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
-    JsonRpcResponse, ServerCapabilities, meta_key, method,
+    CancelledNotificationParams, CreateMessageRequestParams, ElicitAction, ElicitRequestParams,
+    ElicitationCompleteParams, ErrorCode, ErrorObject, JsonRpcErrorResponse, JsonRpcMessage,
+    JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, ServerCapabilities, meta_key, method,
 };
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, watch};
@@ -19,6 +19,8 @@ use tokio_util::sync::CancellationToken;
 use super::config::ClientConfig;
 use super::elicit::{Elicitor, Outcome};
 use super::error::ClientError;
+use super::handler::ElicitationOrigin;
+use super::sampling::{self, Refusal, SamplingRequest};
 use super::transport::{Tap, Transport, id_key};
 use frontdesk_wire::Revision;
 
@@ -319,6 +321,11 @@ impl Core {
         let reply = match req.method.as_str() {
             method::PING => Some(Ok(Map::new())),
             method::ELICITATION_CREATE => self.serve_elicitation(&req).await,
+            method::SAMPLING_CREATE_MESSAGE => self.serve_sampling(&req).await,
+            method::ROOTS_LIST => match sampling::list_roots(self.config.roots.as_ref()).await {
+                Ok(result) => Some(to_result(&result).ok_or_else(unserializable)),
+                Err(_) => Some(Err(ErrorObject::method_not_found(method::ROOTS_LIST))),
+            },
             other => Some(Err(ErrorObject::method_not_found(other))),
         };
         let message = match reply {
@@ -328,6 +335,48 @@ impl Core {
         };
         if let Ok(message) = message {
             self.respond(message).await;
+        }
+    }
+
+    /// A 2025-11-25 `sampling/createMessage`: `None` when it was withdrawn.
+    async fn serve_sampling(
+        &self,
+        req: &JsonRpcRequest,
+    ) -> Option<Result<Map<String, Value>, ErrorObject>> {
+        let params: CreateMessageRequestParams = match req.parse_params() {
+            Ok(p) => p,
+            Err(e) => return Some(Err(e.to_error_object())),
+        };
+        let key = id_key(&serde_json::to_value(&req.id).unwrap_or(Value::Null));
+        let token = self.closed.child_token();
+        if let Ok(mut s) = self.serving.lock() {
+            s.insert(key.clone(), token.clone());
+        }
+        let request = SamplingRequest {
+            origin: ElicitationOrigin {
+                server: self.elicitor.server(),
+                request: self.current_call(),
+                key: key.clone(),
+            },
+            params,
+            cancelled: token,
+        };
+        let outcome = {
+            let _busy = self.elicitor.human.start();
+            sampling::sample(self.config.sampling.as_ref(), request).await
+        };
+        if let Ok(mut s) = self.serving.lock() {
+            s.remove(&key);
+        }
+        match outcome {
+            Ok(result) => Some(to_result(&result).ok_or_else(unserializable)),
+            Err(Refusal::Withdrawn) => None,
+            Err(Refusal::NotDeclared) => Some(Err(ErrorObject::method_not_found(
+                method::SAMPLING_CREATE_MESSAGE,
+            ))),
+            Err(Refusal::Refused(reason)) => {
+                Some(Err(ErrorObject::new(ErrorCode(SAMPLING_REFUSED), reason)))
+            }
         }
     }
 
@@ -384,6 +433,21 @@ impl Core {
             ),
         }
     }
+}
+
+/// The code of a refused sampling request (the spec's example: "User
+/// rejected sampling request").
+const SAMPLING_REFUSED: i32 = -1;
+
+/// A wire result as a JSON-RPC result object.
+fn to_result<T: serde::Serialize>(result: &T) -> Option<Map<String, Value>> {
+    serde_json::to_value(result)
+        .ok()
+        .and_then(|v| v.as_object().cloned())
+}
+
+fn unserializable() -> ErrorObject {
+    ErrorObject::internal_error("unserializable result")
 }
 
 /// Ends a call's registration when dropped.

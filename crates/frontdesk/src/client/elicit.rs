@@ -80,17 +80,21 @@ pub(crate) struct Elicitor {
     pub handler: Arc<dyn ElicitationHandler>,
     pub config: Arc<ClientConfig>,
     pub limiter: RateLimiter,
-    pub human: HumanClock,
+    pub human: Arc<HumanClock>,
     pub server: RwLock<Implementation>,
 }
 
 impl Elicitor {
-    pub fn new(handler: Arc<dyn ElicitationHandler>, config: Arc<ClientConfig>) -> Self {
+    pub fn new(
+        handler: Arc<dyn ElicitationHandler>,
+        config: Arc<ClientConfig>,
+        human: Arc<HumanClock>,
+    ) -> Self {
         Self {
             limiter: RateLimiter::per_minute(config.rate_limit_per_minute),
             handler,
             config,
-            human: HumanClock::default(),
+            human,
             server: RwLock::new(Implementation::new("unknown server", "")),
         }
     }

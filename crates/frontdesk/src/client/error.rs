@@ -27,12 +27,34 @@ pub enum ClientError {
         /// Rounds run.
         rounds: u32,
     },
+    /// The server asked for something this client refused to give
+    /// (2026-07-28: a sampling request the person rejected or no model could
+    /// answer); the call ends.
+    #[error("{request} refused: {reason}")]
+    Refused {
+        /// What was asked (`sampling/createMessage`).
+        request: String,
+        /// Why.
+        reason: String,
+    },
     /// The call was cancelled by the caller.
     #[error("cancelled")]
     Cancelled,
     /// The connection is closed.
     #[error("connection closed")]
     Closed,
+    /// The server wants a token and authorizing failed (HTTP with
+    /// [`ClientConfig::oauth`](super::ClientConfig::oauth)).
+    #[cfg(feature = "http-client")]
+    #[error("{0}")]
+    Auth(super::auth::AuthError),
+}
+
+#[cfg(feature = "http-client")]
+impl From<super::auth::AuthError> for ClientError {
+    fn from(e: super::auth::AuthError) -> Self {
+        Self::Auth(e)
+    }
 }
 
 impl ClientError {
@@ -40,6 +62,15 @@ impl ClientError {
     pub fn rpc(&self) -> Option<&ErrorObject> {
         match self {
             Self::Rpc(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// The authorization error, if authorizing failed.
+    #[cfg(feature = "http-client")]
+    pub fn auth(&self) -> Option<&super::auth::AuthError> {
+        match self {
+            Self::Auth(e) => Some(e),
             _ => None,
         }
     }

@@ -20,7 +20,15 @@ const MAX_URL_RETRIES: u32 = 3;
 
 /// Run `initialize` → `notifications/initialized`, and learn the server.
 pub(crate) async fn initialize(core: &Core) -> Result<(), ClientError> {
-    let caps = super::declared_capabilities(&core.config, core.elicitor.handler.modes());
+    let mut caps = super::declared_capabilities(&core.config, core.elicitor.handler.modes());
+    // The tasks extension (SEP-2663) belongs to 2026-07-28; 2025-11-25 has
+    // its own, different tasks surface, which this client does not speak.
+    if let Some(ext) = caps.extensions.as_mut() {
+        ext.remove(frontdesk_wire::tasks::TASKS_EXTENSION);
+        if ext.is_empty() {
+            caps.extensions = None;
+        }
+    }
     let params =
         InitializeRequestParams::new(version::V2025_11_25, caps, core.config.client_info.clone());
     let params = super::to_object(&params)?;

@@ -30,6 +30,8 @@
 //! - Time: request timeouts pause while a person answers; each question has
 //!   its own human-wait budget; a per-server rate limit caps questions.
 
+#[cfg(feature = "http-client")]
+pub mod auth;
 mod config;
 mod connection;
 mod elicit;
@@ -40,8 +42,11 @@ mod legacy;
 mod modern;
 mod mrtr;
 mod policy;
+mod sampling;
 #[cfg(feature = "http-client")]
 mod sse;
+mod tasks;
+mod tool_headers;
 mod transport;
 #[cfg(feature = "http-client")]
 mod transport_http;
@@ -63,8 +68,9 @@ pub use error::ClientError;
 /// Wire types the client API takes and returns, so hosts need no direct
 /// dependency on `frontdesk-wire`.
 pub use frontdesk_wire::{
-    CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequests,
-    InputResponses, ListChangedCapability, ReadResourceResult, Revision, ServerCapabilities, Tool,
+    CallToolResult, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
+    GetPromptResult, Implementation, InputRequests, InputResponses, ListChangedCapability,
+    ReadResourceResult, Revision, Root, SamplingContent, SamplingMessage, ServerCapabilities, Tool,
 };
 pub use handler::{
     BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationOrigin,
@@ -72,6 +78,7 @@ pub use handler::{
 };
 pub use headless::HeadlessHandler;
 pub use mrtr::{Round, RoundState};
+pub use sampling::{RootsHandler, SamplingHandler, SamplingRequest, SamplingResponse, StaticRoots};
 #[cfg(feature = "http-client")]
 pub use transport_http::install_default_tls_provider;
 pub use transport_stdio::ServerStderr;
@@ -95,13 +102,26 @@ impl std::fmt::Debug for Client {
     }
 }
 
-/// The capabilities a client declares: `extra`, plus `elicitation` with
-/// exactly the modes the handler serves.
+/// The capabilities a client declares: `extra`, `sampling` and `roots` when
+/// their handlers are set, the tasks extension (unless turned off), and `elicitation` with exactly the modes the
+/// handler serves.
 pub(crate) fn declared_capabilities(
     config: &ClientConfig,
     modes: HandlerModes,
 ) -> ClientCapabilities {
     let mut caps = config.extra_capabilities.clone();
+    if config.sampling.is_some() && caps.sampling.is_none() {
+        caps.sampling = Some(Map::new());
+    }
+    if config.roots.is_some() && caps.roots.is_none() {
+        caps.roots = Some(ListChangedCapability::default());
+    }
+    if config.tasks {
+        caps.extensions
+            .get_or_insert_with(Map::new)
+            .entry(frontdesk_wire::tasks::TASKS_EXTENSION)
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
     caps.elicitation = (modes.form || modes.url).then(|| {
         ElicitationCapability::explicit(ElicitationModes {
             form: modes.form,
@@ -147,7 +167,15 @@ impl Client {
         let transport =
             transport_stdio::LineTransport::spawn(command, config.server_stderr, tx, tap.clone())
                 .map_err(ClientError::transport)?;
-        Self::start(Arc::new(transport), rx, tap, config, handler).await
+        Self::start(
+            Arc::new(transport),
+            rx,
+            tap,
+            config,
+            handler,
+            Arc::default(),
+        )
+        .await
     }
 
     /// Speak MCP over any reader/writer pair, one JSON message per line (e.g.
@@ -165,7 +193,15 @@ impl Client {
         let (tx, rx) = mpsc::unbounded_channel();
         let tap = Tap(config.on_wire.clone());
         let transport = transport_stdio::LineTransport::new(reader, writer, tx, tap.clone());
-        Self::start(Arc::new(transport), rx, tap, config, handler).await
+        Self::start(
+            Arc::new(transport),
+            rx,
+            tap,
+            config,
+            handler,
+            Arc::default(),
+        )
+        .await
     }
 
     #[cfg(feature = "http-client")]
@@ -179,14 +215,21 @@ impl Client {
     ) -> Result<Self, ClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let tap = Tap(config.on_wire.clone());
+        // Signing in is human time too: request timeouts pause meanwhile.
+        let human = Arc::new(policy::HumanClock::default());
+        let oauth = config
+            .oauth
+            .clone()
+            .map(|o| (o, config.url_policy.clone(), human.clone()));
         let transport = transport_http::HttpTransport::new(
             url.to_string(),
             &config.extra_root_certificates,
+            oauth,
             tx,
             tap.clone(),
         )?;
         let transport = transport_http::SharedHttp(Arc::new(transport));
-        Self::start(Arc::new(transport), rx, tap, config, handler).await
+        Self::start(Arc::new(transport), rx, tap, config, handler, human).await
     }
 
     async fn start(
@@ -195,11 +238,12 @@ impl Client {
         tap: Tap,
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
+        human: Arc<policy::HumanClock>,
     ) -> Result<Self, ClientError> {
         #[cfg(feature = "http-client")]
         install_default_tls_provider();
         let config = Arc::new(config);
-        let elicitor = Elicitor::new(handler, config.clone());
+        let elicitor = Elicitor::new(handler, config.clone(), human);
         let core = Arc::new(Core::new(transport, config.clone(), tap, elicitor));
         tokio::spawn(core.clone().serve_inbound(rx));
         let client = Self { core };
@@ -283,7 +327,10 @@ impl Client {
         }
     }
 
-    /// Every tool, following pagination.
+    /// Every tool, following pagination. On 2026-07-28 a tool whose
+    /// `x-mcp-header` annotations are invalid is left out (and logged), and
+    /// the others' mirrored parameters are sent as `Mcp-Param-*` headers
+    /// when they are called over HTTP.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
@@ -301,6 +348,18 @@ impl Client {
                 Some(c) if !c.is_empty() => cursor = Some(c),
                 _ => break,
             }
+        }
+        if self.revision() == Revision::V2026_07_28 {
+            tools.retain(|tool| match tool_headers::param_headers(&tool.input_schema) {
+                Ok(mirrored) => {
+                    self.core.transport.mirror_params(&tool.name, mirrored);
+                    true
+                }
+                Err(why) => {
+                    tracing::warn!(tool = %tool.name, %why, "leaving out a tool with an invalid x-mcp-header");
+                    false
+                }
+            });
         }
         Ok(tools)
     }

@@ -189,6 +189,9 @@ pub(crate) async fn probe(core: &Core) -> Result<Probe, ClientError> {
             }
         }
         Err(ClientError::Closed) => Err(ClientError::Closed),
+        // Authorizing failed: the other revision would meet the same server.
+        #[cfg(feature = "http-client")]
+        Err(e @ ClientError::Auth(_)) => Err(e),
         Err(e) => Ok(Probe::Legacy(e.to_string())),
     }
 }

@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use frontdesk_wire::{
-    InputRequest, InputRequests, InputRequiredResult, InputResponses, ResultType,
+    InputRequest, InputRequests, InputRequiredResult, InputResponse, InputResponses, ResultType,
 };
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -21,7 +21,11 @@ use super::config::Notice;
 use super::connection::Core;
 use super::elicit::Outcome;
 use super::error::ClientError;
+use super::handler::ElicitationOrigin;
 use super::modern;
+use super::sampling::{self, Refusal, SamplingRequest};
+use super::tasks;
+use frontdesk_wire::tasks::{CreateTaskResult, RESULT_TYPE_TASK};
 
 /// What a caller that persists rounds itself carries from one round to the
 /// next.
@@ -83,6 +87,18 @@ pub(crate) async fn round(
                 state: ir.request_state,
             })
         }
+        Ok(ResultType::Other(other)) if other == RESULT_TYPE_TASK && core.config.tasks => {
+            let created: CreateTaskResult = serde_json::from_value(Value::Object(result))
+                .map_err(|e| ClientError::Protocol(format!("bad task result: {e}")))?;
+            let label = match base.get("name").and_then(Value::as_str) {
+                Some(name) => format!("{method} {name}"),
+                None => method.to_owned(),
+            };
+            let cancel = core.closed.child_token();
+            tasks::follow(core, &label, created, &cancel)
+                .await
+                .map(Round::Complete)
+        }
         Ok(ResultType::Other(other)) => Err(ClientError::Protocol(format!(
             "unsupported resultType {other:?}"
         ))),
@@ -99,11 +115,50 @@ pub(crate) async fn fulfil(
 ) -> Result<InputResponses, ClientError> {
     let mut responses = InputResponses::new();
     for (key, request) in &requests.0 {
-        let InputRequest::Elicit(e) = request else {
-            return Err(ClientError::Protocol(format!(
-                "the server asked for {} (key {key:?}), which this client does not serve",
-                request.method()
-            )));
+        let e = match request {
+            InputRequest::Elicit(e) => e,
+            InputRequest::CreateMessage(m) => {
+                let asked = SamplingRequest {
+                    origin: ElicitationOrigin {
+                        server: core.elicitor.server(),
+                        request: label.map(String::from),
+                        key: key.clone(),
+                    },
+                    params: m.params.clone(),
+                    cancelled: cancel.child_token(),
+                };
+                let outcome = {
+                    let _busy = core.elicitor.human.start();
+                    sampling::sample(core.config.sampling.as_ref(), asked).await
+                };
+                let result = match outcome {
+                    Ok(result) => result,
+                    Err(Refusal::Withdrawn) => return Err(ClientError::Cancelled),
+                    Err(Refusal::NotDeclared) => {
+                        return Err(undeclared(request_method(request), key));
+                    }
+                    Err(Refusal::Refused(reason)) => {
+                        return Err(ClientError::Refused {
+                            request: request_method(request).to_owned(),
+                            reason,
+                        });
+                    }
+                };
+                responses
+                    .0
+                    .insert(key.clone(), InputResponse::CreateMessage(result));
+                continue;
+            }
+            InputRequest::ListRoots(_) => {
+                let result = sampling::list_roots(core.config.roots.as_ref())
+                    .await
+                    .map_err(|_| undeclared(request_method(request), key))?;
+                responses
+                    .0
+                    .insert(key.clone(), InputResponse::ListRoots(result));
+                continue;
+            }
+            InputRequest::Unknown(_) => return Err(undeclared(request_method(request), key)),
         };
         let outcome = core
             .elicitor
@@ -130,6 +185,16 @@ pub(crate) async fn fulfil(
         responses.0.insert(key.clone(), answer.into());
     }
     Ok(responses)
+}
+
+fn request_method(request: &InputRequest) -> &str {
+    request.method()
+}
+
+fn undeclared(method: &str, key: &str) -> ClientError {
+    ClientError::Protocol(format!(
+        "the server asked for {method} (key {key:?}), which this client does not serve"
+    ))
 }
 
 /// Run a call to completion.

@@ -61,6 +61,10 @@ pub(crate) trait Transport: Send + Sync {
     /// Whether dropping a request is its cancellation (2026-07-28 HTTP).
     fn is_http(&self) -> bool;
 
+    /// Calls of `tool` mirror these arguments into `Mcp-Param-*` headers
+    /// (2026-07-28 HTTP; other transports ignore it).
+    fn mirror_params(&self, _tool: &str, _headers: super::tool_headers::ParamHeaders) {}
+
     /// End the connection (stdio: close stdin and reap the child; HTTP:
     /// DELETE the session).
     fn close(&self) -> BoxFuture<'_, ()>;

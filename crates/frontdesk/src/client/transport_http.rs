@@ -12,6 +12,7 @@
 //!   stream (404/405/400 tolerated), resumption with `Last-Event-ID` when a
 //!   stream breaks before its response, DELETE on close.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,10 +21,13 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::auth::{Attempt, AuthHttp, AuthSession, BearerChallenge, OAuthConfig};
 use super::error::ClientError;
 use super::handler::BoxFuture;
 use super::sse::{SseEvent, SseParser};
+use super::tool_headers::{ParamHeaders, header_values};
 use super::transport::{Inbound, Tap, Transport, id_key, is_response};
+use frontdesk_wire::tasks::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use frontdesk_wire::{header, meta_key, method};
 
 /// Largest SSE event or JSON body read (bytes).
@@ -39,6 +43,8 @@ pub(crate) struct HttpTransport {
     inbound: Inbound,
     tap: Tap,
     closed: CancellationToken,
+    auth: Option<AuthSession>,
+    mirrored: Mutex<HashMap<String, ParamHeaders>>,
 }
 
 /// Make `ring` the process's default rustls crypto provider, unless one is
@@ -108,6 +114,11 @@ impl HttpTransport {
     pub fn new(
         url: String,
         extra_roots: &[Vec<u8>],
+        oauth: Option<(
+            OAuthConfig,
+            frontdesk_url::UrlPolicy,
+            Arc<super::policy::HumanClock>,
+        )>,
         inbound: Inbound,
         tap: Tap,
     ) -> Result<Self, ClientError> {
@@ -119,6 +130,22 @@ impl HttpTransport {
             .tls_backend_preconfigured(tls_config(extra_roots, https)?)
             .build()
             .map_err(ClientError::transport)?;
+        let auth = match oauth {
+            Some((config, policy, human)) => {
+                // The authorization server may be on https even when the
+                // MCP endpoint is plain loopback http.
+                let tls =
+                    tls_config(extra_roots, true).or_else(|_| tls_config(extra_roots, false))?;
+                Some(AuthSession::new(
+                    config,
+                    &url,
+                    AuthHttp::new(tls)?,
+                    policy,
+                    human,
+                )?)
+            }
+            None => None,
+        };
         Ok(Self {
             http,
             url,
@@ -127,22 +154,65 @@ impl HttpTransport {
             inbound,
             tap,
             closed: CancellationToken::new(),
+            auth,
+            mirrored: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// `request` with the current access token, if any.
+    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match self.auth.as_ref().and_then(AuthSession::bearer) {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        }
     }
 
     fn session(&self) -> Option<String> {
         self.session_id.lock().ok().and_then(|s| s.clone())
     }
 
-    /// POST one JSON-RPC message to the endpoint with the headers its revision needs.
+    /// POST one JSON-RPC message to the endpoint with the headers its
+    /// revision needs and the access token; a `401` (or a `403` for a
+    /// missing scope) is answered by authorizing and sending it again.
     async fn post(&self, message: &Value) -> Result<reqwest::Response, ClientError> {
-        self.http
-            .post(&self.url)
-            .headers(self.headers_for(message))
-            .body(serde_json::to_vec(message).map_err(ClientError::transport)?)
-            .send()
-            .await
-            .map_err(|e| ClientError::transport_chain(&e))
+        let body = serde_json::to_vec(message).map_err(ClientError::transport)?;
+        let mut attempt = Attempt::default();
+        loop {
+            attempt.sent = self.auth.as_ref().and_then(AuthSession::bearer);
+            let request = self
+                .http
+                .post(&self.url)
+                .headers(self.headers_for(message))
+                .body(body.clone());
+            let response = self
+                .authorized(request)
+                .send()
+                .await
+                .map_err(|e| ClientError::transport_chain(&e))?;
+            let status = response.status().as_u16();
+            let Some(auth) = self
+                .auth
+                .as_ref()
+                .filter(|_| status == 401 || status == 403)
+            else {
+                return Ok(response);
+            };
+            let challenge = BearerChallenge::from_headers(
+                response
+                    .headers()
+                    .get_all(reqwest::header::WWW_AUTHENTICATE)
+                    .iter()
+                    .filter_map(|v| v.to_str().ok()),
+            );
+            if status == 403
+                && !challenge
+                    .as_ref()
+                    .is_some_and(BearerChallenge::insufficient_scope)
+            {
+                return Ok(response);
+            }
+            auth.refused(status, challenge, &mut attempt).await?;
+        }
     }
 
     fn headers_for(&self, message: &Value) -> HeaderMap {
@@ -169,10 +239,28 @@ impl HttpTransport {
                 let name = match m {
                     method::TOOLS_CALL | method::PROMPTS_GET => params.and_then(|p| p.get("name")),
                     method::RESOURCES_READ => params.and_then(|p| p.get("uri")),
+                    TASKS_GET | TASKS_UPDATE | TASKS_CANCEL => params.and_then(|p| p.get("taskId")),
                     _ => None,
                 };
                 if let Some(n) = name.and_then(Value::as_str) {
                     put(header::MCP_NAME, &header::encode_value(n));
+                }
+                if m == method::TOOLS_CALL
+                    && let Some(tool) = name.and_then(Value::as_str)
+                    && let Some(mirrored) =
+                        self.mirrored.lock().ok().and_then(|m| m.get(tool).cloned())
+                {
+                    let arguments = params
+                        .and_then(|p| p.get("arguments"))
+                        .and_then(Value::as_object);
+                    for (name, value) in header_values(&mirrored, arguments) {
+                        if let (Ok(n), Ok(v)) = (
+                            reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+                            HeaderValue::from_str(&value),
+                        ) {
+                            h.insert(n, v);
+                        }
+                    }
                 }
             }
         } else {
@@ -282,7 +370,7 @@ impl HttpTransport {
     }
 
     fn get(&self, last_event_id: Option<&str>) -> reqwest::RequestBuilder {
-        let mut req = self.http.get(&self.url).header(ACCEPT, "text/event-stream");
+        let mut req = self.authorized(self.http.get(&self.url).header(ACCEPT, "text/event-stream"));
         if let Some(sid) = self.session() {
             req = req.header(header::MCP_SESSION_ID, sid);
         }
@@ -357,23 +445,31 @@ impl Transport for SharedHttp {
             let t = &self.0;
             let key = id_key(id);
             let is_init = message.get("method").and_then(Value::as_str) == Some(method::INITIALIZE);
-            let resp = t.post(&message).await?;
-            if is_init
-                && let Some(sid) = resp
+            let modern = message
+                .get("params")
+                .and_then(|p| p.get("_meta"))
+                .and_then(|m| m.get(meta_key::PROTOCOL_VERSION))
+                .is_some();
+            let mut reissued = 0;
+            let resp = loop {
+                let resp = t.post(&message).await?;
+                if is_init
+                    && let Some(sid) = resp
+                        .headers()
+                        .get(header::MCP_SESSION_ID)
+                        .and_then(|v| v.to_str().ok())
+                    && let Ok(mut s) = t.session_id.lock()
+                {
+                    *s = Some(sid.to_string());
+                }
+                let is_sse = resp
                     .headers()
-                    .get(header::MCP_SESSION_ID)
+                    .get(CONTENT_TYPE)
                     .and_then(|v| v.to_str().ok())
-                && let Ok(mut s) = t.session_id.lock()
-            {
-                *s = Some(sid.to_string());
-            }
-            let status = resp.status();
-            let is_sse = resp
-                .headers()
-                .get(CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.starts_with("text/event-stream"));
-            if is_sse && status.is_success() {
+                    .is_some_and(|v| v.starts_with("text/event-stream"));
+                if !(is_sse && resp.status().is_success()) {
+                    break resp;
+                }
                 let mut last_id = None;
                 let mut retry = None;
                 if let Some(found) = t
@@ -385,8 +481,28 @@ impl Transport for SharedHttp {
                 if t.closed.is_cancelled() {
                     return Err(ClientError::Closed);
                 }
-                return t.resume(&key, last_id, retry).await;
-            }
+                if !modern {
+                    // 2025-11-25: resume the stream with GET + Last-Event-ID.
+                    return t.resume(&key, last_id, retry).await;
+                }
+                // 2026-07-28 has no stream to resume: the request is sent
+                // again (after the server's `retry:`), a bounded number of times.
+                if reissued >= MAX_RESUMES {
+                    return Err(ClientError::Transport(
+                        "the response stream broke before the response, every time".into(),
+                    ));
+                }
+                reissued += 1;
+                tracing::info!(
+                    attempt = reissued,
+                    "the response stream broke; sending the request again"
+                );
+                tokio::select! {
+                    () = tokio::time::sleep(retry.unwrap_or(Duration::from_millis(200))) => {}
+                    () = t.closed.cancelled() => return Err(ClientError::Closed),
+                }
+            };
+            let status = resp.status();
             let body = HttpTransport::read_body(resp).await?;
             match serde_json::from_slice::<Value>(&body) {
                 Ok(v) if is_response(&v) => {
@@ -438,14 +554,23 @@ impl Transport for SharedHttp {
         true
     }
 
+    fn mirror_params(&self, tool: &str, headers: ParamHeaders) {
+        if let Ok(mut m) = self.0.mirrored.lock() {
+            if headers.is_empty() {
+                m.remove(tool);
+            } else {
+                m.insert(tool.to_owned(), headers);
+            }
+        }
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             let t = &self.0;
             t.closed.cancel();
             if let Some(sid) = t.session() {
                 let mut req = t
-                    .http
-                    .delete(&t.url)
+                    .authorized(t.http.delete(&t.url))
                     .header(header::MCP_SESSION_ID, sid)
                     .timeout(Duration::from_secs(5));
                 if let Some(v) = t.legacy_version.lock().ok().and_then(|v| v.clone()) {

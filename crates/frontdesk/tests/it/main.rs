@@ -5,6 +5,9 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod client;
+mod client_requests;
+mod client_streams;
+mod client_tasks;
 mod http;
 mod stdio;
 mod stores;

@@ -1,0 +1,66 @@
+"""Interop peer: an MCP client on the Python SDK v2 (`mcp`), written for
+frontdesk's interop matrix: against frontdesk's interop server it calls ask_form
+and ask_url once per answer (accept, decline, cancel) and checks the tool's
+report. One line per case: "PASS|FAIL <case> [why]".
+
+Usage: python py-client.py <revision> stdio <server command...>
+       python py-client.py <revision> http <url>
+"""
+
+import sys
+import urllib.request
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+
+revision, transport_kind, *target = sys.argv[1:]
+
+
+def server():
+    if transport_kind == "stdio":
+        return StdioServerParameters(command=target[0], args=target[1:])
+    return target[0]
+
+
+async def run_case(tool: str, action: str) -> str:
+    async def elicit(context, params):
+        if action != "accept":
+            return types.ElicitResult(action=action)
+        if getattr(params, "mode", None) == "url":
+            # The person finishes in the browser: the page completes the flow.
+            await anyio.to_thread.run_sync(lambda: urllib.request.urlopen(params.url).read())
+            return types.ElicitResult(action="accept")
+        return types.ElicitResult(action="accept", content={"name": "Ann"})
+
+    mode = "2026-07-28" if revision == "2026-07-28" else "legacy"
+    async with Client(server(), elicitation_callback=elicit, mode=mode) as client:
+        result = await client.call_tool(tool, {})
+        return result.content[0].text
+
+
+async def main() -> int:
+    failed = 0
+    for tool in ("ask_form", "ask_url"):
+        for action in ("accept", "decline", "cancel"):
+            if tool == "ask_form":
+                expected = f"form:{action}:{'Ann' if action == 'accept' else '-'}"
+            else:
+                expected = f"url:{action}"
+            name = f"py-client->frontdesk {revision} {transport_kind} {tool} {action}"
+            try:
+                with anyio.fail_after(20):
+                    got = await run_case(tool, action)
+                if got == expected:
+                    print(f"PASS {name}", flush=True)
+                else:
+                    failed += 1
+                    print(f"FAIL {name}: got {got!r}, want {expected}", flush=True)
+            except Exception as e:  # noqa: BLE001 - every failure is one report line
+                failed += 1
+                print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(anyio.run(main))

@@ -1,0 +1,61 @@
+// Interop peer: an MCP client on the TypeScript SDK 1.x (2025-11-25), written for
+// frontdesk's interop matrix: ask_form and ask_url once per answer, checked.
+// Usage: node ts1-client.mjs 2025-11-25 stdio <server command…> | http <url>
+import { Client } from 'sdk1/client/index.js';
+import { StdioClientTransport } from 'sdk1/client/stdio.js';
+import { StreamableHTTPClientTransport } from 'sdk1/client/streamableHttp.js';
+import { ElicitRequestSchema } from 'sdk1/types.js';
+
+const [revision, transportKind, ...target] = process.argv.slice(2);
+
+function transport() {
+  if (transportKind === 'stdio') {
+    return new StdioClientTransport({ command: target[0], args: target.slice(1), stderr: 'ignore' });
+  }
+  return new StreamableHTTPClientTransport(new URL(target[0]));
+}
+
+async function runCase(tool, action) {
+  const client = new Client(
+    { name: 'ts1-interop-client', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {}, url: {} } } },
+  );
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const p = request.params;
+    if (action !== 'accept') return { action };
+    if (p.mode === 'url') {
+      await fetch(p.url);
+      return { action: 'accept' };
+    }
+    return { action: 'accept', content: { name: 'Ann' } };
+  });
+  await client.connect(transport());
+  try {
+    const result = await client.callTool({ name: tool, arguments: {} });
+    return result.content?.[0]?.text;
+  } finally {
+    await client.close();
+  }
+}
+
+let failed = 0;
+for (const tool of ['ask_form', 'ask_url']) {
+  for (const action of ['accept', 'decline', 'cancel']) {
+    const expected = tool === 'ask_form'
+      ? `form:${action}:${action === 'accept' ? 'Ann' : '-'}`
+      : `url:${action}`;
+    const name = `ts1-client->frontdesk ${revision} ${transportKind} ${tool} ${action}`;
+    try {
+      const got = await Promise.race([
+        runCase(tool, action),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), 20000)),
+      ]);
+      if (got === expected) console.log(`PASS ${name}`);
+      else { failed++; console.log(`FAIL ${name}: got ${JSON.stringify(got)}, want ${expected}`); }
+    } catch (e) {
+      failed++;
+      console.log(`FAIL ${name}: ${String(e?.message ?? e).split('\n')[0]}`);
+    }
+  }
+}
+process.exit(failed === 0 ? 0 : 1);
