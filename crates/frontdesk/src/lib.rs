@@ -142,6 +142,8 @@ pub mod state;
 pub mod store;
 
 pub use frontdesk_form as form;
+/// The wire types (`frontdesk-wire`): every MCP message of both revisions.
+pub use frontdesk_wire as wire;
 
 /// `schemars`, which describes tool arguments (`#[schemars(crate = "frontdesk::schemars")]`).
 #[cfg(feature = "server")]

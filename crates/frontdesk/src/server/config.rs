@@ -32,8 +32,17 @@ pub struct ServerConfig {
     pub reask_limit: u32,
     /// Largest accepted message, in bytes (default 4 MiB).
     pub max_message_bytes: usize,
-    /// `ttlMs` of 2026-07-28 list and discover results (default 5 min).
+    /// `ttlMs` of 2026-07-28 list and discover results, and of resource
+    /// reads whose handler chose none (default 5 min).
     pub list_ttl_ms: u64,
+    /// How long a task is kept after it is created (default 1 h); a task
+    /// still running then is stopped.
+    pub task_ttl: Duration,
+    /// The polling interval tasks suggest (`pollIntervalMs`, default 1 s).
+    pub task_poll_interval: Duration,
+    /// Most tasks kept at once (default 10 000); a call that would make
+    /// another continues within the call instead.
+    pub max_tasks: usize,
 }
 
 impl Default for ServerConfig {
@@ -46,6 +55,9 @@ impl Default for ServerConfig {
             reask_limit: 1,
             max_message_bytes: 4 * 1024 * 1024,
             list_ttl_ms: 300_000,
+            task_ttl: Duration::from_secs(3600),
+            task_poll_interval: Duration::from_secs(1),
+            max_tasks: 10_000,
         }
     }
 }
@@ -95,6 +107,24 @@ impl ServerConfig {
     /// `ttlMs` of 2026-07-28 list and discover results.
     pub fn list_ttl_ms(mut self, ms: u64) -> Self {
         self.list_ttl_ms = ms;
+        self
+    }
+
+    /// How long a task is kept after it is created.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
+    /// The polling interval tasks suggest.
+    pub fn task_poll_interval(mut self, every: Duration) -> Self {
+        self.task_poll_interval = every;
+        self
+    }
+
+    /// Most tasks kept at once.
+    pub fn max_tasks(mut self, tasks: usize) -> Self {
+        self.max_tasks = tasks;
         self
     }
 }

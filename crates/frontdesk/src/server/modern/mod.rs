@@ -1,8 +1,10 @@
 //! 2026-07-28: stateless requests, each with its own `_meta`
-//! (`server/discover`, lists, `tools/call`, `prompts/get`), the
-//! `input_required` rounds of a call, and what a handler's outcome becomes
-//! on this revision.
+//! (`server/discover`, lists, `tools/call`, `prompts/get`, `resources/read`,
+//! `completion/complete`, `subscriptions/listen`, the Tasks extension's
+//! methods), the `input_required` rounds of a call, and what a handler's
+//! outcome becomes on this revision.
 
+mod listen;
 mod meta;
 mod round;
 mod state;
@@ -10,18 +12,20 @@ mod state;
 use std::sync::Arc;
 
 use frontdesk_wire::{
-    CacheScope, CallToolRequestParams, DiscoverResult, ErrorCode, GetPromptRequestParams,
-    Implementation, InputRequiredResult, JsonRpcRequest, ListPromptsResult, ListToolsResult, Meta,
-    MetaParams, Revision, method, version,
+    CacheScope, CallToolRequestParams, CompleteRequestParams, DiscoverResult, ErrorCode,
+    GetPromptRequestParams, Implementation, InputRequiredResult, JsonRpcRequest, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Meta, MetaParams,
+    ReadResourceRequestParams, ResultType, Revision, method, version,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::call::Call;
 use super::error::{AskError, RpcError, ToolError};
-use super::invoke::{Outcome, Target, invoke, to_object};
+use super::invoke::{Completed, Outcome, Target, invoke, to_object};
 use super::requests::{self, Reply};
-use super::{OutboundSink, ServerInner};
+use super::tool::TaskSupport;
+use super::{OutboundSink, ServerInner, completion, task};
 use round::Round;
 
 /// Serve one 2026-07-28 request.
@@ -66,6 +70,52 @@ pub(crate) async fn serve(
             );
             r.meta = Some(info);
             to_object(&r)
+        }
+        method::RESOURCES_LIST if !server.resources.is_empty() => {
+            let mut r =
+                ListResourcesResult::modern(server.resources.listing(), ttl, CacheScope::Public);
+            r.meta = Some(info);
+            to_object(&r)
+        }
+        method::RESOURCES_TEMPLATES_LIST if !server.resources.is_empty() => {
+            let mut r = ListResourceTemplatesResult::modern(
+                server.resources.template_listing(),
+                ttl,
+                CacheScope::Public,
+            );
+            r.meta = Some(info);
+            to_object(&r)
+        }
+        method::RESOURCES_READ if !server.resources.is_empty() => {
+            let (p, retry) = retry_params::<ReadResourceRequestParams>(request)?;
+            let read = server
+                .resources
+                .resolve(&p.uri)
+                .ok_or_else(|| requests::resource_not_found(&p.uri, Revision::V2026_07_28))?;
+            run(
+                server,
+                Target::Resource(&read),
+                serde_json::Map::new(),
+                retry,
+                sink,
+                principal,
+                meta,
+            )
+            .await
+        }
+        method::COMPLETION_COMPLETE if requests::has_completions(server) => {
+            let p: CompleteRequestParams = requests::typed(request)?;
+            let mut r = completion::complete(server, p, Some(ResultType::Complete)).await?;
+            r.meta = Some(info);
+            to_object(&r)
+        }
+        method::SUBSCRIPTIONS_LISTEN if requests::has_subscriptions(server) => {
+            listen::listen(server, request, sink).await
+        }
+        method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL
+            if server.tools.has_tasks() =>
+        {
+            task::serve(server, request, &meta.capabilities, &principal)
         }
         method::TOOLS_CALL => {
             let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
@@ -153,50 +203,108 @@ async fn run(
         None => None,
         Some(token) => Some(state::open(server, token, &binding).await?),
     };
+    let caching = Caching {
+        retried: retry.state.is_some() || !retry.responses.is_empty(),
+        anonymous: principal.is_empty(),
+        ttl_ms: server.config.list_ttl_ms,
+    };
+    let tasks = match target {
+        Target::Tool(tool) => tool.task_support,
+        _ => None,
+    };
+    let negotiated = task::negotiated(&meta.capabilities);
+    if tasks == Some(TaskSupport::Required) && !negotiated {
+        return Err(task::extension_required());
+    }
+    let caps = meta.capabilities.clone();
     let round = Arc::new(Round::new(meta.capabilities, retry.responses, prior));
-    let call = Arc::new(Call::new(
+    let mut call = Call::new(
         Arc::clone(server),
         principal,
         sink.clone(),
         meta.progress_token,
         meta.log_level,
         Arc::clone(&round) as Arc<dyn super::call::Conversation>,
-    ));
+    );
+    if tasks.is_some() && negotiated {
+        call = call.with_task_starter(task::starter(caps));
+    }
+    let call = Arc::new(call);
     let Value::Object(args) = args_value else {
         return Err(RpcError::internal("Internal error"));
     };
     let outcome = invoke(&call, target, args).await;
-    finish(server, target, outcome, &round, &binding)
-}
-
-/// What a handler's outcome becomes on 2026-07-28.
-fn finish(
-    server: &ServerInner,
-    target: Target<'_>,
-    outcome: Outcome,
-    round: &Round,
-    binding: &crate::state::Binding,
-) -> Reply {
-    let info = &server.info;
-    let failed = |text: String| target.execution_error(text)?.into_modern(info);
-    let error = match outcome {
-        Outcome::Finished(Ok(done)) => {
+    match outcome {
+        Outcome::Finished(result) => {
             if round.next_round().is_some() {
                 tracing::debug!("handler finished with questions pending; returning its result");
             }
-            return done.into_modern(info);
+            settle(server, target, result, caching)
         }
         Outcome::Suspended => {
             let Some((requests, next)) = round.next_round() else {
                 tracing::error!("a handler suspended with no question recorded");
                 return Err(RpcError::internal("Internal error"));
             };
-            let token = state::seal(server, &next, binding)?;
+            let token = state::seal(server, &next, &binding)?;
             let mut r = InputRequiredResult::new(Some(requests), Some(token));
-            r.meta = Some(server_info(info));
-            return to_object(&r);
+            r.meta = Some(server_info(&server.info));
+            to_object(&r)
         }
-        Outcome::Finished(Err(e)) => e,
+        Outcome::Detached(work, started) => {
+            let name = target.name().to_string();
+            task::run(
+                server,
+                work,
+                started,
+                move |server, result| match requests::find_tool(server, &name) {
+                    Ok(tool) => settle(server, Target::Tool(tool), result, caching),
+                    Err(e) => Err(e),
+                },
+            )
+        }
+    }
+}
+
+/// What decides a read's caching hints: a read through `input_required`
+/// rounds is never cacheable; otherwise the handler's choice, or the list
+/// TTL, public for anonymous callers and private for authenticated ones.
+#[derive(Debug, Clone, Copy)]
+struct Caching {
+    retried: bool,
+    anonymous: bool,
+    ttl_ms: u64,
+}
+
+impl Caching {
+    fn hints(self, chosen: Option<(u64, CacheScope)>) -> (u64, CacheScope) {
+        if self.retried {
+            return (0, CacheScope::Private);
+        }
+        chosen.unwrap_or(if self.anonymous {
+            (self.ttl_ms, CacheScope::Public)
+        } else {
+            (self.ttl_ms, CacheScope::Private)
+        })
+    }
+}
+
+/// What a handler's result becomes on 2026-07-28.
+fn settle(
+    server: &ServerInner,
+    target: Target<'_>,
+    result: Result<Completed, ToolError>,
+    caching: Caching,
+) -> Reply {
+    let info = &server.info;
+    let failed = |text: String| {
+        target
+            .execution_error(text)?
+            .into_modern(info, |c| caching.hints(c))
+    };
+    let error = match result {
+        Ok(done) => return done.into_modern(info, |c| caching.hints(c)),
+        Err(e) => e,
     };
     match error {
         ToolError::Ask(AskError::MissingCapability { required }) => Err(RpcError::new(
