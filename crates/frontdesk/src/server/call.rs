@@ -6,6 +6,7 @@
 //! swaps its conversation for the task's.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use frontdesk_wire::{
@@ -99,6 +100,10 @@ pub(crate) struct Call {
     task_starter: Mutex<Option<TaskStarter>>,
     /// The task this call became, until the runtime takes it over.
     started: Mutex<Option<super::task::Started>>,
+    /// Set once the call is a task: its request has been answered, so
+    /// nothing more may be sent for it (progress and log messages stop;
+    /// progress notes go to the task's status instead).
+    is_task: AtomicBool,
 }
 
 impl Call {
@@ -121,6 +126,7 @@ impl Call {
             conversation: RwLock::new(conversation),
             task_starter: Mutex::new(None),
             started: Mutex::new(None),
+            is_task: AtomicBool::new(false),
         }
     }
 
@@ -143,7 +149,7 @@ impl Call {
     /// Continue as a task, if this call may: `true` once the task exists
     /// (also on a second call).
     pub(crate) fn begin_task(&self) -> bool {
-        if self.started.lock().is_ok_and(|s| s.is_some()) {
+        if self.is_task.load(Ordering::SeqCst) {
             return true;
         }
         let Some(starter) = self.task_starter.lock().ok().and_then(|mut s| s.take()) else {
@@ -158,7 +164,16 @@ impl Call {
         if let Ok(mut s) = self.started.lock() {
             *s = Some(started);
         }
+        self.is_task.store(true, Ordering::SeqCst);
         true
+    }
+
+    /// Send a message related to this call, unless its request was already
+    /// answered (it became a task).
+    fn notify(&self, message: Value) {
+        if !self.is_task.load(Ordering::SeqCst) {
+            self.sink.send(message);
+        }
     }
 
     /// The task this call became, for the runtime to run it (once).
@@ -237,7 +252,7 @@ impl Call {
         params.total = total.and_then(number);
         params.message = message.map(str::to_string);
         if let Some(m) = typed_notification(method::NOTIFICATION_PROGRESS, &params) {
-            self.sink.send(m);
+            self.notify(m);
         }
     }
 
@@ -253,7 +268,7 @@ impl Call {
                 extra: Map::new(),
             };
             if let Some(m) = typed_notification(method::NOTIFICATION_MESSAGE, &params) {
-                self.sink.send(m);
+                self.notify(m);
             }
         }
     }

@@ -105,6 +105,9 @@ pub(crate) async fn serve(
         {
             let p: SubscribeRequestParams = requests::typed(request)?;
             let subscribe = method == method::RESOURCES_SUBSCRIBE;
+            if subscribe && server.resources.resolve(&p.uri).is_none() {
+                return Err(requests::resource_not_found(&p.uri, Revision::V2025_11_25));
+            }
             server
                 .subscribers
                 .set_subscribed(session, &p.uri, subscribe);
