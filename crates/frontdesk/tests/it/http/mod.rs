@@ -1,6 +1,9 @@
 //! The server over Streamable HTTP on loopback: 2025-11-25 sessions and
-//! streams, 2026-07-28 stateless POSTs, authentication.
+//! streams, 2026-07-28 stateless POSTs, authentication, the rest of the
+//! surface (resources, header parameters, subscriptions) and tasks.
 
 mod auth;
 mod legacy;
 mod modern;
+mod surface;
+mod tasks;
