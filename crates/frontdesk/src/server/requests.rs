@@ -27,6 +27,10 @@ pub(crate) fn params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<P,
                 "protocolVersion is required"
             }
             method::INITIALIZE => return RpcError::invalid_params(e.to_string()),
+            method::RESOURCES_READ if !raw("uri").is_some_and(Value::is_string) => {
+                "uri is required"
+            }
+            method::RESOURCES_READ => return RpcError::invalid_params(e.to_string()),
             _ if !raw("name").is_some_and(Value::is_string) => "name is required",
             _ if raw("arguments").is_some_and(|a| !(a.is_object() || a.is_null())) => {
                 "arguments must be an object"

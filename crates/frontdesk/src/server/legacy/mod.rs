@@ -87,7 +87,7 @@ pub(crate) async fn serve(
             &ListResourceTemplatesResult::new(server.resources.template_listing()),
         ),
         method::RESOURCES_READ if !server.resources.is_empty() => {
-            let p: ReadResourceRequestParams = requests::typed(request)?;
+            let p: ReadResourceRequestParams = requests::params(request)?;
             let read = server
                 .resources
                 .resolve(&p.uri)

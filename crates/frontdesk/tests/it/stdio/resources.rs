@@ -87,6 +87,11 @@ async fn resources_are_listed_and_read_on_2025_11_25() {
         json!({"jsonrpc": "2.0", "id": 6, "error": {"code": -32002, "message": "Resource not found",
             "data": {"uri": "test://nope"}}})
     );
+    let no_uri = c.request(json!(7), "resources/read", json!({})).await;
+    assert_eq!(
+        no_uri["error"],
+        json!({"code": -32602, "message": "Invalid params: uri is required"})
+    );
     c.close().await.unwrap();
 }
 
@@ -129,6 +134,17 @@ async fn resources_carry_caching_hints_on_2026_07_28() {
         .await;
     assert_eq!(missing["error"]["code"], -32602);
     assert_eq!(missing["error"]["data"], json!({"uri": "test://nope"}));
+    let no_uri = c
+        .request(
+            json!(6),
+            "resources/read",
+            modern(json!({"uri": 7}), json!({})),
+        )
+        .await;
+    assert_eq!(
+        no_uri["error"]["message"],
+        "Invalid params: uri is required"
+    );
     let removed = c
         .request(
             json!(5),
