@@ -178,6 +178,9 @@ impl Call {
 
     /// The task this call became, for the runtime to run it (once).
     pub(crate) fn take_started(&self) -> Option<super::task::Started> {
+        if !self.is_task.load(Ordering::SeqCst) {
+            return None; // the common case, without the lock
+        }
         self.started.lock().ok().and_then(|mut s| s.take())
     }
 
