@@ -187,7 +187,8 @@ fn retry_params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<(P, Ret
     Ok((requests::params(&stripped)?, Retry { responses, state }))
 }
 
-/// One round of a tool call or prompt.
+/// One round of a tool call, prompt or resource read; a tool may continue
+/// as a task from it.
 async fn run(
     server: &Arc<ServerInner>,
     target: Target<'_>,
