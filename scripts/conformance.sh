@@ -4,8 +4,11 @@
 # Usage:
 #   scripts/conformance.sh install                    fetch Node 22 and the pinned suite (idempotent)
 #   scripts/conformance.sh server [REV]               start the demo server, run the server scenarios
+#   scripts/conformance.sh server-requirements [REV]  start the demo server, run the full
+#                                                     --requirements set of each revision
 #   scripts/conformance.sh client CMD [REV]           run the client scenarios against CMD
-#   scripts/conformance.sh requirements CMD [REV]     run the client's full frozen requirement
+#   scripts/conformance.sh client-requirements CMD [REV]
+#                                                     run the client's full frozen requirement
 #                                                     sets (--requirements REV) against CMD
 #   scripts/conformance.sh plan [REV]                 print the scenarios that would run
 #   scripts/conformance.sh suite ARGS...              run the suite's own CLI (e.g. `suite list --server`)
@@ -16,12 +19,21 @@
 #   runs each scenario as its own suite invocation with --spec-version; the
 #   server is stopped when the script exits. With FRONTDESK_SERVER_URL set, no
 #   server is started and that URL is tested instead.
+# server-requirements: the same server, tested with the suite's frozen
+#   `--requirements REV` set (every server scenario the revision requires,
+#   plus extensions such as tasks and pending scenarios, which run but are
+#   not scored). One suite invocation per revision; its summary is printed
+#   as is, then `REQUIREMENTS <rev> PASS|FAIL <the suite's Total line>`.
+#   The suite's exit status decides: only scored scenarios count, unless
+#   STRICT_UNSCORED=1, which also fails a revision whose not-scored
+#   scenarios (extensions, pending) have failures.
+#   EXPECTED_FAILURES, SCENARIOS and STRICT_WARNINGS do not apply.
 # client: for each scenario the suite starts a mock server and runs
 #   `CMD <mock-url>` with MCP_CONFORMANCE_SCENARIO and
 #   MCP_CONFORMANCE_PROTOCOL_VERSION set. The suite splits CMD on spaces, so
 #   CMD must not need quoting.
 #
-# requirements: one suite run per revision with --requirements REV, every
+# client-requirements: one suite run per revision with --requirements REV, every
 #   scenario of the set at once (auth, SSE, headers, schema, MRTR…). Prints the
 #   suite's summary (scored and unscored scenarios), then per revision
 #   `REV: N passed, N failed` counting the scored scenarios only; the last line
@@ -47,6 +59,7 @@
 #   EXPECTED_FAILURES     baseline YAML passed to the suite's --expected-failures
 #   STRICT_WARNINGS=1     count a scenario with WARNING checks as failed (the suite
 #                         itself fails server scenarios only on FAILURE checks)
+#   STRICT_UNSCORED=1     server-requirements mode: not-scored scenarios must pass too
 #   CONFORMANCE_DIR       cache and results (default <repo>/target/conformance)
 #   CONFORMANCE_NODE      a Node >= 22 to use instead of the pinned npm package
 #   VERBOSE=1             print the whole suite output of every scenario
@@ -269,10 +282,45 @@ run_side() { # <side> <target> <revision|both>
   [ "$FAILED" -eq 0 ]
 }
 
-run_requirements() { # <command> <revision|both>
+run_server_requirements() { # <url> <revision|both>
+  local rev dir log rc total unscored failed=()
+  for rev in $(revisions "$2"); do
+    dir="$RESULTS/requirements/$rev"
+    log="$dir.log"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    rc=0
+    suite server --url "$1" --requirements "$rev" --timeout "$TIMEOUT_MS" -o "$dir" > "$log" 2>&1 || rc=$?
+    sed -i 's/\x1b\[[0-9;]*m//g' "$log"
+    echo "== $rev (log: $log)"
+    if [ "${VERBOSE:-0}" = 1 ]; then
+      sed 's/^/   | /' "$log"
+    else
+      sed -n '/^=== SUMMARY ===/,$p' "$log" | sed 's/^/   | /'
+    fi
+    total="$(grep -E '^Total: ' "$log" | tail -n 1 || true)"
+    unscored="$(grep -E '^Not scored for ' "$log" | tail -n 1 || true)"
+    if [ "${STRICT_UNSCORED:-0}" = 1 ] && [ -n "$unscored" ] &&
+      ! grep -qE ', 0 failing\.' <<< "$unscored"; then
+      echo "   | STRICT_UNSCORED: $unscored"
+      rc=1
+    fi
+    if [ "$rc" -eq 0 ] && [ -n "$total" ]; then
+      echo "REQUIREMENTS $rev PASS ${total}"
+    else
+      echo "REQUIREMENTS $rev FAIL ${total:-exit $rc}"
+      grep -E '^(Error|Validation error)' "$log" | head -n 5 | sed 's/^/   | /' || true
+      failed+=("$rev")
+    fi
+  done
+  [ "${#failed[@]}" -eq 0 ] || say "scored scenarios failed at: ${failed[*]}"
+  [ "${#failed[@]}" -eq 0 ]
+}
+
+run_client_requirements() { # <command> <revision|both>
   local rev log dir total_pass=0 total_fail=0 pass fail
   for rev in $(revisions "$2"); do
-    dir="$RESULTS/requirements-$rev"
+    dir="$RESULTS/client-requirements/$rev"
     log="$dir.log"
     rm -rf "$dir"
     mkdir -p "$dir"
@@ -340,6 +388,18 @@ main() {
       fi
       say "testing $url with $SUITE_PKG@$SUITE_VERSION; results in $RESULTS"
       run_side server "$url" "$rev" ;;
+    server-requirements)
+      local rev="${1:-both}" url
+      revisions "$rev" > /dev/null
+      install
+      if [ -n "${FRONTDESK_SERVER_URL:-}" ]; then
+        url="$FRONTDESK_SERVER_URL"
+      else
+        start_server
+        url="http://127.0.0.1:$PORT/mcp"
+      fi
+      say "testing $url against the --requirements sets with $SUITE_PKG@$SUITE_VERSION; results in $RESULTS/requirements"
+      run_server_requirements "$url" "$rev" ;;
     client)
       [ $# -ge 1 ] || die "client mode needs the client command"
       local cmd="$1" rev="${2:-both}"
@@ -347,14 +407,14 @@ main() {
       install
       say "testing client '$cmd' with $SUITE_PKG@$SUITE_VERSION; results in $RESULTS"
       run_side client "$cmd" "$rev" ;;
-    requirements)
-      [ $# -ge 1 ] || die "requirements mode needs the client command"
+    client-requirements)
+      [ $# -ge 1 ] || die "client-requirements mode needs the client command"
       local cmd="$1" rev="${2:-both}"
       revisions "$rev" > /dev/null
       install
-      run_requirements "$cmd" "$rev" ;;
+      run_client_requirements "$cmd" "$rev" ;;
     -h | --help | help | "") usage ;;
-    *) die "unknown mode '$mode' (install, server, client, requirements, plan, suite)" ;;
+    *) die "unknown mode '$mode' (install, server, server-requirements, client, client-requirements, plan, suite)" ;;
   esac
 }
 

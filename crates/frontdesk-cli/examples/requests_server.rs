@@ -6,7 +6,8 @@
 //!   answer, or the error the client gave.
 
 use frontdesk::server::{
-    InputRequest, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput,
+    CreateMessageRequestParams, InputRequest, NoArgs, Server, ToolContext, ToolDef, ToolError,
+    ToolOutput,
 };
 use serde_json::{Value, json};
 
@@ -21,12 +22,14 @@ async fn list_roots(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError>
 }
 
 async fn summarize(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
-    let prompt = InputRequest::sampling(json!({
+    let params: CreateMessageRequestParams = serde_json::from_value(json!({
         "messages": [{"role": "user", "content": {"type": "text",
             "text": "Summarize the release notes of version 2.4 in one sentence."}}],
         "systemPrompt": "You write short summaries.",
         "maxTokens": 60
-    }));
+    }))
+    .map_err(|e| ToolError::execution(e.to_string()))?;
+    let prompt = InputRequest::sampling(params);
     match cx.ask_all(vec![("summary".to_owned(), prompt)]).await {
         Ok(answers) => Ok(ToolOutput::text(
             answers.first().cloned().unwrap_or(Value::Null).to_string(),

@@ -24,8 +24,8 @@ mod park;
 mod run;
 mod serve;
 mod server_process;
-mod web;
 mod signin;
+mod web;
 
 /// MCP elicitation, done completely: forms and URL flows in your terminal.
 #[derive(Debug, Parser)]

@@ -50,10 +50,26 @@ pub mod method {
     pub const ROOTS_LIST: &str = "roots/list";
     /// `logging/setLevel` (2025-11-25 only).
     pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+    /// `resources/subscribe` (2025-11-25 only).
+    pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+    /// `resources/unsubscribe` (2025-11-25 only).
+    pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+    /// `completion/complete`.
+    pub const COMPLETION_COMPLETE: &str = "completion/complete";
     /// `subscriptions/listen` (2026-07-28).
     pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    /// `tasks/get` (Tasks extension, 2026-07-28).
+    pub const TASKS_GET: &str = "tasks/get";
+    /// `tasks/update` (Tasks extension, 2026-07-28).
+    pub const TASKS_UPDATE: &str = "tasks/update";
+    /// `tasks/cancel` (Tasks extension, 2026-07-28).
+    pub const TASKS_CANCEL: &str = "tasks/cancel";
     /// `notifications/elicitation/complete` (2025-11-25 only).
     pub const NOTIFICATION_ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+    /// `notifications/subscriptions/acknowledged`: the first message of a
+    /// `subscriptions/listen` stream (2026-07-28).
+    pub const NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED: &str =
+        "notifications/subscriptions/acknowledged";
     /// `notifications/cancelled`.
     pub const NOTIFICATION_CANCELLED: &str = "notifications/cancelled";
     /// `notifications/progress`.
@@ -76,6 +92,12 @@ pub mod method {
     pub fn may_require_input(method: &str) -> bool {
         MAY_REQUIRE_INPUT.contains(&method)
     }
+}
+
+/// Extension identifiers (keys of `capabilities.extensions`).
+pub mod extension {
+    /// The Tasks extension (SEP-2663).
+    pub const TASKS: &str = "io.modelcontextprotocol/tasks";
 }
 
 /// Keys of `_meta` objects defined by the protocol.
@@ -120,4 +142,26 @@ pub mod header {
     pub const LAST_EVENT_ID: &str = "Last-Event-ID";
 
     pub use crate::header_value::{decode_value, encode_value};
+
+    /// The body field `Mcp-Name` mirrors for `method` (2026-07-28):
+    /// `params.name` for `tools/call` and `prompts/get`, `params.uri` for
+    /// `resources/read`, `params.taskId` for the Tasks extension's
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`; `None` when the method
+    /// carries no `Mcp-Name`.
+    ///
+    /// ```
+    /// use frontdesk_wire::header::name_field;
+    ///
+    /// assert_eq!(name_field("resources/read"), Some("uri"));
+    /// assert_eq!(name_field("tools/list"), None);
+    /// ```
+    pub fn name_field(method: &str) -> Option<&'static str> {
+        use super::method as m;
+        match method {
+            m::TOOLS_CALL | m::PROMPTS_GET => Some("name"),
+            m::RESOURCES_READ => Some("uri"),
+            m::TASKS_GET | m::TASKS_UPDATE | m::TASKS_CANCEL => Some("taskId"),
+            _ => None,
+        }
+    }
 }

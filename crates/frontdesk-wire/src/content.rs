@@ -1,5 +1,7 @@
 //! Content blocks (tool results, prompt messages, sampling) and resource contents.
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Number, Value};
@@ -93,6 +95,35 @@ impl ContentBlock {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         Self::Text(TextContent::new(text))
+    }
+
+    /// An image block from base64 `data` (see [`ImageContent::from_bytes`]).
+    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self::Image(ImageContent::new(data, mime_type))
+    }
+
+    /// An audio block from base64 `data` (see [`AudioContent::from_bytes`]).
+    pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self::Audio(AudioContent::new(data, mime_type))
+    }
+
+    /// A link to a resource the client may read (`resource_link`).
+    pub fn resource_link(resource: Resource) -> Self {
+        Self::ResourceLink(ResourceLink {
+            kind: ResourceLinkTag,
+            resource,
+        })
+    }
+
+    /// A resource embedded with its contents (`resource`).
+    pub fn embedded(contents: ResourceContents) -> Self {
+        Self::Resource(EmbeddedResource {
+            kind: EmbeddedResourceTag,
+            resource: contents,
+            annotations: None,
+            meta: None,
+            extra: Map::new(),
+        })
     }
 
     /// The text, for text blocks.
@@ -194,6 +225,25 @@ pub struct ImageContent {
     pub extra: Map<String, Value>,
 }
 
+impl ImageContent {
+    /// An image from base64 `data`.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self {
+            kind: ImageTag,
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// An image from raw bytes (base64-encoded here).
+    pub fn from_bytes(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        Self::new(STANDARD.encode(bytes), mime_type)
+    }
+}
+
 /// Base64 audio content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AudioContent {
@@ -214,6 +264,25 @@ pub struct AudioContent {
     /// Members this crate does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl AudioContent {
+    /// Audio from base64 `data`.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self {
+            kind: AudioTag,
+            data: data.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// Audio from raw bytes (base64-encoded here).
+    pub fn from_bytes(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        Self::new(STANDARD.encode(bytes), mime_type)
+    }
 }
 
 /// A resource description (`Resource`), also the body of a `resource_link`.
@@ -247,6 +316,42 @@ pub struct Resource {
     /// Members this crate does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl Resource {
+    /// A resource with a URI and a name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            icons: None,
+            annotations: None,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// Sets the display title (builder style).
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description (builder style).
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the MIME type (builder style).
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
 }
 
 /// A link to a resource (`resource_link`).
@@ -357,6 +462,48 @@ impl<'de> Deserialize<'de> for ResourceContents {
             Err(D::Error::custom(
                 "resource contents need \"text\" or \"blob\"",
             ))
+        }
+    }
+}
+
+impl ResourceContents {
+    /// Text contents of `uri`.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        Self::Text(TextResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            text: text.into(),
+            meta: None,
+            extra: Map::new(),
+        })
+    }
+
+    /// Binary contents of `uri` from raw bytes (base64-encoded here).
+    pub fn blob(uri: impl Into<String>, bytes: &[u8]) -> Self {
+        Self::Blob(BlobResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            blob: STANDARD.encode(bytes),
+            meta: None,
+            extra: Map::new(),
+        })
+    }
+
+    /// Sets the MIME type (builder style).
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        let mime_type = Some(mime_type.into());
+        match &mut self {
+            Self::Text(c) => c.mime_type = mime_type,
+            Self::Blob(c) => c.mime_type = mime_type,
+        }
+        self
+    }
+
+    /// The URI these contents belong to.
+    pub fn uri(&self) -> &str {
+        match self {
+            Self::Text(c) => &c.uri,
+            Self::Blob(c) => &c.uri,
         }
     }
 }

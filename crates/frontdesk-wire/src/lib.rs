@@ -1,5 +1,7 @@
-//! frontdesk wire layer: JSON-RPC 2.0 and the MCP messages elicitation needs,
-//! for protocol revisions 2025-11-25 and 2026-07-28, as plain serde types.
+//! frontdesk wire layer: JSON-RPC 2.0 and the MCP messages (tools, prompts,
+//! resources, completion, subscriptions, elicitation, sampling, roots, and
+//! the Tasks extension) for protocol revisions 2025-11-25 and 2026-07-28,
+//! as plain serde types.
 //!
 //! No async, no I/O, no decisions: this crate only reads and writes messages.
 //!
@@ -43,6 +45,7 @@
 mod util;
 
 mod capabilities;
+mod completion;
 mod constants;
 mod content;
 mod elicitation;
@@ -55,9 +58,11 @@ mod meta;
 mod mrtr;
 mod notifications;
 mod prompts;
+mod resources;
 mod result;
 mod revision;
 mod sampling;
+mod subscriptions;
 pub mod tasks;
 mod tools;
 
@@ -65,7 +70,11 @@ pub use capabilities::{
     ClientCapabilities, ElicitationCapability, ElicitationModes, Icon, Implementation,
     ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
-pub use constants::{header, meta_key, method, version};
+pub use completion::{
+    CompleteRequestParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
+    CompletionReference, PromptRefTag, PromptReference, ResourceRefTag, ResourceTemplateReference,
+};
+pub use constants::{extension, header, meta_key, method, version};
 pub use content::{
     Annotations, AudioContent, AudioTag, BlobResourceContents, ContentBlock, EmbeddedResource,
     EmbeddedResourceTag, ImageContent, ImageTag, Resource, ResourceContents, ResourceLink,
@@ -99,9 +108,12 @@ pub use notifications::{
     ProgressNotificationParams, ResourceUpdatedNotificationParams,
 };
 pub use prompts::{
-    GetPromptRequestParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResult, ResourceTemplate,
+    GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument,
+    PromptMessage,
+};
+pub use resources::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResult, ResourceTemplate, SubscribeRequestParams,
 };
 pub use result::{
     CacheScope, EmptyResult, MaybeInputRequired, MetaParams, ResultType, ResultTypeError,
@@ -110,6 +122,14 @@ pub use revision::{Revision, UnknownRevision};
 pub use sampling::{
     CreateMessageMethod, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
     ListRootsMethod, ListRootsRequest, ListRootsResult, Root, SamplingContent, SamplingMessage,
+};
+pub use subscriptions::{
+    SubscriptionFilter, SubscriptionsAcknowledgedParams, SubscriptionsListenRequestParams,
+    SubscriptionsListenResult,
+};
+pub use tasks::{
+    CreateTaskResult, GetTaskResult, Task, TaskRequestParams, TaskResultTag, TaskStatus,
+    UpdateTaskRequestParams,
 };
 pub use tools::{
     CallToolRequestParams, CallToolResult, ListToolsResult, PaginatedRequestParams, Tool,

@@ -103,6 +103,11 @@ impl Meta {
         self.with(meta_key::LOG_LEVEL, to_value_infallible(&level))
     }
 
+    /// Sets `io.modelcontextprotocol/subscriptionId` (2026-07-28 listen streams).
+    pub fn with_subscription_id(self, id: &RequestId) -> Self {
+        self.with(meta_key::SUBSCRIPTION_ID, to_value_infallible(id))
+    }
+
     /// Sets `progressToken`.
     pub fn with_progress_token(self, token: impl Into<ProgressToken>) -> Self {
         self.with(meta_key::PROGRESS_TOKEN, to_value_infallible(&token.into()))

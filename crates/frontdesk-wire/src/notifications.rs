@@ -123,3 +123,14 @@ pub struct ResourceUpdatedNotificationParams {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+impl ResourceUpdatedNotificationParams {
+    /// `uri` changed.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+}

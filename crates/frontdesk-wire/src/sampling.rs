@@ -80,6 +80,41 @@ pub struct CreateMessageRequestParams {
     pub extra: Map<String, Value>,
 }
 
+impl CreateMessageRequestParams {
+    /// A request for at most `max_tokens` tokens continuing `messages`.
+    ///
+    /// ```
+    /// use frontdesk_wire::{CreateMessageRequestParams, SamplingMessage};
+    ///
+    /// let p = CreateMessageRequestParams::new(vec![SamplingMessage::user("Hi")], 50);
+    /// assert_eq!(
+    ///     serde_json::to_value(&p)?,
+    ///     serde_json::json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}], "maxTokens": 50})
+    /// );
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn new(messages: Vec<SamplingMessage>, max_tokens: u64) -> Self {
+        Self {
+            messages,
+            model_preferences: None,
+            system_prompt: None,
+            include_context: None,
+            temperature: None,
+            max_tokens,
+            tools: None,
+            tool_choice: None,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// Sets the system prompt (builder style).
+    pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+}
+
 /// One message of a sampling conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SamplingMessage {
@@ -93,6 +128,23 @@ pub struct SamplingMessage {
     /// Members this crate does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl SamplingMessage {
+    /// A message of `role` with one text block.
+    pub fn text(role: Role, text: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: SamplingContent::Single(Box::new(ContentBlock::text(text))),
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// A user message with one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self::text(Role::User, text)
+    }
 }
 
 /// Sampling content: a single block or an array of blocks.
@@ -147,6 +199,16 @@ pub struct CreateMessageResult {
     /// Members this crate does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl SamplingContent {
+    /// The text of the first text block, if any.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Self::Single(b) => b.as_text(),
+            Self::Multiple(v) => v.iter().find_map(ContentBlock::as_text),
+        }
+    }
 }
 
 /// `{ "method": "roots/list", "params"?: … }` (an `inputRequests` value).

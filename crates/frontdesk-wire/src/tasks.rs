@@ -1,15 +1,23 @@
-//! The tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`, on
-//! 2026-07-28): a `tools/call` may answer with a task instead of a result;
-//! the client polls it with `tasks/get`, answers its input requests with
-//! `tasks/update`, and may end it with `tasks/cancel`.
+//! The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, on
+//! 2026-07-28): a `tools/call` answered with a task handle
+//! ([`CreateTaskResult`], `resultType: "task"`) instead of its result; the
+//! client polls `tasks/get` ([`GetTaskResult`]), answers the task's
+//! `inputRequests` with `tasks/update` and may `tasks/cancel` it.
 //!
-//! Shapes as the extension and the conformance suite have them: a
-//! `CreateTaskResult` is flat (`resultType: "task"` next to the task's
-//! members, no `task` wrapper); `tasks/get` returns the task with, by status,
-//! `inputRequests` (input_required), `result` (completed) or `error`
-//! (failed); `tasks/update` and `tasks/cancel` return an empty
-//! `{resultType: "complete"}`. Durations are integer milliseconds (`ttlMs`,
-//! `pollIntervalMs`). There is no `requestState` on this surface.
+//! The shapes are the ones the extension's conformance scenarios check:
+//! flat (`Result & Task`, no nested `task`), `ttlMs` and `pollIntervalMs` in
+//! integer milliseconds, and no `requestState` on the task wire.
+//!
+//! ```
+//! use frontdesk_wire::{CreateTaskResult, Task, TaskStatus};
+//!
+//! let task = Task::new("t-1", TaskStatus::Working, "2026-08-01T10:00:00Z").with_ttl_ms(Some(60_000));
+//! let created = serde_json::to_value(CreateTaskResult::new(task))?;
+//! assert_eq!(created["resultType"], "task");
+//! assert_eq!(created["taskId"], "t-1");
+//! assert_eq!(created["ttlMs"], 60_000);
+//! # Ok::<(), serde_json::Error>(())
+//! ```
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -17,82 +25,115 @@ use serde_json::{Map, Value};
 use crate::error::ErrorObject;
 use crate::meta::Meta;
 use crate::mrtr::{InputRequests, InputResponses};
+use crate::result::ResultType;
 use crate::util::wire_tag;
-
-/// The extension's identifier, under `capabilities.extensions`.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-/// `resultType` of a `CreateTaskResult`.
-pub const RESULT_TYPE_TASK: &str = "task";
-/// `tasks/get`.
-pub const TASKS_GET: &str = "tasks/get";
-/// `tasks/update`.
-pub const TASKS_UPDATE: &str = "tasks/update";
-/// `tasks/cancel`.
-pub const TASKS_CANCEL: &str = "tasks/cancel";
 
 wire_tag!(
     /// `"resultType": "task"`.
-    TaskTag = "task"
+    TaskResultTag = "task"
 );
 
-/// Where a task is.
+/// Where a task stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
-    /// Running.
+    /// Being worked on.
     Working,
     /// Waiting for the client's answers to its `inputRequests`.
     InputRequired,
-    /// Finished; `result` holds the tool's result (which may be an error result).
+    /// Finished with a result (a tool result with `isError: true` included).
     Completed,
-    /// Ended by a protocol-level error; `error` holds it.
-    Failed,
-    /// Cancelled.
+    /// Cancelled before it finished.
     Cancelled,
+    /// Ended by a JSON-RPC error (inlined as `error`).
+    Failed,
 }
 
 impl TaskStatus {
-    /// Whether the task has ended (completed, failed or cancelled).
+    /// Whether the task can no longer change (`completed`, `cancelled`,
+    /// `failed`).
     pub fn is_terminal(self) -> bool {
-        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
+        matches!(self, Self::Completed | Self::Cancelled | Self::Failed)
     }
 }
 
-/// The members every task carries.
+/// What every task message carries about the task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
-    /// The task's id.
+    /// The task's identifier (unguessable).
     #[serde(rename = "taskId")]
     pub task_id: String,
-    /// Its status.
+    /// Where it stands.
     pub status: TaskStatus,
-    /// A human-readable note on the status.
+    /// A human-readable note on the current status.
     #[serde(
         default,
         rename = "statusMessage",
         skip_serializing_if = "Option::is_none"
     )]
     pub status_message: Option<String>,
-    /// When it was created (ISO 8601).
-    #[serde(default, rename = "createdAt", skip_serializing_if = "Option::is_none")]
-    pub created_at: Option<String>,
-    /// When it last changed (ISO 8601).
-    #[serde(
-        default,
-        rename = "lastUpdatedAt",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub last_updated_at: Option<String>,
-    /// How long it stays readable, in ms (`null`: unlimited).
-    #[serde(default, rename = "ttlMs", skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<Value>,
-    /// How often to poll, in ms.
+    /// ISO 8601 creation time (read as empty when a server leaves it out).
+    #[serde(default, rename = "createdAt")]
+    pub created_at: String,
+    /// ISO 8601 time of the last change (read as empty when left out).
+    #[serde(default, rename = "lastUpdatedAt")]
+    pub last_updated_at: String,
+    /// How long the task is kept after creation, in milliseconds; `null`
+    /// for unlimited (always written).
+    #[serde(default, rename = "ttlMs")]
+    pub ttl_ms: Option<u64>,
+    /// Suggested polling interval, in milliseconds.
     #[serde(
         default,
         rename = "pollIntervalMs",
         skip_serializing_if = "Option::is_none"
     )]
     pub poll_interval_ms: Option<u64>,
+}
+
+impl Task {
+    /// A task created (and last updated) at `created_at`, kept without limit.
+    pub fn new(
+        task_id: impl Into<String>,
+        status: TaskStatus,
+        created_at: impl Into<String>,
+    ) -> Self {
+        let created_at = created_at.into();
+        Self {
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            last_updated_at: created_at.clone(),
+            created_at,
+            ttl_ms: None,
+            poll_interval_ms: None,
+        }
+    }
+
+    /// Sets `ttlMs` (builder style).
+    pub fn with_ttl_ms(mut self, ttl_ms: Option<u64>) -> Self {
+        self.ttl_ms = ttl_ms;
+        self
+    }
+
+    /// Sets `pollIntervalMs` (builder style).
+    pub fn with_poll_interval_ms(mut self, interval_ms: u64) -> Self {
+        self.poll_interval_ms = Some(interval_ms);
+        self
+    }
+}
+
+/// The answer to a `tools/call` that became a task: `resultType: "task"`
+/// and the task, flat. Never carries `result`, `error` or `inputRequests`
+/// (those are on [`GetTaskResult`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CreateTaskResult {
+    /// Always `"task"`.
+    #[serde(rename = "resultType")]
+    pub result_type: TaskResultTag,
+    /// The new task.
+    #[serde(flatten)]
+    pub task: Task,
     /// `_meta`.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
@@ -101,102 +142,117 @@ pub struct Task {
     pub extra: Map<String, Value>,
 }
 
-/// A `tools/call` answered with a task (flat: `resultType` and the task's members).
+impl CreateTaskResult {
+    /// The result announcing `task`.
+    pub fn new(task: Task) -> Self {
+        Self {
+            result_type: TaskResultTag,
+            task,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// The result of `tasks/get`: `resultType: "complete"`, the task, and what
+/// its status carries: `inputRequests` while `input_required`, `result`
+/// once `completed`, `error` once `failed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CreateTaskResult {
-    /// Always `"task"`.
+pub struct GetTaskResult {
+    /// `"complete"`.
     #[serde(rename = "resultType")]
-    pub result_type: TaskTag,
+    pub result_type: ResultType,
     /// The task.
     #[serde(flatten)]
     pub task: Task,
-}
-
-/// What `tasks/get` returns: the task, with what its status carries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DetailedTask {
-    /// `input_required`: what the task asks, by key.
+    /// Outstanding questions (`input_required`), keys unique for the task's
+    /// lifetime.
     #[serde(
         default,
         rename = "inputRequests",
         skip_serializing_if = "Option::is_none"
     )]
     pub input_requests: Option<InputRequests>,
-    /// `completed`: the tool's result, inlined.
+    /// The original request's result (`completed`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Map<String, Value>>,
-    /// `failed`: the protocol error.
+    /// The JSON-RPC error that ended it (`failed`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorObject>,
-    /// The task.
+    /// `_meta`.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
     #[serde(flatten)]
-    pub task: Task,
+    pub extra: Map<String, Value>,
+}
+
+impl GetTaskResult {
+    /// A `tasks/get` result for `task`, with nothing inlined yet.
+    pub fn new(task: Task) -> Self {
+        Self {
+            result_type: ResultType::Complete,
+            task,
+            input_requests: None,
+            result: None,
+            error: None,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
 }
 
 /// Parameters of `tasks/get` and `tasks/cancel`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TaskIdParams {
-    /// The task.
+pub struct TaskRequestParams {
+    /// The task (HTTP: also in `Mcp-Name`).
     #[serde(rename = "taskId")]
     pub task_id: String,
-    /// `_meta`.
+    /// `_meta` (required in 2026-07-28).
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl TaskRequestParams {
+    /// Params naming `task_id`.
+    pub fn new(task_id: impl Into<String>) -> Self {
+        Self {
+            task_id: task_id.into(),
+            meta: None,
+            extra: Map::new(),
+        }
+    }
 }
 
 /// Parameters of `tasks/update`: answers to some or all of the task's
-/// pending `inputRequests`.
+/// outstanding `inputRequests` (unknown or answered keys are ignored).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UpdateTaskParams {
-    /// The task.
+pub struct UpdateTaskRequestParams {
+    /// The task (HTTP: also in `Mcp-Name`).
     #[serde(rename = "taskId")]
     pub task_id: String,
-    /// The answers, by the keys of `inputRequests`.
+    /// The answers, by `inputRequests` key.
     #[serde(rename = "inputResponses")]
     pub input_responses: InputResponses,
-    /// `_meta`.
+    /// `_meta` (required in 2026-07-28).
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+    /// Members this crate does not know, kept for round trips.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn create_task_result_is_flat() {
-        let v = json!({
-            "resultType": "task", "taskId": "t1", "status": "working",
-            "createdAt": "2026-12-01T10:00:00Z", "lastUpdatedAt": "2026-12-01T10:00:00Z",
-            "ttlMs": 60000, "pollIntervalMs": 500
-        });
-        let r: CreateTaskResult = serde_json::from_value(v.clone()).expect("parses");
-        assert_eq!(r.task.task_id, "t1");
-        assert_eq!(r.task.poll_interval_ms, Some(500));
-        assert_eq!(serde_json::to_value(&r).expect("serializes"), v);
-    }
-
-    #[test]
-    fn detailed_task_by_status() {
-        let waiting: DetailedTask = serde_json::from_value(json!({
-            "taskId": "t1", "status": "input_required",
-            "inputRequests": {"confirm": {"method": "elicitation/create", "params": {
-                "message": "Sure?", "requestedSchema": {"type": "object", "properties": {}}}}}
-        }))
-        .expect("parses");
-        assert_eq!(waiting.task.status, TaskStatus::InputRequired);
-        assert_eq!(waiting.input_requests.map(|r| r.0.len()), Some(1));
-        let done: DetailedTask = serde_json::from_value(json!({
-            "taskId": "t1", "status": "completed",
-            "result": {"content": [{"type": "text", "text": "ok"}]}
-        }))
-        .expect("parses");
-        assert!(done.task.status.is_terminal() && done.result.is_some());
-        let failed: DetailedTask = serde_json::from_value(json!({
-            "taskId": "t1", "status": "failed", "error": {"code": -32603, "message": "boom"}
-        }))
-        .expect("parses");
-        assert_eq!(failed.error.map(|e| e.message), Some("boom".to_owned()));
+impl UpdateTaskRequestParams {
+    /// Answers for `task_id`.
+    pub fn new(task_id: impl Into<String>, input_responses: InputResponses) -> Self {
+        Self {
+            task_id: task_id.into(),
+            input_responses,
+            meta: None,
+            extra: Map::new(),
+        }
     }
 }

@@ -76,6 +76,45 @@
 //! with [`Question::schema`](server::Question::schema); a page to open
 //! (sign-in, payment) with [`Question::url`](server::Question::url).
 //!
+//! # Beyond tools
+//!
+//! Prompts, resources and resource templates get the same
+//! [`ToolContext`](server::ToolContext), so they can ask too (a 2026-07-28
+//! read that asks answers `input_required`). Next to tools a server offers:
+//!
+//! - **resources**: [`ResourceDef`](server::ResourceDef) and
+//!   [`ResourceTemplateDef`](server::ResourceTemplateDef), read as
+//!   [`ResourceOutput`](server::ResourceOutput) (text or binary, with
+//!   caching hints);
+//! - **completion** of prompt arguments and template variables
+//!   ([`PromptDef::completion`](server::PromptDef::completion));
+//! - **logging** ([`ToolContext::log`](server::ToolContext::log)) and
+//!   **progress** ([`ToolContext::report_progress`](server::ToolContext::report_progress));
+//! - the client's model and roots ([`ToolContext::sample`](server::ToolContext::sample),
+//!   [`ToolContext::roots`](server::ToolContext::roots));
+//! - change notifications and subscriptions
+//!   ([`Server::notify_resource_updated`](server::Server::notify_resource_updated));
+//! - tasks ([`ToolContext::continue_as_task`](server::ToolContext::continue_as_task)).
+//!
+//! ```
+//! use frontdesk::server::{
+//!     LoggingLevel, NoArgs, ResourceDef, ResourceOutput, Server, ToolContext, ToolDef, ToolError,
+//!     ToolOutput,
+//! };
+//!
+//! async fn reindex(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
+//!     cx.log(LoggingLevel::Info, "reindexing".into());
+//!     cx.report_progress(1.0, Some(1.0), Some("done"));
+//!     Ok(ToolOutput::text("Reindexed."))
+//! }
+//!
+//! let server = Server::builder("notes", "1.0.0")
+//!     .tool(ToolDef::new("reindex", "Rebuild the index", reindex))
+//!     .resource(ResourceDef::text("notes://todo", "todo", "text/plain", "- water the plants"))
+//!     .build();
+//! # let _ = server;
+//! ```
+//!
 //! # Tool arguments
 //!
 //! A tool's arguments are a type that deserializes with `serde` and describes
@@ -104,7 +143,7 @@
 //!
 //! | Feature | What it adds |
 //! | --- | --- |
-//! | `server` | [`server`], [`state`], [`flows`]: tools, prompts, `ask`, both revisions, sealed request state, URL flows |
+//! | `server` | [`server`], [`state`], [`flows`]: tools, prompts, resources, completion, logging, progress, subscriptions, tasks, `ask`, both revisions, sealed request state, URL flows |
 //! | `client` | [`client`]: capabilities, the `input_required` loop, the elicitation handler interface, in-process connections |
 //! | `stdio` | newline-delimited JSON on stdin/stdout: `server::stdio::serve_stdio`, `Client::connect_stdio` |
 //! | `http-server` | [`http`]: Streamable HTTP for the server (axum), implies `server` |
@@ -116,7 +155,9 @@
 //!
 //! # Modules
 //!
-//! - [`server`]: the MCP server (tools and prompts that ask, both revisions).
+//! - [`server`]: the MCP server (tools, prompts and resources that ask,
+//!   completion, logging, progress, subscriptions, tasks; both revisions).
+//! - [`wire`]: the MCP messages (`frontdesk-wire`), re-exported.
 //! - [`form`]: the form model (`frontdesk-form`), re-exported.
 //! - [`client`]: the MCP client and the elicitation handler interface.
 //! - [`state`]: sealed `requestState` (AEAD, key rotation, expiry, principal and
@@ -153,6 +194,8 @@ pub mod store;
 pub mod stores;
 
 pub use frontdesk_form as form;
+/// The wire types (`frontdesk-wire`): every MCP message of both revisions.
+pub use frontdesk_wire as wire;
 
 /// `schemars`, which describes tool arguments (`#[schemars(crate = "frontdesk::schemars")]`).
 #[cfg(feature = "server")]

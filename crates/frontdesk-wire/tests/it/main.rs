@@ -7,3 +7,4 @@ mod golden_2025_11_25;
 mod jsonrpc_classifier;
 mod modern_2026;
 mod schema_sanity;
+mod tasks_2026;

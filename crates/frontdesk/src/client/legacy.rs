@@ -24,7 +24,7 @@ pub(crate) async fn initialize(core: &Core) -> Result<(), ClientError> {
     // The tasks extension (SEP-2663) belongs to 2026-07-28; 2025-11-25 has
     // its own, different tasks surface, which this client does not speak.
     if let Some(ext) = caps.extensions.as_mut() {
-        ext.remove(frontdesk_wire::tasks::TASKS_EXTENSION);
+        ext.remove(frontdesk_wire::extension::TASKS);
         if ext.is_empty() {
             caps.extensions = None;
         }

@@ -119,7 +119,7 @@ pub(crate) fn declared_capabilities(
     if config.tasks {
         caps.extensions
             .get_or_insert_with(Map::new)
-            .entry(frontdesk_wire::tasks::TASKS_EXTENSION)
+            .entry(frontdesk_wire::extension::TASKS)
             .or_insert_with(|| Value::Object(Map::new()));
     }
     caps.elicitation = (modes.form || modes.url).then(|| {

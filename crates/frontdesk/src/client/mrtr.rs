@@ -25,7 +25,7 @@ use super::handler::ElicitationOrigin;
 use super::modern;
 use super::sampling::{self, Refusal, SamplingRequest};
 use super::tasks;
-use frontdesk_wire::tasks::{CreateTaskResult, RESULT_TYPE_TASK};
+use frontdesk_wire::tasks::CreateTaskResult;
 
 /// What a caller that persists rounds itself carries from one round to the
 /// next.
@@ -87,7 +87,7 @@ pub(crate) async fn round(
                 state: ir.request_state,
             })
         }
-        Ok(ResultType::Other(other)) if other == RESULT_TYPE_TASK && core.config.tasks => {
+        Ok(ResultType::Other(other)) if other == "task" && core.config.tasks => {
             let created: CreateTaskResult = serde_json::from_value(Value::Object(result))
                 .map_err(|e| ClientError::Protocol(format!("bad task result: {e}")))?;
             let label = match base.get("name").and_then(Value::as_str) {

@@ -13,9 +13,9 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use frontdesk_wire::InputRequests;
+use frontdesk_wire::method::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use frontdesk_wire::tasks::{
-    CreateTaskResult, DetailedTask, TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, TaskIdParams,
-    TaskStatus, UpdateTaskParams,
+    CreateTaskResult, GetTaskResult, TaskRequestParams, TaskStatus, UpdateTaskRequestParams,
 };
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -51,11 +51,8 @@ pub(crate) async fn follow(
                 return Err(ClientError::Cancelled);
             }
         }
-        let get = TaskIdParams {
-            task_id: id.clone(),
-            meta: None,
-        };
-        let task: DetailedTask = serde_json::from_value(Value::Object(
+        let get = TaskRequestParams::new(id.clone());
+        let task: GetTaskResult = serde_json::from_value(Value::Object(
             modern::request(core, TASKS_GET, params(&get)?).await?,
         ))
         .map_err(|e| ClientError::Protocol(format!("bad tasks/get result: {e}")))?;
@@ -80,11 +77,7 @@ pub(crate) async fn follow(
                     }
                 };
                 answered.extend(responses.0.keys().cloned());
-                let update = UpdateTaskParams {
-                    task_id: id.clone(),
-                    input_responses: responses,
-                    meta: None,
-                };
+                let update = UpdateTaskRequestParams::new(id.clone(), responses);
                 modern::request(core, TASKS_UPDATE, params(&update)?).await?;
             }
             TaskStatus::Completed => {
@@ -118,10 +111,7 @@ fn poll_interval(ms: Option<u64>) -> Duration {
 
 /// Tell the server the client gave up on the task (best effort).
 async fn cancel_task(core: &Core, id: &str) {
-    let cancel = TaskIdParams {
-        task_id: id.to_owned(),
-        meta: None,
-    };
+    let cancel = TaskRequestParams::new(id);
     let Ok(p) = params(&cancel) else { return };
     if let Err(e) = modern::request(core, TASKS_CANCEL, p).await {
         tracing::debug!(error = %e, task = id, "tasks/cancel failed");

@@ -27,7 +27,7 @@ use super::handler::BoxFuture;
 use super::sse::{SseEvent, SseParser};
 use super::tool_headers::{ParamHeaders, header_values};
 use super::transport::{Inbound, Tap, Transport, id_key, is_response};
-use frontdesk_wire::tasks::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
+use frontdesk_wire::method::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use frontdesk_wire::{header, meta_key, method};
 
 /// Largest SSE event or JSON body read (bytes).

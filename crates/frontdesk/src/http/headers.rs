@@ -1,11 +1,14 @@
-//! 2026-07-28 header checks: `MCP-Protocol-Version`, `Mcp-Method` and
-//! `Mcp-Name` must mirror the body, values may use the base64 sentinel
+//! 2026-07-28 header checks: `MCP-Protocol-Version`, `Mcp-Method`,
+//! `Mcp-Name` and the `Mcp-Param-*` of a tool's `x-mcp-header` arguments
+//! must mirror the body, values may use the base64 sentinel
 //! `=?base64?…?=`. Every failure is `-32020` (HTTP 400).
 
 use axum::http::HeaderMap;
-use frontdesk_wire::header::decode_value;
-use frontdesk_wire::meta_key;
+use frontdesk_wire::header::{MCP_PARAM_PREFIX, decode_value, name_field};
+use frontdesk_wire::{meta_key, method};
 use serde_json::Value;
+
+use crate::server::{HeaderParam, Server};
 
 /// `MCP-Protocol-Version`.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -62,8 +65,10 @@ fn mismatch(what: &str) -> HeaderMismatch {
 /// uses the base64 sentinel, decodes to UTF-8. `MCP-Protocol-Version` must be
 /// present and equal to the `_meta` version (so a mismatch is `-32020` before
 /// the core can answer `-32022`), `Mcp-Method` must equal the method (it may
-/// be absent on a notification), and `Mcp-Name` must equal `params.name`
-/// (`tools/call`, `prompts/get`) or `params.uri` (`resources/read`).
+/// be absent on a notification), and `Mcp-Name` must equal the body field
+/// it mirrors ([`name_field`]: `params.name` of `tools/call` and
+/// `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of the
+/// task methods).
 pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), HeaderMismatch> {
     let version = header(headers, PROTOCOL_VERSION)?;
     let method_header = header(headers, METHOD)?;
@@ -90,12 +95,7 @@ pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), HeaderMisma
         None if body.get("id").is_some() => return Err(mismatch("missing Mcp-Method")),
         _ => {}
     }
-    let name_key = match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        _ => None,
-    };
-    if let Some(key) = name_key {
+    if let Some(key) = name_field(method) {
         let body_name = params.and_then(|p| p.get(key)).and_then(Value::as_str);
         match (name_header, body_name) {
             (Some(h), Some(b)) if h == b => {}
@@ -104,6 +104,72 @@ pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), HeaderMisma
         }
     }
     Ok(())
+}
+
+/// Check the `Mcp-Param-{header}` headers of a 2026-07-28 `tools/call`
+/// against the arguments `server`'s tool marks `x-mcp-header`: an argument
+/// present (and not `null`) needs its header with the same value (strings
+/// exactly, numbers numerically, booleans as `true`/`false`); an absent one
+/// must have no header. Other methods and unknown tools pass (the core
+/// answers those).
+pub fn check_params(
+    headers: &HeaderMap,
+    body: &Value,
+    server: &Server,
+) -> Result<(), HeaderMismatch> {
+    if body.get("method").and_then(Value::as_str) != Some(method::TOOLS_CALL) {
+        return Ok(());
+    }
+    let params = body.get("params");
+    let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+        return Ok(());
+    };
+    for param in server.header_params(tool) {
+        check_param(headers, params, param)?;
+    }
+    Ok(())
+}
+
+fn check_param(
+    headers: &HeaderMap,
+    params: Option<&Value>,
+    param: &HeaderParam,
+) -> Result<(), HeaderMismatch> {
+    let name = format!("{MCP_PARAM_PREFIX}{}", param.header());
+    let sent = header(headers, &name.to_ascii_lowercase())?;
+    let value = params
+        .and_then(|p| p.get("arguments"))
+        .and_then(|a| a.get(param.argument()))
+        .filter(|v| !v.is_null());
+    match (value, sent) {
+        (None, None) => Ok(()),
+        (None, Some(_)) => Err(mismatch(&format!(
+            "{name} sent for an argument the body does not carry"
+        ))),
+        (Some(_), None) => Err(mismatch(&format!("missing {name}"))),
+        (Some(v), Some(h)) if same_value(v, &h) => Ok(()),
+        (Some(_), Some(_)) => Err(mismatch(&format!("{name} differs from the body"))),
+    }
+}
+
+/// Whether a header value (already decoded) stands for the body value.
+fn same_value(body: &Value, header: &str) -> bool {
+    match body {
+        Value::String(s) => s == header,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        Value::Number(n) => {
+            let h = header.trim();
+            match (n.as_i64(), n.as_u64(), h.parse::<i64>(), h.parse::<u64>()) {
+                (Some(a), _, Ok(b), _) => a == b,
+                (_, Some(a), _, Ok(b)) => a == b,
+                _ => match (n.as_f64(), h.parse::<f64>()) {
+                    (Some(a), Ok(b)) => a == b,
+                    _ => false,
+                },
+            }
+        }
+        _ => false,
+    }
 }
 
 /// Whether an `Accept` header value admits `wanted` (`type/subtype`),
@@ -226,6 +292,20 @@ mod tests {
         ]);
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
         assert_eq!(check_modern(&h, &body), Ok(()));
+    }
+
+    #[test]
+    fn param_values_compare_by_type() {
+        assert!(same_value(&json!("us-west1"), "us-west1"));
+        assert!(!same_value(&json!("us-west1"), "US-WEST1"));
+        assert!(same_value(&json!(42), "42"));
+        assert!(same_value(&json!(42), "42.0"));
+        assert!(same_value(&json!(3.5), "3.50"));
+        assert!(!same_value(&json!(42), "43"));
+        assert!(same_value(&json!(u64::MAX), &u64::MAX.to_string()));
+        assert!(same_value(&json!(true), "true"));
+        assert!(!same_value(&json!(false), "true"));
+        assert!(!same_value(&json!({"a": 1}), "{\"a\":1}"));
     }
 
     #[test]

@@ -322,7 +322,9 @@ pub(crate) async fn post(
 
 async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller) -> Response {
     let id = readable_id(&message);
-    if let Err(e) = headers::check_modern(h, &message) {
+    if let Err(e) = headers::check_modern(h, &message)
+        .and_then(|()| headers::check_params(h, &message, &st.server))
+    {
         tracing::warn!(id = ?id, error = %e, "2026-07-28 header check failed");
         return rpc_error(
             StatusCode::BAD_REQUEST,

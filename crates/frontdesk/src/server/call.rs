@@ -1,17 +1,19 @@
-//! One tool call or prompt request in progress: what every revision shares
-//! ([`Call`]: the server, the principal, where related messages go, progress
-//! and log settings) and what differs ([`Conversation`], the private trait
-//! each revision implements: how a question reaches the client).
+//! One tool call, prompt request or resource read in progress: what every
+//! revision shares ([`Call`]: the server, the principal, where related
+//! messages go, progress and log settings) and what differs
+//! ([`Conversation`], the private trait each revision implements: how a
+//! question reaches the client). A 2026-07-28 call that continues as a task
+//! swaps its conversation for the task's.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use frontdesk_wire::{
     LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams, ProgressToken,
     Revision, method,
 };
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use super::error::{AskError, ToolError};
 use super::flow_port::FlowTicket;
@@ -69,7 +71,17 @@ pub(crate) trait Conversation: Send + Sync {
     /// Whether a question is waiting for the next round: the handler is not
     /// continued past it.
     fn is_suspended(&self) -> bool;
+    /// A progress message, for conversations that show one (a task's
+    /// `statusMessage`).
+    fn note_status(&self, _message: &str) {}
 }
+
+/// What makes a call able to continue as a task (2026-07-28, the client
+/// negotiated the Tasks extension, the tool supports tasks): called once,
+/// it registers the task and returns the conversation the rest of the call
+/// uses.
+pub(crate) type TaskStarter =
+    Box<dyn FnOnce(&Call) -> Option<(Arc<dyn Conversation>, super::task::Started)> + Send + Sync>;
 
 /// One call in progress.
 pub(crate) struct Call {
@@ -81,10 +93,19 @@ pub(crate) struct Call {
     progress_token: Option<ProgressToken>,
     /// The lowest level the client wants log messages at; `None`: no logs.
     log_level: Option<LoggingLevel>,
-    progress: AtomicU64,
+    /// The last progress value sent (values only go up).
+    last_progress: Mutex<Option<f64>>,
     /// Derived question keys seen so far, for the counter of repeats.
     derived: Mutex<HashMap<String, u32>>,
-    pub(crate) conversation: Arc<dyn Conversation>,
+    conversation: RwLock<Arc<dyn Conversation>>,
+    /// Present while the call may still continue as a task.
+    task_starter: Mutex<Option<TaskStarter>>,
+    /// The task this call became, until the runtime takes it over.
+    started: Mutex<Option<super::task::Started>>,
+    /// Set once the call is a task: its request has been answered, so
+    /// nothing more may be sent for it (progress and log messages stop;
+    /// progress notes go to the task's status instead).
+    is_task: AtomicBool,
 }
 
 impl Call {
@@ -103,10 +124,67 @@ impl Call {
             sink,
             progress_token,
             log_level,
-            progress: AtomicU64::new(0),
+            last_progress: Mutex::new(None),
             derived: Mutex::new(HashMap::new()),
-            conversation,
+            conversation: RwLock::new(conversation),
+            task_starter: Mutex::new(None),
+            started: Mutex::new(None),
+            is_task: AtomicBool::new(false),
         }
+    }
+
+    /// Let this call continue as a task (see [`TaskStarter`]).
+    pub(crate) fn with_task_starter(self, starter: TaskStarter) -> Self {
+        if let Ok(mut slot) = self.task_starter.lock() {
+            *slot = Some(starter);
+        }
+        self
+    }
+
+    /// How questions of this call reach the client, now.
+    pub(crate) fn conversation(&self) -> Arc<dyn Conversation> {
+        match self.conversation.read() {
+            Ok(c) => Arc::clone(&c),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// Continue as a task, if this call may: `true` once the task exists
+    /// (also on a second call).
+    pub(crate) fn begin_task(&self) -> bool {
+        if self.is_task.load(Ordering::SeqCst) {
+            return true;
+        }
+        let Some(starter) = self.task_starter.lock().ok().and_then(|mut s| s.take()) else {
+            return false;
+        };
+        let Some((conversation, started)) = starter(self) else {
+            return false;
+        };
+        if let Ok(mut c) = self.conversation.write() {
+            *c = conversation;
+        }
+        if let Ok(mut s) = self.started.lock() {
+            *s = Some(started);
+        }
+        self.is_task.store(true, Ordering::SeqCst);
+        true
+    }
+
+    /// Send a message related to this call, unless its request was already
+    /// answered (it became a task).
+    fn notify(&self, message: Value) {
+        if !self.is_task.load(Ordering::SeqCst) {
+            self.sink.send(message);
+        }
+    }
+
+    /// The task this call became, for the runtime to run it (once).
+    pub(crate) fn take_started(&self) -> Option<super::task::Started> {
+        if !self.is_task.load(Ordering::SeqCst) {
+            return None; // the common case, without the lock
+        }
+        self.started.lock().ok().and_then(|mut s| s.take())
     }
 
     /// The key of a question asked without one: derived from the question
@@ -127,7 +205,7 @@ impl Call {
         key: &str,
         request: &InputRequest,
     ) -> Result<Answer<Map<String, Value>>, AskError> {
-        self.conversation.ask_form(self, key, request).await
+        self.conversation().ask_form(self, key, request).await
     }
 
     pub(crate) async fn ask_url(
@@ -136,37 +214,77 @@ impl Call {
         message: &str,
         make_url: UrlMaker<'_>,
     ) -> Result<Answer<()>, AskError> {
-        self.conversation
+        self.conversation()
             .ask_url(self, key, message, make_url)
             .await
     }
 
-    /// Report progress when the call carried a `progressToken` (the value
-    /// only goes up).
+    /// One step of progress with a message: the last value plus one.
     pub(crate) fn progress(&self, message: &str) {
-        if let Some(token) = &self.progress_token {
-            let n = self.progress.fetch_add(1, Ordering::SeqCst) + 1;
-            let mut params = ProgressNotificationParams::new(token.clone(), n);
-            params.message = Some(message.to_string());
-            if let Some(m) = typed_notification(method::NOTIFICATION_PROGRESS, &params) {
-                self.sink.send(m);
+        let next = self
+            .last_progress
+            .lock()
+            .ok()
+            .and_then(|l| *l)
+            .map_or(1.0, |l| l.floor() + 1.0);
+        self.report_progress(next, None, Some(message));
+    }
+
+    /// Report `progress` (of `total`, if known) when the call carried a
+    /// `progressToken`; a value not above the last one sent is dropped
+    /// (progress must increase). The message also becomes a task's status.
+    pub(crate) fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(m) = message {
+            self.conversation().note_status(m);
+        }
+        let Some(token) = &self.progress_token else {
+            return;
+        };
+        let Some(value) = number(progress) else {
+            tracing::debug!(progress, "progress is not a finite number; not sent");
+            return;
+        };
+        {
+            let Ok(mut last) = self.last_progress.lock() else {
+                return;
+            };
+            if last.is_some_and(|l| progress <= l) {
+                tracing::debug!(progress, "progress did not increase; not sent");
+                return;
             }
+            *last = Some(progress);
+        }
+        let mut params = ProgressNotificationParams::new(token.clone(), value);
+        params.total = total.and_then(number);
+        params.message = message.map(str::to_string);
+        if let Some(m) = typed_notification(method::NOTIFICATION_PROGRESS, &params) {
+            self.notify(m);
         }
     }
 
-    /// Send a log message when the client asked for logs at or below `level`.
-    pub(crate) fn log(&self, level: LoggingLevel, data: Value) {
+    /// Send a log message from `logger` when the client asked for logs at
+    /// or below `level`.
+    pub(crate) fn log(&self, level: LoggingLevel, logger: &str, data: Value) {
         if self.log_level.is_some_and(|wanted| level >= wanted) {
             let params = LoggingMessageNotificationParams {
                 level,
-                logger: Some("frontdesk".into()),
+                logger: Some(logger.to_string()),
                 data,
                 meta: None,
                 extra: Map::new(),
             };
             if let Some(m) = typed_notification(method::NOTIFICATION_MESSAGE, &params) {
-                self.sink.send(m);
+                self.notify(m);
             }
         }
     }
+}
+
+/// A progress value as JSON: whole values as integers, others as floats.
+fn number(value: f64) -> Option<Number> {
+    if value.fract() == 0.0 && (0.0..9.0e15).contains(&value) {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // whole, in range
+        return Some(Number::from(value as u64));
+    }
+    Number::from_f64(value)
 }

@@ -32,7 +32,8 @@ pub struct ServerConfig {
     pub reask_limit: u32,
     /// Largest accepted message, in bytes (default 4 MiB).
     pub max_message_bytes: usize,
-    /// `ttlMs` of 2026-07-28 list and discover results (default 5 min).
+    /// `ttlMs` of 2026-07-28 list and discover results, and of resource
+    /// reads whose handler chose none (default 5 min).
     pub list_ttl_ms: u64,
     /// Most requests in flight on the whole server, both revisions (default
     /// 20 000; more are answered `-32000`, HTTP `503`).
@@ -62,6 +63,14 @@ pub struct ServerConfig {
     /// Most retry replies kept (default 10 000; the oldest finished one
     /// makes room).
     pub max_retry_replies: usize,
+    /// How long a task is kept after it is created (default 1 h); a task
+    /// still running then is stopped.
+    pub task_ttl: Duration,
+    /// The polling interval tasks suggest (`pollIntervalMs`, default 1 s).
+    pub task_poll_interval: Duration,
+    /// Most tasks kept at once (default 10 000); a call that would make
+    /// another continues within the call instead.
+    pub max_tasks: usize,
 }
 
 impl Default for ServerConfig {
@@ -82,6 +91,9 @@ impl Default for ServerConfig {
             max_flows_per_client: 32,
             retry_reply_ttl: Duration::from_secs(60),
             max_retry_replies: 10_000,
+            task_ttl: Duration::from_secs(3600),
+            task_poll_interval: Duration::from_secs(1),
+            max_tasks: 10_000,
         }
     }
 }
@@ -179,6 +191,24 @@ impl ServerConfig {
     /// Most retry replies kept.
     pub fn max_retry_replies(mut self, n: usize) -> Self {
         self.max_retry_replies = n;
+        self
+    }
+
+    /// How long a task is kept after it is created.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
+    /// The polling interval tasks suggest.
+    pub fn task_poll_interval(mut self, every: Duration) -> Self {
+        self.task_poll_interval = every;
+        self
+    }
+
+    /// Most tasks kept at once.
+    pub fn max_tasks(mut self, tasks: usize) -> Self {
+        self.max_tasks = tasks;
         self
     }
 }

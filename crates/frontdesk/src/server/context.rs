@@ -1,11 +1,14 @@
-//! [`ToolContext`]: what a tool or prompt handler uses to ask the person for
-//! input, run side effects once, reach shared state, log and report
-//! progress, the same way on every protocol revision.
+//! [`ToolContext`]: what a tool, prompt or resource handler uses to ask the
+//! person for input, have the client's model sample or list its roots, run
+//! side effects once, reach shared state, log, report progress and continue
+//! as a task, the same way on every protocol revision.
 
 use std::future::Future;
 use std::sync::Arc;
 
-use frontdesk_wire::{LoggingLevel, Revision};
+use frontdesk_wire::{
+    CreateMessageRequestParams, CreateMessageResult, ListRootsResult, LoggingLevel, Revision, Root,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -95,7 +98,63 @@ impl ToolContext {
         &self,
         questions: Vec<(String, InputRequest)>,
     ) -> Result<Vec<Value>, AskError> {
-        self.call.conversation.ask_all(&self.call, &questions).await
+        self.call
+            .conversation()
+            .ask_all(&self.call, &questions)
+            .await
+    }
+
+    /// Have the client's model write a message (`sampling/createMessage`):
+    /// a live request on 2025-11-25, an input request on 2026-07-28 (where
+    /// sampling is deprecated but still served). The client must declare
+    /// `sampling`; otherwise [`AskError::MissingCapability`].
+    ///
+    /// ```
+    /// # use frontdesk::server::{NoArgs, ToolContext, ToolError, ToolOutput};
+    /// use frontdesk::wire::{CreateMessageRequestParams, SamplingMessage};
+    ///
+    /// async fn capital(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
+    ///     let ask = CreateMessageRequestParams::new(
+    ///         vec![SamplingMessage::user("What is the capital of France?")],
+    ///         100,
+    ///     );
+    ///     let reply = cx.sample(ask).await?;
+    ///     Ok(ToolOutput::text(reply.content.text().unwrap_or("(no text)")))
+    /// }
+    /// # let _ = capital;
+    /// ```
+    pub async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, AskError> {
+        let request = InputRequest::sampling(params);
+        let key = self.call.derived_key(&request);
+        let raw = self.ask_one(key.clone(), request).await?;
+        serde_json::from_value(raw).map_err(|e| AskError::InvalidResponse {
+            key,
+            reason: format!("not a sampling result: {e}"),
+        })
+    }
+
+    /// The client's roots (`roots/list`): a live request on 2025-11-25, an
+    /// input request on 2026-07-28. The client must declare `roots`.
+    pub async fn roots(&self) -> Result<Vec<Root>, AskError> {
+        let request = InputRequest::roots();
+        let key = self.call.derived_key(&request);
+        let raw = self.ask_one(key.clone(), request).await?;
+        serde_json::from_value::<ListRootsResult>(raw)
+            .map(|r| r.roots)
+            .map_err(|e| AskError::InvalidResponse {
+                key,
+                reason: format!("not a roots result: {e}"),
+            })
+    }
+
+    async fn ask_one(&self, key: String, request: InputRequest) -> Result<Value, AskError> {
+        let mut answers = self.ask_all(vec![(key, request)]).await?;
+        answers
+            .pop()
+            .ok_or_else(|| AskError::Internal("a question got no answer".into()))
     }
 
     /// Run `step` once per call: its result is recorded (sealed, in the
@@ -112,7 +171,7 @@ impl ToolContext {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<T, ToolError>>,
     {
-        if let Some(recorded) = self.call.conversation.recorded(key) {
+        if let Some(recorded) = self.call.conversation().recorded(key) {
             return serde_json::from_value(recorded).map_err(|e| {
                 ToolError::internal(format!(
                     "the recorded result of step {key:?} no longer reads as this type: {e}"
@@ -122,7 +181,7 @@ impl ToolContext {
         let value = step().await?;
         let json = serde_json::to_value(&value)
             .map_err(|e| ToolError::internal(format!("step {key:?} result: {e}")))?;
-        self.call.conversation.record(key, json);
+        self.call.conversation().record(key, json);
         Ok(value)
     }
 
@@ -161,18 +220,18 @@ impl ToolContext {
 
     /// The protocol revision of this call.
     pub fn revision(&self) -> Revision {
-        self.call.conversation.revision()
+        self.call.conversation().revision()
     }
 
     /// The exact version in force (`"2025-11-25"`, `"2026-07-28"`; a
     /// 2025-11-25 session may have negotiated an older handshake version).
     pub fn protocol_version(&self) -> String {
-        self.call.conversation.protocol_version()
+        self.call.conversation().protocol_version()
     }
 
     /// The client capabilities that apply to this call.
     pub fn client_capabilities(&self) -> Value {
-        self.call.conversation.client_capabilities()
+        self.call.conversation().client_capabilities()
     }
 
     /// Whether the client declared what `request` needs.
@@ -203,21 +262,100 @@ impl ToolContext {
         F: FnOnce(&FlowTicket) -> String + Send,
     {
         self.call
-            .conversation
+            .conversation()
             .url_required(&self.call, message, Box::new(make_url))
             .await
     }
 
-    /// Send a log message (`notifications/message`) when the client asked for
-    /// logs at this level or below (2025-11-25 `logging/setLevel`, 2026-07-28
-    /// `_meta` logLevel).
+    /// Send a log message (`notifications/message`, logger `"frontdesk"`)
+    /// when the client asked for logs at this level or below (2025-11-25
+    /// `logging/setLevel`, 2026-07-28 `_meta` logLevel). It travels with the
+    /// call: on HTTP in the call's response stream.
     pub fn log(&self, level: LoggingLevel, data: Value) {
-        self.call.log(level, data);
+        self.call.log(level, "frontdesk", data);
     }
 
-    /// Report progress when the call carried a `progressToken` (the value
-    /// never goes backwards).
+    /// [`log`](Self::log) under a logger name of the handler's choosing.
+    pub fn log_as(&self, level: LoggingLevel, logger: &str, data: Value) {
+        self.call.log(level, logger, data);
+    }
+
+    /// Report one more step of progress with a message, when the call
+    /// carried a `progressToken` (`notifications/progress`; the value is the
+    /// last one plus one). In a task, the message becomes its
+    /// `statusMessage`.
     pub fn progress(&self, message: &str) {
         self.call.progress(message);
+    }
+
+    /// Report `progress` out of `total` (if known), with an optional
+    /// message, when the call carried a `progressToken`. Values must
+    /// increase: one not above the last sent is dropped.
+    ///
+    /// ```
+    /// # use frontdesk::server::{NoArgs, ToolContext, ToolError, ToolOutput};
+    /// async fn import(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
+    ///     for (done, file) in ["a.csv", "b.csv"].iter().enumerate() {
+    ///         cx.report_progress(done as f64, Some(2.0), Some(&format!("Reading {file}")));
+    ///     }
+    ///     cx.report_progress(2.0, Some(2.0), None);
+    ///     Ok(ToolOutput::text("Imported 2 files."))
+    /// }
+    /// # let _ = import;
+    /// ```
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.call.report_progress(progress, total, message);
+    }
+
+    /// Continue this tool call as a task (the Tasks extension, SEP-2663):
+    /// the client gets a `CreateTaskResult` now, polls `tasks/get`, and the
+    /// handler keeps running in the background. Questions asked from here
+    /// on become the task's `inputRequests`, answered with `tasks/update`;
+    /// questions asked before it travel as usual (on 2026-07-28 as
+    /// `input_required` rounds, finished before the task exists).
+    ///
+    /// `false` when the call cannot become a task: a prompt or resource, a
+    /// tool without [`ToolDef::task_support`](super::ToolDef::task_support),
+    /// a 2025-11-25 session, a 2026-07-28 client that did not declare the
+    /// extension, or the task table is full. The handler then simply
+    /// continues within the call. Calling it again after `true` returns
+    /// `true`.
+    ///
+    /// ```
+    /// # use frontdesk::server::{NoArgs, ToolContext, ToolError, ToolOutput};
+    /// async fn rebuild_index(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
+    ///     cx.continue_as_task().await;
+    ///     // … minutes of work, polled by the client through tasks/get …
+    ///     Ok(ToolOutput::text("Index rebuilt."))
+    /// }
+    /// # let _ = rebuild_index;
+    /// ```
+    pub async fn continue_as_task(&self) -> bool {
+        if !self.call.begin_task() {
+            return false;
+        }
+        // One pending poll: the runtime sees the task and moves this handler
+        // into it before it continues.
+        YieldOnce(false).await;
+        true
+    }
+}
+
+/// Pending once (waking itself), then ready.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
     }
 }

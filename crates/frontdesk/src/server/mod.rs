@@ -1,5 +1,8 @@
-//! The MCP server: tools and prompts whose handlers ask the person for input
-//! once and work against every client, 2025-11-25 and 2026-07-28.
+//! The MCP server: tools, prompts and resources whose handlers ask the
+//! person for input once and work against every client, 2025-11-25 and
+//! 2026-07-28; completion of prompt arguments and template variables;
+//! logging, progress, sampling and roots from any handler; change
+//! notifications and subscriptions; tools that continue as tasks.
 //!
 //! The main way to ask is a typed form: a struct with `#[derive(Form)]`
 //! (re-exported here and at the crate root) asked with
@@ -37,6 +40,34 @@
 //! frontdesk::server::stdio::serve_stdio(server).await
 //! # }
 //! ```
+//!
+//! # The rest of the surface
+//!
+//! - **Resources**: [`ResourceDef`] (a fixed URI) and [`ResourceTemplateDef`]
+//!   (an RFC 6570 template), registered with [`ServerBuilder::resource`] and
+//!   [`ServerBuilder::resource_template`]. Their handlers get the same
+//!   [`ToolContext`], so a read can ask; 2026-07-28 reads carry `ttlMs` and
+//!   `cacheScope` ([`ResourceOutput::cache`]).
+//! - **Completion**: [`PromptDef::completion`] and
+//!   [`ResourceTemplateDef::completion`] answer `completion/complete`
+//!   ([`completions_matching`] filters a list by what was typed).
+//! - **Content**: [`ToolOutput::new`] and [`PromptOutput::message`] take any
+//!   [`ContentBlock`]: text, image, audio, resource link, embedded resource.
+//! - **Logging and progress**: [`ToolContext::log`],
+//!   [`ToolContext::progress`], [`ToolContext::report_progress`].
+//! - **Sampling and roots**: [`ToolContext::sample`], [`ToolContext::roots`]
+//!   (live requests on 2025-11-25, input requests on 2026-07-28).
+//! - **Changes**: [`Server::notify_resource_updated`] and, with
+//!   [`ServerBuilder::list_changed_notifications`], the list-changed
+//!   notifications; 2025-11-25 sessions hear them on their GET stream (and
+//!   updates of what they `resources/subscribe`d to), 2026-07-28 clients on
+//!   `subscriptions/listen`.
+//! - **Header parameters**: [`ToolDef::header_param`] (or `x-mcp-header` in
+//!   a raw schema): the argument travels in `Mcp-Param-*` on 2026-07-28
+//!   HTTP, checked against the body.
+//! - **Tasks** (2026-07-28, SEP-2663): [`ToolDef::task_support`] and
+//!   [`ToolContext::continue_as_task`]; the task's questions surface through
+//!   `tasks/get` and are answered with `tasks/update`.
 //!
 //! A form only known at run time is built with [`FormSchema::builder`] (or
 //! read from JSON with [`schema_from_value`]) and asked with
@@ -131,6 +162,7 @@
 //!   only ever produced on 2025-11-25.
 
 mod call;
+mod completion;
 mod config;
 mod context;
 mod dispatch;
@@ -141,13 +173,17 @@ mod invoke;
 mod legacy;
 mod load;
 mod modern;
+mod notify;
 mod prompt;
 mod question;
 mod requests;
+mod resource;
 mod states;
 #[cfg(feature = "stdio")]
 pub mod stdio;
+mod task;
 mod tool;
+mod uri_template;
 
 use std::sync::Arc;
 
@@ -155,6 +191,7 @@ use frontdesk_wire::{Implementation, JsonRpcMessage, JsonRpcNotification};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+pub use completion::{CompletionRequest, completions_matching};
 pub use config::ServerConfig;
 pub use context::ToolContext;
 pub use error::{AskError, Failure, RpcError, ToolError};
@@ -162,15 +199,25 @@ pub use flow_port::FlowTicket;
 pub use form::{Form, FormError, FormSchema, SchemaError, schema_from_value};
 pub use frontdesk_derive::{Form, FormEnum};
 pub use frontdesk_form::FormEnum;
-/// Wire types handlers build results from (content blocks, roles, log
-/// levels), so a server needs no direct dependency on `frontdesk-wire`.
-pub use frontdesk_wire::{ContentBlock, LoggingLevel, Revision, Role};
+/// Wire types handlers build results from (content blocks, resource
+/// contents, roles, log levels, sampling, completions, cache scopes), so a
+/// server needs no direct dependency on `frontdesk-wire` (all of it is
+/// [`crate::wire`]).
+pub use frontdesk_wire::{
+    CacheScope, Completion, ContentBlock, CreateMessageRequestParams, CreateMessageResult,
+    LoggingLevel, Resource, ResourceContents, Revision, Role, Root, SamplingMessage,
+};
 pub use legacy::Session;
 pub use prompt::{PromptArgument, PromptDef, PromptOutput};
 pub use question::{
     Answer, Ask, FormQuestion, InputRequest, Question, SchemaQuestion, UrlQuestion,
 };
-pub use tool::{NoArgs, ToolDef, ToolOutput, UrlElicitation, input_schema_for};
+pub use resource::{ResourceDef, ResourceOutput, ResourceRequest, ResourceTemplateDef};
+pub use tool::{
+    HeaderParam, HeaderParamError, NoArgs, TaskSupport, ToolDef, ToolOutput, UrlElicitation,
+    input_schema_for,
+};
+pub use uri_template::UriTemplateError;
 
 use crate::flows::{FlowError, FlowStore, InMemoryFlowStore};
 use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
@@ -314,6 +361,11 @@ pub(crate) struct ServerInner {
     pub(crate) instructions: Option<String>,
     pub(crate) tools: tool::ToolRegistry,
     pub(crate) prompts: Vec<PromptDef>,
+    pub(crate) resources: resource::ResourceRegistry,
+    /// Whether the server announces list changes (`listChanged`).
+    pub(crate) list_changed: bool,
+    pub(crate) subscribers: Arc<notify::Subscribers>,
+    pub(crate) tasks: task::Tasks,
     pub(crate) states: states::States,
     pub(crate) config: ServerConfig,
     pub(crate) sealer: StateSealer,
@@ -346,6 +398,8 @@ impl Server {
             instructions: None,
             tools: tool::ToolRegistry::default(),
             prompts: Vec::new(),
+            resources: resource::ResourceRegistry::default(),
+            list_changed: false,
             states: states::States::default(),
             config: ServerConfig::default(),
             sealer: None,
@@ -434,6 +488,55 @@ impl Server {
         tracing::info!(flow = %id, "URL flow completed");
         Ok(())
     }
+
+    /// Tell subscribers that the resource at `uri` changed: 2025-11-25
+    /// sessions that `resources/subscribe`d to it, 2026-07-28 listen streams
+    /// whose `resourceSubscriptions` name it (`notifications/resources/updated`).
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.publish(notify::Change::ResourceUpdated(uri.to_string()));
+    }
+
+    /// Tell clients the tool list changed (needs
+    /// [`ServerBuilder::list_changed_notifications`]; otherwise nothing is
+    /// sent, as the server did not declare `listChanged`).
+    pub fn notify_tools_changed(&self) {
+        self.publish(notify::Change::ToolsListChanged);
+    }
+
+    /// Tell clients the prompt list changed (see
+    /// [`notify_tools_changed`](Self::notify_tools_changed)).
+    pub fn notify_prompts_changed(&self) {
+        self.publish(notify::Change::PromptsListChanged);
+    }
+
+    /// Tell clients the resource list changed (see
+    /// [`notify_tools_changed`](Self::notify_tools_changed)).
+    pub fn notify_resources_changed(&self) {
+        self.publish(notify::Change::ResourcesListChanged);
+    }
+
+    fn publish(&self, change: notify::Change) {
+        let is_list = !matches!(change, notify::Change::ResourceUpdated(_));
+        if is_list && !self.inner.list_changed {
+            tracing::debug!(
+                ?change,
+                "list change not announced (listChanged not declared)"
+            );
+            return;
+        }
+        tracing::debug!(?change, "publishing a change");
+        self.inner.subscribers.publish(&change);
+    }
+
+    /// The arguments of tool `name` mirrored in `Mcp-Param-*` headers.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn header_params(&self, name: &str) -> &[HeaderParam] {
+        self.inner
+            .tools
+            .get(name)
+            .map(ToolDef::header_params)
+            .unwrap_or_default()
+    }
 }
 
 /// Builds a [`Server`].
@@ -442,6 +545,8 @@ pub struct ServerBuilder {
     instructions: Option<String>,
     tools: tool::ToolRegistry,
     prompts: Vec<PromptDef>,
+    resources: resource::ResourceRegistry,
+    list_changed: bool,
     states: states::States,
     config: ServerConfig,
     sealer: Option<StateSealer>,
@@ -474,6 +579,26 @@ impl ServerBuilder {
     pub fn prompt(mut self, prompt: PromptDef) -> Self {
         self.prompts.retain(|p| p.name != prompt.name);
         self.prompts.push(prompt);
+        self
+    }
+
+    /// Register a resource (a later one with the same URI replaces it).
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.resources.add(resource);
+        self
+    }
+
+    /// Register a resource template (a later one with the same template
+    /// replaces it).
+    pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
+        self.resources.add_template(template);
+        self
+    }
+
+    /// Declare `listChanged` for tools, prompts and resources, so
+    /// [`Server::notify_tools_changed`] and its siblings reach clients.
+    pub fn list_changed_notifications(mut self, announce: bool) -> Self {
+        self.list_changed = announce;
         self
     }
 
@@ -526,6 +651,10 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 tools: self.tools,
                 prompts: self.prompts,
+                resources: self.resources,
+                list_changed: self.list_changed,
+                subscribers: Arc::new(notify::Subscribers::default()),
+                tasks: task::Tasks::default(),
                 states: self.states,
                 sealer: self.sealer.unwrap_or_else(StateSealer::development),
                 nonces: self.nonces,

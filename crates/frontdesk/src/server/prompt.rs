@@ -1,5 +1,6 @@
 //! Prompts: `prompts/list` and `prompts/get`, with the same [`ToolContext`] as
-//! tools, so a prompt can ask questions too.
+//! tools, so a prompt can ask questions too; their arguments can be
+//! completed (`completion/complete`).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -10,9 +11,11 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value};
 
+use super::completion::{CompletionFn, CompletionRequest, completer};
 use super::context::ToolContext;
 use super::error::ToolError;
 use crate::store::BoxFuture;
+use frontdesk_wire::Completion;
 
 /// What a prompt returns: an optional description and its messages.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -85,6 +88,7 @@ pub struct PromptDef {
     pub(crate) description: String,
     pub(crate) arguments: Vec<PromptArgument>,
     pub(crate) handler: PromptFn,
+    pub(crate) completion: Option<CompletionFn>,
 }
 
 impl std::fmt::Debug for PromptDef {
@@ -111,7 +115,34 @@ impl PromptDef {
                 let handler = Arc::clone(&handler);
                 Box::pin(async move { handler(cx, args).await })
             }),
+            completion: None,
         }
+    }
+
+    /// Suggest values for the prompt's arguments while the person types
+    /// them (`completion/complete` with `ref/prompt`). The handler learns
+    /// which argument, the partial value and the arguments already chosen.
+    ///
+    /// ```
+    /// use frontdesk::server::{PromptDef, PromptOutput, Role, completions_matching};
+    ///
+    /// let prompt = PromptDef::new("trip", "Plan a trip", |_cx, args| async move {
+    ///     let city = args.get("city").and_then(|v| v.as_str()).unwrap_or("Paris").to_string();
+    ///     Ok(PromptOutput::new().text(Role::User, format!("Plan three days in {city}.")))
+    /// })
+    /// .argument("city", "Where to", true)
+    /// .completion(|req| async move {
+    ///     Ok(completions_matching(req.value(), ["Paris", "Porto", "Prague"]))
+    /// });
+    /// # let _ = prompt;
+    /// ```
+    pub fn completion<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ToolError>> + Send + 'static,
+    {
+        self.completion = Some(completer(handler));
+        self
     }
 
     /// Declare an argument.

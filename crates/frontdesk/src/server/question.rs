@@ -6,10 +6,11 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use frontdesk_form::Defaults;
 use frontdesk_wire::{
-    CreateMessageMethod, CreateMessageRequest, CreateMessageRequestParams, ElicitRequestFormParams,
-    ElicitRequestParams, ElicitRequestUrlParams, InputRequest as WireInputRequest, ListRootsMethod,
-    ListRootsRequest, method,
+    CreateMessageMethod, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams,
+    InputRequest as WireInputRequest, ListRootsMethod, ListRootsRequest, ListRootsResult, method,
 };
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -17,7 +18,7 @@ use sha2::{Digest, Sha256};
 use super::context::ToolContext;
 use super::error::AskError;
 use super::flow_port::FlowTicket;
-use super::form::{Form, FormSchema};
+use super::form::{Form, FormError, FormSchema};
 use crate::state::canonical_json;
 use crate::store::BoxFuture;
 
@@ -294,7 +295,7 @@ pub(crate) enum Kind {
         message: String,
         url: String,
     },
-    Sampling(Value),
+    Sampling(Box<CreateMessageRequestParams>),
     Roots,
 }
 
@@ -318,11 +319,11 @@ impl InputRequest {
         }
     }
 
-    /// A `sampling/createMessage` request with these params
-    /// (`messages`, `maxTokens`, …).
-    pub fn sampling(params: Value) -> Self {
+    /// A `sampling/createMessage` request (the client's model writes a
+    /// message; see [`ToolContext::sample`](super::ToolContext::sample)).
+    pub fn sampling(params: CreateMessageRequestParams) -> Self {
         Self {
-            kind: Kind::Sampling(params),
+            kind: Kind::Sampling(Box::new(params)),
         }
     }
 
@@ -361,32 +362,11 @@ impl InputRequest {
                 }
                 ElicitRequestParams::Url(params).into()
             }
-            Kind::Sampling(params) => {
-                let params = match params {
-                    Value::Object(o) => o.clone(),
-                    _ => Map::new(),
-                };
-                match serde_json::from_value::<CreateMessageRequestParams>(Value::Object(
-                    params.clone(),
-                )) {
-                    Ok(typed) => WireInputRequest::CreateMessage(CreateMessageRequest {
-                        method: CreateMessageMethod,
-                        params: typed,
-                        extra: Map::new(),
-                    }),
-                    // Not a well-formed sampling request: sent as the handler wrote it.
-                    Err(e) => {
-                        tracing::warn!(error = %e, "sampling params do not fit CreateMessageRequestParams; sent as given");
-                        let mut raw = Map::new();
-                        raw.insert(
-                            "method".into(),
-                            Value::from(method::SAMPLING_CREATE_MESSAGE),
-                        );
-                        raw.insert("params".into(), Value::Object(params));
-                        WireInputRequest::Unknown(raw)
-                    }
-                }
-            }
+            Kind::Sampling(params) => WireInputRequest::CreateMessage(CreateMessageRequest {
+                method: CreateMessageMethod,
+                params: (**params).clone(),
+                extra: Map::new(),
+            }),
             Kind::Roots => WireInputRequest::ListRoots(ListRootsRequest {
                 method: ListRootsMethod,
                 params: Some(Map::new()),
@@ -437,6 +417,63 @@ impl InputRequest {
                 .get("roots")
                 .map(|_| ())
                 .ok_or_else(|| json!({"roots": {}})),
+        }
+    }
+}
+
+/// One client result, checked against its question.
+pub(crate) enum Checked {
+    /// Use it (form content validated, defaults applied).
+    Valid(Value),
+    /// Accepted content failed the form: ask this instead.
+    AskAgain(InputRequest),
+}
+
+impl InputRequest {
+    /// Check the client's raw result for this question under `key`: a form's
+    /// accepted content is validated (a failing answer gives the re-ask, with
+    /// the problems in its message and the values the person got right as
+    /// defaults); sampling and roots results must have their shape. `Err`
+    /// when the result is malformed.
+    pub(crate) fn check_answer(&self, key: &str, raw: &Value) -> Result<Checked, AskError> {
+        let invalid = |reason: String| AskError::InvalidResponse {
+            key: key.to_string(),
+            reason,
+        };
+        match &self.kind {
+            Kind::Form { message, schema } => match parse_elicit_result(raw).map_err(invalid)? {
+                ElicitOutcome::Accept(content) => {
+                    match schema.accept(content.clone(), Defaults::Apply) {
+                        Ok(accepted) => Ok(Checked::Valid(
+                            json!({"action": "accept", "content": accepted.into_content()}),
+                        )),
+                        Err(e) => {
+                            tracing::warn!(key, error = %e, "accepted content does not fit the form; asking again");
+                            Ok(Checked::AskAgain(InputRequest::form(
+                                format!(
+                                    "{message}\n\nPlease check your answer: {}.",
+                                    FormError::from(e)
+                                ),
+                                schema.with_defaults_from(&content),
+                            )))
+                        }
+                    }
+                }
+                ElicitOutcome::Decline => Ok(Checked::Valid(json!({"action": "decline"}))),
+                ElicitOutcome::Cancel => Ok(Checked::Valid(json!({"action": "cancel"}))),
+            },
+            Kind::Url { .. } => {
+                parse_elicit_result(raw).map_err(invalid)?;
+                Ok(Checked::Valid(
+                    json!({"action": raw.get("action").cloned().unwrap_or(Value::Null)}),
+                ))
+            }
+            Kind::Sampling(_) => serde_json::from_value::<CreateMessageResult>(raw.clone())
+                .map(|_| Checked::Valid(raw.clone()))
+                .map_err(|e| invalid(format!("not a sampling result: {e}"))),
+            Kind::Roots => serde_json::from_value::<ListRootsResult>(raw.clone())
+                .map(|_| Checked::Valid(raw.clone()))
+                .map_err(|e| invalid(format!("not a roots result: {e}"))),
         }
     }
 }

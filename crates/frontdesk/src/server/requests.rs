@@ -1,13 +1,13 @@
 //! What serving a request needs on either revision: typed params with the
-//! server's wording for the common mistakes, finding the tool or prompt, the
-//! listings, and the capabilities the server declares.
+//! server's wording for the common mistakes, finding the tool, prompt or
+//! resource, the listings, and the capabilities the server declares.
 
 use frontdesk_wire::{
-    JsonRpcRequest, ListChangedCapability, ParamsError, Prompt, Revision, ServerCapabilities,
-    method,
+    ErrorCode, JsonRpcRequest, ListChangedCapability, ParamsError, Prompt, ResourcesCapability,
+    Revision, ServerCapabilities, extension, method,
 };
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::ServerInner;
 use super::error::RpcError;
@@ -27,6 +27,10 @@ pub(crate) fn params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<P,
                 "protocolVersion is required"
             }
             method::INITIALIZE => return RpcError::invalid_params(e.to_string()),
+            method::RESOURCES_READ if !raw("uri").is_some_and(Value::is_string) => {
+                "uri is required"
+            }
+            method::RESOURCES_READ => return RpcError::invalid_params(e.to_string()),
             _ if !raw("name").is_some_and(Value::is_string) => "name is required",
             _ if raw("arguments").is_some_and(|a| !(a.is_object() || a.is_null())) => {
                 "arguments must be an object"
@@ -35,6 +39,35 @@ pub(crate) fn params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<P,
         };
         RpcError::invalid_params(format!("Invalid params: {detail}"))
     })
+}
+
+/// The typed params of `request`, or `-32602` with the reader's reason.
+pub(crate) fn typed<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<P, RpcError> {
+    request
+        .parse_params()
+        .map_err(|e: ParamsError| RpcError::invalid_params(format!("Invalid params: {e}")))
+}
+
+/// A read of a URI no resource or template answers: `-32002` on
+/// 2025-11-25, `-32602` on 2026-07-28; the URI in `data`.
+pub(crate) fn resource_not_found(uri: &str, revision: Revision) -> RpcError {
+    let code = match revision {
+        Revision::V2025_11_25 => ErrorCode::RESOURCE_NOT_FOUND,
+        Revision::V2026_07_28 => ErrorCode::INVALID_PARAMS,
+    };
+    RpcError::new(code, "Resource not found").with_data(json!({"uri": uri}))
+}
+
+/// Whether `completion/complete` is served (some prompt or template has a
+/// completion handler).
+pub(crate) fn has_completions(server: &ServerInner) -> bool {
+    server.prompts.iter().any(|p| p.completion.is_some()) || server.resources.has_completions()
+}
+
+/// Whether there is anything to subscribe to (resources, or lists the server
+/// announces changes of).
+pub(crate) fn has_subscriptions(server: &ServerInner) -> bool {
+    !server.resources.is_empty() || server.list_changed
 }
 
 pub(crate) fn find_tool<'a>(server: &'a ServerInner, name: &str) -> Result<&'a ToolDef, RpcError> {
@@ -59,13 +92,33 @@ pub(crate) fn prompt_listing(server: &ServerInner) -> Vec<Prompt> {
     server.prompts.iter().map(PromptDef::to_listing).collect()
 }
 
-/// What the server declares: tools and prompts when it has them; `logging`
-/// on 2025-11-25 (2026-07-28 clients ask for logs per request).
+/// What the server declares: tools, prompts and resources when it has them
+/// (`listChanged` when it announces list changes; resource subscriptions
+/// always), `completions` when some argument can be completed, `logging`
+/// on 2025-11-25 (2026-07-28 clients ask for logs per request), and on
+/// 2026-07-28 the Tasks extension when a tool may continue as a task.
 pub(crate) fn capabilities(server: &ServerInner, revision: Revision) -> ServerCapabilities {
+    let list_changed = server.list_changed.then_some(true);
+    let lists = || ListChangedCapability {
+        list_changed,
+        ..ListChangedCapability::default()
+    };
+    let tasks = revision == Revision::V2026_07_28 && server.tools.has_tasks();
     ServerCapabilities {
-        tools: (!server.tools.is_empty()).then(ListChangedCapability::default),
-        prompts: (!server.prompts.is_empty()).then(ListChangedCapability::default),
+        tools: (!server.tools.is_empty()).then(lists),
+        prompts: (!server.prompts.is_empty()).then(lists),
+        resources: (!server.resources.is_empty()).then(|| ResourcesCapability {
+            subscribe: Some(true),
+            list_changed,
+            ..ResourcesCapability::default()
+        }),
         logging: (revision == Revision::V2025_11_25).then(Map::new),
+        completions: has_completions(server).then(Map::new),
+        extensions: tasks.then(|| {
+            let mut e = Map::new();
+            e.insert(extension::TASKS.into(), Value::Object(Map::new()));
+            e
+        }),
         ..ServerCapabilities::default()
     }
 }

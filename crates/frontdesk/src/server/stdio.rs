@@ -2,7 +2,8 @@
 //! stderr only.
 //!
 //! Each line is one message. Requests that may wait on a person (`tools/call`,
-//! `prompts/get`, `resources/read`) run concurrently; everything else is
+//! `prompts/get`, `resources/read`) and `subscriptions/listen` (which lasts
+//! until cancelled) run concurrently; everything else is
 //! handled in order, so `initialize` is done before the next line is read.
 //! One writer task writes every outgoing message as one compact line. Lines
 //! longer than the configured bound are skipped (with a `-32600` error) and
@@ -142,7 +143,10 @@ where
             .and_then(Value::as_str)
             .unwrap_or_default();
         let slow = message.get("id").is_some()
-            && matches!(method, "tools/call" | "prompts/get" | "resources/read");
+            && matches!(
+                method,
+                "tools/call" | "prompts/get" | "resources/read" | "subscriptions/listen"
+            );
         if slow {
             let server = server.clone();
             let session = Arc::clone(&session);

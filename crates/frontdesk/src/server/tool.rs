@@ -1,5 +1,6 @@
 //! Tools: definitions with typed arguments (input schema derived with
-//! `schemars`), the handler adapter, and what a handler returns.
+//! `schemars`), arguments mirrored in HTTP headers (`x-mcp-header`), task
+//! support, the handler adapter, and what a handler returns.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -25,6 +26,28 @@ impl ToolOutput {
     /// One text block.
     pub fn text(text: impl Into<String>) -> Self {
         Self::default().with_text(text)
+    }
+
+    /// These content blocks, in order (text, image, audio, resource links,
+    /// embedded resources, mixed).
+    ///
+    /// ```
+    /// use frontdesk::server::{ContentBlock, ResourceContents, ToolOutput};
+    ///
+    /// let out = ToolOutput::new(vec![
+    ///     ContentBlock::text("Your chart and its data:"),
+    ///     ContentBlock::image("iVBORw0KGgo=", "image/png"),
+    ///     ContentBlock::embedded(
+    ///         ResourceContents::text("shop://chart/7.json", "{}").with_mime_type("application/json"),
+    ///     ),
+    /// ]);
+    /// assert_eq!(out.content().len(), 3);
+    /// ```
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        Self {
+            content,
+            ..Self::default()
+        }
     }
 
     /// A tool-execution error the model can read and react to (`isError: true`).
@@ -98,6 +121,52 @@ pub(crate) type ToolFn = Arc<
 #[derive(Debug, Clone, Copy, Default, serde::Deserialize, schemars::JsonSchema)]
 pub struct NoArgs {}
 
+/// Whether a tool may continue as a task (the Tasks extension, 2026-07-28;
+/// see [`ToolContext::continue_as_task`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// It may: with a client that declared the extension the handler's
+    /// `continue_as_task` makes it a task; with any other client it runs
+    /// within the call.
+    Optional,
+    /// It must: a 2026-07-28 client that did not declare the extension is
+    /// refused with `-32021` before the handler runs. (A 2025-11-25 session,
+    /// which can hold the call open, runs it within the call.)
+    Required,
+}
+
+/// A tool argument mirrored in an HTTP header on 2026-07-28 (`x-mcp-header`
+/// in its input schema): clients send `Mcp-Param-{header}` with the
+/// argument's value, and the HTTP transport rejects a request whose header
+/// and body disagree (`-32020`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderParam {
+    argument: String,
+    header: String,
+}
+
+impl HeaderParam {
+    /// The argument's name in the body.
+    pub fn argument(&self) -> &str {
+        &self.argument
+    }
+
+    /// The header name after `Mcp-Param-`.
+    pub fn header(&self) -> &str {
+        &self.header
+    }
+}
+
+/// An `x-mcp-header` that clients would refuse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool argument {argument:?}: x-mcp-header {header:?} {problem}")]
+pub struct HeaderParamError {
+    argument: String,
+    header: String,
+    problem: &'static str,
+}
+
 /// A tool: name, description, input schema and handler.
 #[derive(Clone)]
 pub struct ToolDef {
@@ -106,6 +175,8 @@ pub struct ToolDef {
     pub(crate) description: String,
     pub(crate) input_schema: Map<String, Value>,
     pub(crate) handler: ToolFn,
+    pub(crate) task_support: Option<TaskSupport>,
+    pub(crate) header_params: Vec<HeaderParam>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -152,7 +223,11 @@ impl ToolDef {
     }
 
     /// A tool with a hand-written input schema (root `type: "object"` is
-    /// enforced) whose handler receives the raw arguments object.
+    /// enforced; any JSON Schema 2020-12 keyword is kept as written) whose
+    /// handler receives the raw arguments object. Properties marked
+    /// `x-mcp-header` become [`HeaderParam`]s; an invalid mark (empty, not a
+    /// header token, repeated, on a non-primitive) is logged and ignored by
+    /// the header check, and clients will refuse the tool.
     pub fn raw<F, Fut>(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -187,13 +262,64 @@ impl ToolDef {
         input_schema: Map<String, Value>,
         handler: ToolFn,
     ) -> Self {
+        let header_params = header_params_of(&input_schema).unwrap_or_else(|e| {
+            tracing::warn!(tool = %name, error = %e, "invalid x-mcp-header; clients will refuse this tool");
+            Vec::new()
+        });
         Self {
             name,
             title: None,
             description,
             input_schema,
             handler,
+            task_support: None,
+            header_params,
         }
+    }
+
+    /// Let the tool continue as a task (see [`TaskSupport`]).
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = Some(support);
+        self
+    }
+
+    /// Mirror `argument` (a string, number or boolean property of the input
+    /// schema) in the HTTP header `Mcp-Param-{header}` on 2026-07-28, so
+    /// gateways can route on it without reading the body.
+    ///
+    /// ```
+    /// # use frontdesk::server::{ToolContext, ToolDef, ToolError, ToolOutput};
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Args { region: String }
+    ///
+    /// let tool = ToolDef::new("deploy", "Deploy to a region", |_: ToolContext, a: Args| async move {
+    ///     Ok::<_, ToolError>(ToolOutput::text(format!("Deployed to {}", a.region)))
+    /// })
+    /// .header_param("region", "Region")?;
+    /// assert_eq!(tool.header_params()[0].header(), "Region");
+    /// # Ok::<(), frontdesk::server::HeaderParamError>(())
+    /// ```
+    pub fn header_param(mut self, argument: &str, header: &str) -> Result<Self, HeaderParamError> {
+        let mut schema = self.input_schema.clone();
+        let property = schema
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+            .and_then(|p| p.get_mut(argument))
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| HeaderParamError {
+                argument: argument.to_string(),
+                header: header.to_string(),
+                problem: "names no property of the input schema",
+            })?;
+        property.insert("x-mcp-header".into(), Value::from(header));
+        self.header_params = header_params_of(&schema)?;
+        self.input_schema = schema;
+        Ok(self)
+    }
+
+    /// The arguments mirrored in headers.
+    pub fn header_params(&self) -> &[HeaderParam] {
+        &self.header_params
     }
 
     /// Set a display title.
@@ -214,6 +340,52 @@ impl ToolDef {
         tool.title.clone_from(&self.title);
         tool
     }
+}
+
+/// An HTTP header token (RFC 9110 `tchar`s).
+fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// The `x-mcp-header` marks of an input schema's properties, checked as
+/// clients check them.
+fn header_params_of(schema: &Map<String, Value>) -> Result<Vec<HeaderParam>, HeaderParamError> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<HeaderParam> = Vec::new();
+    for (argument, property) in properties {
+        let Some(mark) = property.get("x-mcp-header") else {
+            continue;
+        };
+        let header = mark.as_str().unwrap_or_default();
+        let fail = |problem| HeaderParamError {
+            argument: argument.clone(),
+            header: header.to_string(),
+            problem,
+        };
+        if !is_token(header) {
+            return Err(fail("must be a non-empty HTTP header token"));
+        }
+        let primitive = matches!(
+            property.get("type").and_then(Value::as_str),
+            Some("string" | "integer" | "number" | "boolean")
+        );
+        if !primitive {
+            return Err(fail("may only mark a string, number, integer or boolean"));
+        }
+        if out.iter().any(|p| p.header.eq_ignore_ascii_case(header)) {
+            return Err(fail("is used twice (header names ignore case)"));
+        }
+        out.push(HeaderParam {
+            argument: argument.clone(),
+            header: header.to_string(),
+        });
+    }
+    Ok(out)
 }
 
 /// The JSON Schema of `A` as a tool `inputSchema` (root `type: "object"`).
@@ -279,5 +451,10 @@ impl ToolRegistry {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.tools.is_empty()
+    }
+
+    /// Whether any tool may continue as a task.
+    pub(crate) fn has_tasks(&self) -> bool {
+        self.tools.iter().any(|t| t.task_support.is_some())
     }
 }

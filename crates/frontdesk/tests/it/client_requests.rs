@@ -18,11 +18,13 @@ use serde_json::{Value, json};
 
 /// Asks for a completion and the roots in one round, and reports both.
 async fn ask_both(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
-    let sampling = InputRequest::sampling(json!({
+    let params = serde_json::from_value(json!({
         "messages": [{"role": "user", "content": {"type": "text", "text": "Name a colour."}}],
         "systemPrompt": "Answer in one word.",
         "maxTokens": 10
-    }));
+    }))
+    .map_err(|e| ToolError::execution(e.to_string()))?;
+    let sampling = InputRequest::sampling(params);
     let answers = cx
         .ask_all(vec![
             ("colour".to_owned(), sampling),

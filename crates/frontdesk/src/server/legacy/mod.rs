@@ -1,6 +1,8 @@
 //! 2025-11-25: requests served on a [`Session`] after the `initialize`
 //! handshake (`initialize`, `ping`, lists, `logging/setLevel`, `tools/call`,
-//! `prompts/get`), and what a handler's outcome becomes on this revision.
+//! `prompts/get`, `resources/read`, `resources/subscribe` and
+//! `unsubscribe`, `completion/complete`), and what a handler's outcome
+//! becomes on this revision.
 
 mod elicit;
 mod session;
@@ -11,9 +13,10 @@ pub(crate) use session::{ClientReply, SessionLimits};
 use std::sync::Arc;
 
 use frontdesk_wire::{
-    ElicitRequestUrlParams, EmptyResult, ErrorObject, InitializeRequestParamsLenient,
-    InitializeResult, JsonRpcRequest, ListPromptsResult, ListToolsResult, LoggingLevel, Meta,
-    Revision, method, version,
+    CompleteRequestParams, ElicitRequestUrlParams, EmptyResult, ErrorObject,
+    InitializeRequestParamsLenient, InitializeResult, JsonRpcRequest, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Meta,
+    ReadResourceRequestParams, Revision, SubscribeRequestParams, method, version,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -22,7 +25,7 @@ use super::call::Call;
 use super::error::{AskError, RpcError, ToolError};
 use super::invoke::{Outcome, Target, invoke, to_object};
 use super::requests::{self, Reply};
-use super::{Caller, OutboundSink, ServerInner};
+use super::{Caller, OutboundSink, ServerInner, completion};
 
 /// Serve one 2025-11-25 request.
 pub(crate) async fn serve(
@@ -77,6 +80,44 @@ pub(crate) async fn serve(
                 &session.client_capabilities(),
             )
         }
+        method::RESOURCES_LIST if !server.resources.is_empty() => {
+            to_object(&ListResourcesResult::new(server.resources.listing()))
+        }
+        method::RESOURCES_TEMPLATES_LIST if !server.resources.is_empty() => to_object(
+            &ListResourceTemplatesResult::new(server.resources.template_listing()),
+        ),
+        method::RESOURCES_READ if !server.resources.is_empty() => {
+            let p: ReadResourceRequestParams = requests::params(request)?;
+            let read = server
+                .resources
+                .resolve(&p.uri)
+                .ok_or_else(|| requests::resource_not_found(&p.uri, Revision::V2025_11_25))?;
+            let call = call(server, session, sink, caller, p.meta.as_ref());
+            let outcome = invoke(&call, Target::Resource(&read), serde_json::Map::new()).await;
+            finish(
+                Target::Resource(&read),
+                outcome,
+                &session.client_capabilities(),
+            )
+        }
+        method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE
+            if !server.resources.is_empty() =>
+        {
+            let p: SubscribeRequestParams = requests::typed(request)?;
+            let subscribe = method == method::RESOURCES_SUBSCRIBE;
+            if subscribe && server.resources.resolve(&p.uri).is_none() {
+                return Err(requests::resource_not_found(&p.uri, Revision::V2025_11_25));
+            }
+            server
+                .subscribers
+                .set_subscribed(session, &p.uri, subscribe);
+            tracing::debug!(uri = %p.uri, subscribe, "resource subscription changed");
+            to_object(&EmptyResult::default())
+        }
+        method::COMPLETION_COMPLETE if requests::has_completions(server) => {
+            let p: CompleteRequestParams = requests::typed(request)?;
+            to_object(&completion::complete(server, p, None).await?)
+        }
         method::LOGGING_SET_LEVEL => {
             #[derive(Deserialize)]
             struct SetLevel {
@@ -95,7 +136,7 @@ pub(crate) async fn serve(
     }
 }
 
-fn initialize(server: &ServerInner, session: &Session, request: &JsonRpcRequest) -> Reply {
+fn initialize(server: &ServerInner, session: &Arc<Session>, request: &JsonRpcRequest) -> Reply {
     let p: InitializeRequestParamsLenient = requests::params(request)?;
     let requested = p.protocol_version.as_str();
     let negotiated = if version::HANDSHAKE.contains(&requested) {
@@ -105,6 +146,7 @@ fn initialize(server: &ServerInner, session: &Session, request: &JsonRpcRequest)
     };
     let caps = serde_json::to_value(&p.capabilities).unwrap_or_else(|_| Value::Object(Map::new()));
     session.set_negotiated(negotiated.to_string(), caps);
+    server.subscribers.attach(session);
     let mut result = InitializeResult::new(
         negotiated,
         requests::capabilities(server, Revision::V2025_11_25),
@@ -139,8 +181,8 @@ fn finish(target: Target<'_>, outcome: Outcome, caps: &Value) -> Reply {
     let error = match outcome {
         Outcome::Finished(Ok(done)) => return done.into_legacy(),
         Outcome::Finished(Err(e)) => e,
-        Outcome::Suspended => {
-            tracing::error!("a 2025-11-25 question suspended its handler");
+        Outcome::Suspended | Outcome::Detached(..) => {
+            tracing::error!("a 2025-11-25 call suspended or became a task");
             return Err(RpcError::internal("Internal error"));
         }
     };

@@ -1,8 +1,10 @@
 //! 2026-07-28: stateless requests, each with its own `_meta`
-//! (`server/discover`, lists, `tools/call`, `prompts/get`), the
-//! `input_required` rounds of a call, and what a handler's outcome becomes
-//! on this revision.
+//! (`server/discover`, lists, `tools/call`, `prompts/get`, `resources/read`,
+//! `completion/complete`, `subscriptions/listen`, the Tasks extension's
+//! methods), the `input_required` rounds of a call, and what a handler's
+//! outcome becomes on this revision.
 
+mod listen;
 mod meta;
 mod replies;
 mod round;
@@ -11,18 +13,20 @@ mod state;
 use std::sync::Arc;
 
 use frontdesk_wire::{
-    CacheScope, CallToolRequestParams, DiscoverResult, ErrorCode, GetPromptRequestParams,
-    Implementation, InputRequiredResult, JsonRpcRequest, ListPromptsResult, ListToolsResult, Meta,
-    MetaParams, Revision, method, version,
+    CacheScope, CallToolRequestParams, CompleteRequestParams, DiscoverResult, ErrorCode,
+    GetPromptRequestParams, Implementation, InputRequiredResult, JsonRpcRequest, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Meta, MetaParams,
+    ReadResourceRequestParams, ResultType, Revision, method, version,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::call::Call;
 use super::error::{AskError, RpcError, ToolError};
-use super::invoke::{Outcome, Target, invoke, to_object};
+use super::invoke::{Completed, Outcome, Target, invoke, to_object};
 use super::requests::{self, Reply};
-use super::{Caller, OutboundSink, ServerInner};
+use super::tool::TaskSupport;
+use super::{Caller, OutboundSink, ServerInner, completion, task};
 use replies::Claim;
 pub(crate) use replies::RetryReplies;
 use round::Round;
@@ -70,6 +74,52 @@ pub(crate) async fn serve(
             );
             r.meta = Some(info);
             to_object(&r)
+        }
+        method::RESOURCES_LIST if !server.resources.is_empty() => {
+            let mut r =
+                ListResourcesResult::modern(server.resources.listing(), ttl, CacheScope::Public);
+            r.meta = Some(info);
+            to_object(&r)
+        }
+        method::RESOURCES_TEMPLATES_LIST if !server.resources.is_empty() => {
+            let mut r = ListResourceTemplatesResult::modern(
+                server.resources.template_listing(),
+                ttl,
+                CacheScope::Public,
+            );
+            r.meta = Some(info);
+            to_object(&r)
+        }
+        method::RESOURCES_READ if !server.resources.is_empty() => {
+            let (p, retry) = retry_params::<ReadResourceRequestParams>(request)?;
+            let read = server
+                .resources
+                .resolve(&p.uri)
+                .ok_or_else(|| requests::resource_not_found(&p.uri, Revision::V2026_07_28))?;
+            run(
+                server,
+                Target::Resource(&read),
+                serde_json::Map::new(),
+                retry,
+                sink,
+                caller,
+                meta,
+            )
+            .await
+        }
+        method::COMPLETION_COMPLETE if requests::has_completions(server) => {
+            let p: CompleteRequestParams = requests::typed(request)?;
+            let mut r = completion::complete(server, p, Some(ResultType::Complete)).await?;
+            r.meta = Some(info);
+            to_object(&r)
+        }
+        method::SUBSCRIPTIONS_LISTEN if requests::has_subscriptions(server) => {
+            listen::listen(server, request, sink).await
+        }
+        method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL
+            if server.tools.has_tasks() =>
+        {
+            task::serve(server, request, &meta.capabilities, &caller.principal)
         }
         method::TOOLS_CALL => {
             let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
@@ -132,7 +182,8 @@ fn retry_params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<(P, Ret
     Ok((requests::params(&stripped)?, Retry { responses, state }))
 }
 
-/// One round of a tool call or prompt.
+/// One round of a tool call, prompt or resource read; a tool may continue
+/// as a task from it.
 ///
 /// A retry's round runs detached from the request, so a dropped connection
 /// does not lose it, and sending the same retry again gets its reply (see
@@ -148,14 +199,21 @@ async fn run(
 ) -> Reply {
     let args = Value::Object(args);
     let binding = state::binding(&caller.principal, target.method(), target.name(), &args);
+    let caching = Caching {
+        retried: retry.state.is_some() || !retry.responses.is_empty(),
+        anonymous: caller.principal.is_empty(),
+        ttl_ms: server.config.list_ttl_ms,
+    };
     let Some(token) = &retry.state else {
         let round = Input {
             responses: retry.responses,
             prior: None,
             caller,
             meta,
+            args,
+            caching,
         };
-        return play(server, target, args, round, sink, &binding).await;
+        return play(server, target, round, sink, &binding).await;
     };
     let opened = state::open(server, token, &binding)?;
     let claim = server.retries.claim(opened.id);
@@ -170,18 +228,17 @@ async fn run(
         let sink = sink.clone();
         async move {
             let reply = match state::redeem(&server, &opened).await {
-                Ok(()) => match resolve(&server, method, &name) {
-                    Ok(target) => {
-                        let round = Input {
-                            responses: retry.responses,
-                            prior: Some(opened.state),
-                            caller,
-                            meta,
-                        };
-                        play(&server, target, args, round, &sink, &binding).await
-                    }
-                    Err(e) => Err(e),
-                },
+                Ok(()) => {
+                    let round = Input {
+                        responses: retry.responses,
+                        prior: Some(opened.state),
+                        caller,
+                        meta,
+                        args,
+                        caching,
+                    };
+                    replay(&server, method, &name, round, &sink, &binding).await
+                }
                 Err(e) => Err(e),
             };
             if let Some(running) = running {
@@ -200,70 +257,91 @@ async fn run(
     }
 }
 
-/// The target of a request again, from the server itself (for a round that
-/// outlives its request).
-fn resolve<'s>(server: &'s ServerInner, method: &str, name: &str) -> Result<Target<'s>, RpcError> {
-    if method == method::PROMPTS_GET {
-        requests::find_prompt(server, name).map(Target::Prompt)
-    } else {
-        requests::find_tool(server, name).map(Target::Tool)
+/// Play a round whose target is found again from the server itself (for a
+/// round that outlives its request).
+async fn replay(
+    server: &Arc<ServerInner>,
+    method: &str,
+    name: &str,
+    input: Input,
+    sink: &OutboundSink,
+    binding: &crate::state::Binding,
+) -> Reply {
+    match method {
+        method::PROMPTS_GET => {
+            let prompt = requests::find_prompt(server, name)?;
+            play(server, Target::Prompt(prompt), input, sink, binding).await
+        }
+        method::RESOURCES_READ => {
+            let read = server
+                .resources
+                .resolve(name)
+                .ok_or_else(|| requests::resource_not_found(name, Revision::V2026_07_28))?;
+            play(server, Target::Resource(&read), input, sink, binding).await
+        }
+        _ => {
+            let tool = requests::find_tool(server, name)?;
+            play(server, Target::Tool(tool), input, sink, binding).await
+        }
     }
 }
 
-/// What one round answers from and for whom.
+/// What one round answers from, for whom, and with which arguments.
 struct Input {
     responses: Map<String, Value>,
     prior: Option<state::RoundState>,
     caller: Caller,
     meta: meta::RequestMeta,
+    args: Value,
+    caching: Caching,
 }
 
 /// Run the handler for one round and turn its outcome into the reply.
 async fn play(
     server: &Arc<ServerInner>,
     target: Target<'_>,
-    args: Value,
     input: Input,
     sink: &OutboundSink,
     binding: &crate::state::Binding,
 ) -> Reply {
+    let tasks = match target {
+        Target::Tool(tool) => tool.task_support,
+        _ => None,
+    };
+    let negotiated = task::negotiated(&input.meta.capabilities);
+    if tasks == Some(TaskSupport::Required) && !negotiated {
+        return Err(task::extension_required());
+    }
+    let caps = input.meta.capabilities.clone();
+    let caching = input.caching;
     let round = Arc::new(Round::new(
         input.meta.capabilities,
         input.responses,
         input.prior,
         &input.caller.quota_key,
     ));
-    let call = Arc::new(Call::new(
+    let mut call = Call::new(
         Arc::clone(server),
         input.caller,
         sink.clone(),
         input.meta.progress_token,
         input.meta.log_level,
         Arc::clone(&round) as Arc<dyn super::call::Conversation>,
-    ));
-    let Value::Object(args) = args else {
+    );
+    if tasks.is_some() && negotiated {
+        call = call.with_task_starter(task::starter(caps));
+    }
+    let call = Arc::new(call);
+    let Value::Object(args) = input.args else {
         return Err(RpcError::internal("Internal error"));
     };
     let outcome = invoke(&call, target, args).await;
-    finish(server, target, outcome, &round, binding)
-}
-
-/// What a handler's outcome becomes on 2026-07-28.
-fn finish(
-    server: &ServerInner,
-    target: Target<'_>,
-    outcome: Outcome,
-    round: &Round,
-    binding: &crate::state::Binding,
-) -> Reply {
-    let info = &server.info;
-    let failed = |text: String| target.execution_error(text)?.into_modern(info);
-    let error = match outcome {
-        Outcome::Finished(Ok(done)) => {
+    match outcome {
+        Outcome::Finished(result) => {
             if round.next_round().is_some() {
                 tracing::debug!("handler finished with questions pending; returning its result");
             }
-            return done.into_modern(info);
+            settle(server, target, result, caching)
         }
         Outcome::Suspended => {
             let Some((requests, next)) = round.next_round() else {
@@ -272,10 +350,63 @@ fn finish(
             };
             let token = state::seal(server, &next, binding)?;
             let mut r = InputRequiredResult::new(Some(requests), Some(token));
-            r.meta = Some(server_info(info));
-            return to_object(&r);
+            r.meta = Some(server_info(&server.info));
+            to_object(&r)
         }
-        Outcome::Finished(Err(e)) => e,
+        Outcome::Detached(work, started) => {
+            let name = target.name().to_string();
+            task::run(
+                server,
+                work,
+                started,
+                move |server, result| match requests::find_tool(server, &name) {
+                    Ok(tool) => settle(server, Target::Tool(tool), result, caching),
+                    Err(e) => Err(e),
+                },
+            )
+        }
+    }
+}
+
+/// What decides a read's caching hints: a read through `input_required`
+/// rounds is never cacheable; otherwise the handler's choice, or the list
+/// TTL, public for anonymous callers and private for authenticated ones.
+#[derive(Debug, Clone, Copy)]
+struct Caching {
+    retried: bool,
+    anonymous: bool,
+    ttl_ms: u64,
+}
+
+impl Caching {
+    fn hints(self, chosen: Option<(u64, CacheScope)>) -> (u64, CacheScope) {
+        if self.retried {
+            return (0, CacheScope::Private);
+        }
+        chosen.unwrap_or(if self.anonymous {
+            (self.ttl_ms, CacheScope::Public)
+        } else {
+            (self.ttl_ms, CacheScope::Private)
+        })
+    }
+}
+
+/// What a handler's result becomes on 2026-07-28.
+fn settle(
+    server: &ServerInner,
+    target: Target<'_>,
+    result: Result<Completed, ToolError>,
+    caching: Caching,
+) -> Reply {
+    let info = &server.info;
+    let failed = |text: String| {
+        target
+            .execution_error(text)?
+            .into_modern(info, |c| caching.hints(c))
+    };
+    let error = match result {
+        Ok(done) => return done.into_modern(info, |c| caching.hints(c)),
+        Err(e) => e,
     };
     match error {
         ToolError::Ask(AskError::MissingCapability { required }) => Err(RpcError::new(

@@ -6,17 +6,15 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use frontdesk_form::Defaults;
 use frontdesk_wire::{InputRequests, Revision};
 use indexmap::IndexMap;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::state::{FlowRef, RecordedAnswer, RoundState};
 use crate::server::call::{Call, Conversation, UrlMaker};
 use crate::server::error::{AskError, ToolError};
 use crate::server::flow_port::Progress;
-use crate::server::form::FormError;
-use crate::server::question::{Answer, ElicitOutcome, InputRequest, Kind, parse_elicit_result};
+use crate::server::question::{Answer, Checked, ElicitOutcome, InputRequest, parse_elicit_result};
 use crate::store::BoxFuture;
 
 /// What this round adds to the state.
@@ -94,7 +92,7 @@ impl Round {
                 None => !self.had_state,
             };
             if fresh {
-                return match check_response(key, request, raw)? {
+                return match request.check_answer(key, raw)? {
                     Checked::Valid(valid) => {
                         self.with_record(|r| {
                             r.answers.insert(
@@ -373,59 +371,4 @@ enum Lookup {
     Answer(Value),
     /// No usable answer: ask this.
     Ask(InputRequest),
-}
-
-/// One client result, checked against its question.
-enum Checked {
-    /// Use it.
-    Valid(Value),
-    /// Accepted content failed the form: ask this instead.
-    AskAgain(InputRequest),
-}
-
-/// Validate one client result for `request`; `Err` when the result is
-/// malformed.
-fn check_response(key: &str, request: &InputRequest, raw: &Value) -> Result<Checked, AskError> {
-    let invalid = |reason: String| AskError::InvalidResponse {
-        key: key.to_string(),
-        reason,
-    };
-    match &request.kind {
-        Kind::Form { message, schema } => match parse_elicit_result(raw).map_err(invalid)? {
-            ElicitOutcome::Accept(content) => match schema.accept(content.clone(), Defaults::Apply)
-            {
-                Ok(accepted) => Ok(Checked::Valid(
-                    json!({"action": "accept", "content": accepted.into_content()}),
-                )),
-                Err(e) => {
-                    tracing::warn!(key, error = %e, "accepted content does not fit the form; asking again");
-                    Ok(Checked::AskAgain(InputRequest::form(
-                        format!(
-                            "{message}\n\nPlease check your answer: {}.",
-                            FormError::from(e)
-                        ),
-                        schema.with_defaults_from(&content),
-                    )))
-                }
-            },
-            ElicitOutcome::Decline => Ok(Checked::Valid(json!({"action": "decline"}))),
-            ElicitOutcome::Cancel => Ok(Checked::Valid(json!({"action": "cancel"}))),
-        },
-        Kind::Url { .. } => {
-            parse_elicit_result(raw).map_err(invalid)?;
-            Ok(Checked::Valid(
-                json!({"action": raw.get("action").cloned().unwrap_or(Value::Null)}),
-            ))
-        }
-        Kind::Sampling(_) => match raw.as_object() {
-            Some(o) if o.contains_key("content") => Ok(Checked::Valid(raw.clone())),
-            _ => Err(invalid(
-                "a sampling result must be an object with \"content\"".into(),
-            )),
-        },
-        Kind::Roots => match raw.get("roots") {
-            Some(Value::Array(_)) => Ok(Checked::Valid(raw.clone())),
-            _ => Err(invalid("a roots result must have a \"roots\" array".into())),
-        },
-    }
 }

@@ -1,5 +1,6 @@
 //! The server over Streamable HTTP on loopback: 2025-11-25 sessions and
-//! streams, 2026-07-28 stateless POSTs, authentication.
+//! streams, 2026-07-28 stateless POSTs, authentication, the rest of the
+//! surface (resources, header parameters, subscriptions) and tasks.
 
 mod auth;
 #[cfg(feature = "jwt")]
@@ -7,3 +8,5 @@ mod jwt;
 mod legacy;
 mod modern;
 mod signin;
+mod surface;
+mod tasks;

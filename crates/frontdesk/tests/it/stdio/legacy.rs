@@ -70,7 +70,13 @@ async fn initialize_then_list_tools() {
         init,
         json!({"jsonrpc": "2.0", "id": 0, "result": {
             "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {}, "prompts": {}, "logging": {}},
+            "capabilities": {
+                "tools": {"listChanged": true},
+                "prompts": {"listChanged": true},
+                "resources": {"subscribe": true, "listChanged": true},
+                "logging": {},
+                "completions": {}
+            },
             "serverInfo": {"name": "brightgrid-test", "version": "0.0.1"},
             "instructions": "Brightgrid store assistant: book returns and connect your store account."
         }})

@@ -29,7 +29,13 @@ async fn discover_and_lists() {
         d,
         json!({"jsonrpc": "2.0", "id": 1, "result": {
             "supportedVersions": ["2026-07-28", "2025-11-25"],
-            "capabilities": {"tools": {}, "prompts": {}},
+            "capabilities": {
+                "tools": {"listChanged": true},
+                "prompts": {"listChanged": true},
+                "resources": {"subscribe": true, "listChanged": true},
+                "completions": {},
+                "extensions": {"io.modelcontextprotocol/tasks": {}}
+            },
             "instructions": "Brightgrid store assistant: book returns and connect your store account.",
             "ttlMs": 300000,
             "cacheScope": "public",

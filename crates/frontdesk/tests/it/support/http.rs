@@ -175,7 +175,8 @@ impl TestServer {
         }
         let name = body["params"]["name"]
             .as_str()
-            .or(body["params"]["uri"].as_str());
+            .or(body["params"]["uri"].as_str())
+            .or(body["params"]["taskId"].as_str());
         if let Some(n) = name {
             req = req.header("mcp-name", encode_value(n));
         }

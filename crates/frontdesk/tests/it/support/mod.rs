@@ -6,6 +6,7 @@
 pub mod client;
 pub mod http;
 pub mod stdio;
+pub mod surface;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

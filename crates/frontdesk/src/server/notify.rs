@@ -1,0 +1,180 @@
+//! Telling clients that something changed: the tool, prompt or resource
+//! lists, or one resource. The server publishes a [`Change`]; each revision
+//! has its own subscribers: a 2025-11-25 session gets the list changes and
+//! the updates of the resources it `resources/subscribe`d to, on its
+//! unsolicited channel (the HTTP GET stream); a 2026-07-28
+//! `subscriptions/listen` stream gets exactly what its filter asked for.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use frontdesk_wire::{
+    Meta, MetaParams, RequestId, ResourceUpdatedNotificationParams, SubscriptionFilter, method,
+};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::legacy::Session;
+use super::typed_notification;
+
+/// Something a client may want to hear about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    ToolsListChanged,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated(String),
+}
+
+impl Change {
+    /// Whether a listen stream with `filter` asked for this.
+    fn wanted_by(&self, filter: &SubscriptionFilter) -> bool {
+        match self {
+            Self::ToolsListChanged => filter.tools_list_changed == Some(true),
+            Self::PromptsListChanged => filter.prompts_list_changed == Some(true),
+            Self::ResourcesListChanged => filter.resources_list_changed == Some(true),
+            Self::ResourceUpdated(uri) => filter
+                .resource_subscriptions
+                .as_ref()
+                .is_some_and(|uris| uris.iter().any(|u| u == uri)),
+        }
+    }
+
+    /// The notification, its `_meta` tagged with `subscription` (2026-07-28
+    /// listen streams) when given.
+    pub(crate) fn notification(&self, subscription: Option<&RequestId>) -> Option<Value> {
+        let meta = subscription.map(|id| Meta::new().with_subscription_id(id));
+        match self {
+            Self::ResourceUpdated(uri) => {
+                let mut params = ResourceUpdatedNotificationParams::new(uri.clone());
+                params.meta = meta;
+                typed_notification(method::NOTIFICATION_RESOURCES_UPDATED, &params)
+            }
+            list => {
+                let name = match list {
+                    Self::ToolsListChanged => method::NOTIFICATION_TOOLS_LIST_CHANGED,
+                    Self::PromptsListChanged => method::NOTIFICATION_PROMPTS_LIST_CHANGED,
+                    _ => method::NOTIFICATION_RESOURCES_LIST_CHANGED,
+                };
+                let params = MetaParams {
+                    meta,
+                    ..MetaParams::default()
+                };
+                typed_notification(name, &params)
+            }
+        }
+    }
+}
+
+/// A 2025-11-25 session and the resources it subscribed to.
+struct SessionSubscriber {
+    session: Weak<Session>,
+    uris: HashSet<String>,
+}
+
+/// One 2026-07-28 listen stream.
+struct Listener {
+    filter: SubscriptionFilter,
+    tx: mpsc::UnboundedSender<Change>,
+}
+
+/// Everyone to tell about changes.
+#[derive(Default)]
+pub(crate) struct Subscribers {
+    sessions: Mutex<HashMap<String, SessionSubscriber>>,
+    listeners: Mutex<HashMap<u64, Listener>>,
+    next_listener: AtomicU64,
+}
+
+/// Keeps a listen stream registered; dropping it unregisters.
+pub(crate) struct ListenGuard {
+    subscribers: Arc<Subscribers>,
+    id: u64,
+}
+
+impl Drop for ListenGuard {
+    fn drop(&mut self) {
+        if let Ok(mut l) = self.subscribers.listeners.lock() {
+            l.remove(&self.id);
+        }
+    }
+}
+
+impl Subscribers {
+    /// Start telling `session` (after its `initialize`).
+    pub(crate) fn attach(&self, session: &Arc<Session>) {
+        if let Ok(mut s) = self.sessions.lock() {
+            s.retain(|_, sub| sub.session.strong_count() > 0);
+            s.insert(
+                session.id().to_string(),
+                SessionSubscriber {
+                    session: Arc::downgrade(session),
+                    uris: HashSet::new(),
+                },
+            );
+        }
+    }
+
+    /// `resources/subscribe` (`subscribe`) or `resources/unsubscribe`.
+    pub(crate) fn set_subscribed(&self, session: &Arc<Session>, uri: &str, subscribe: bool) {
+        let Ok(mut s) = self.sessions.lock() else {
+            return;
+        };
+        let sub = s
+            .entry(session.id().to_string())
+            .or_insert_with(|| SessionSubscriber {
+                session: Arc::downgrade(session),
+                uris: HashSet::new(),
+            });
+        if subscribe {
+            sub.uris.insert(uri.to_string());
+        } else {
+            sub.uris.remove(uri);
+        }
+    }
+
+    /// Register a listen stream with the (honoured) `filter`.
+    pub(crate) fn listen(
+        self: &Arc<Self>,
+        filter: SubscriptionFilter,
+    ) -> (ListenGuard, mpsc::UnboundedReceiver<Change>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let id = self.next_listener.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut l) = self.listeners.lock() {
+            l.insert(id, Listener { filter, tx });
+        }
+        (
+            ListenGuard {
+                subscribers: Arc::clone(self),
+                id,
+            },
+            rx,
+        )
+    }
+
+    /// Tell everyone who asked about `change`.
+    pub(crate) fn publish(&self, change: &Change) {
+        if let Ok(mut s) = self.sessions.lock() {
+            let untagged = change.notification(None);
+            s.retain(|_, sub| {
+                let Some(session) = sub.session.upgrade().filter(|s| !s.is_closed()) else {
+                    return false;
+                };
+                let wanted = match change {
+                    Change::ResourceUpdated(uri) => sub.uris.contains(uri),
+                    _ => true,
+                };
+                if wanted && let Some(m) = &untagged {
+                    session.push_unsolicited(m.clone());
+                }
+                true
+            });
+        }
+        if let Ok(l) = self.listeners.lock() {
+            for listener in l.values().filter(|l| change.wanted_by(&l.filter)) {
+                let _ = listener.tx.send(change.clone());
+            }
+        }
+    }
+}

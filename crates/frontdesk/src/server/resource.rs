@@ -1,0 +1,427 @@
+//! Resources: fixed resources ([`ResourceDef`]) and resource templates
+//! ([`ResourceTemplateDef`]) whose handlers get the same [`ToolContext`] as
+//! tools, so a read can ask the person (on 2026-07-28 it then answers
+//! `input_required`), and what a read returns ([`ResourceOutput`]).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use frontdesk_wire::{
+    CacheScope, Completion, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+};
+use serde_json::{Map, Value};
+
+use super::completion::{CompletionFn, CompletionRequest, completer};
+use super::context::ToolContext;
+use super::error::ToolError;
+use super::uri_template::{UriTemplate, UriTemplateError};
+use crate::store::BoxFuture;
+
+/// The resource a handler is reading: its URI and, for a template, the
+/// variables read out of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceRequest {
+    uri: String,
+    variables: Map<String, Value>,
+}
+
+impl ResourceRequest {
+    /// The URI being read.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// A template variable (`{id}` in `test://items/{id}`), percent-decoded.
+    pub fn variable(&self, name: &str) -> Option<&str> {
+        self.variables.get(name).and_then(Value::as_str)
+    }
+}
+
+/// What a read returns: the contents, and how long a 2026-07-28 client may
+/// cache them.
+///
+/// `text` and `blob` are contents of the URI being read; more contents
+/// (sub-resources) can be added with [`with_contents`](Self::with_contents).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ResourceOutput {
+    contents: Vec<ResourceContents>,
+    cache: Option<(u64, CacheScope)>,
+}
+
+impl ResourceOutput {
+    /// Text contents of the URI being read.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::default().with_contents(ResourceContents::text(String::new(), text))
+    }
+
+    /// Binary contents of the URI being read (base64-encoded on the wire).
+    pub fn blob(bytes: &[u8]) -> Self {
+        Self::default().with_contents(ResourceContents::blob(String::new(), bytes))
+    }
+
+    /// Set the MIME type of the contents added so far that have none.
+    pub fn mime_type(mut self, mime_type: &str) -> Self {
+        self.contents = self
+            .contents
+            .into_iter()
+            .map(|c| {
+                if mime_of(&c).is_none() {
+                    c.with_mime_type(mime_type)
+                } else {
+                    c
+                }
+            })
+            .collect();
+        self
+    }
+
+    /// Add contents (an empty URI stands for the URI being read).
+    pub fn with_contents(mut self, contents: ResourceContents) -> Self {
+        self.contents.push(contents);
+        self
+    }
+
+    /// How long a 2026-07-28 client may cache this read, and for whom
+    /// (default: the server's list TTL; `public` for anonymous callers,
+    /// `private` for authenticated ones). A read answered through
+    /// `input_required` rounds is never cacheable, whatever this says.
+    pub fn cache(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        self.cache = Some((ms, scope));
+        self
+    }
+
+    /// The caching the handler chose, if any.
+    pub(crate) fn caching(&self) -> Option<(u64, CacheScope)> {
+        self.cache
+    }
+
+    /// The wire result for `uri`, contents without a MIME type taking
+    /// `default_mime`.
+    pub(crate) fn into_result(self, uri: &str, default_mime: Option<&str>) -> ReadResourceResult {
+        let contents = self
+            .contents
+            .into_iter()
+            .map(|c| {
+                let c = if c.uri().is_empty() {
+                    with_uri(c, uri)
+                } else {
+                    c
+                };
+                match default_mime {
+                    Some(m) if mime_of(&c).is_none() => c.with_mime_type(m),
+                    _ => c,
+                }
+            })
+            .collect();
+        ReadResourceResult::new(contents)
+    }
+}
+
+fn mime_of(c: &ResourceContents) -> Option<&str> {
+    match c {
+        ResourceContents::Text(t) => t.mime_type.as_deref(),
+        ResourceContents::Blob(b) => b.mime_type.as_deref(),
+    }
+}
+
+fn with_uri(mut c: ResourceContents, uri: &str) -> ResourceContents {
+    match &mut c {
+        ResourceContents::Text(t) => t.uri = uri.to_string(),
+        ResourceContents::Blob(b) => b.uri = uri.to_string(),
+    }
+    c
+}
+
+pub(crate) type ResourceFn = Arc<
+    dyn Fn(ToolContext, ResourceRequest) -> BoxFuture<'static, Result<ResourceOutput, ToolError>>
+        + Send
+        + Sync,
+>;
+
+fn erase<F, Fut>(handler: F) -> ResourceFn
+where
+    F: Fn(ToolContext, ResourceRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ResourceOutput, ToolError>> + Send + 'static,
+{
+    let handler = Arc::new(handler);
+    Arc::new(move |cx, request| {
+        let handler = Arc::clone(&handler);
+        Box::pin(async move { handler(cx, request).await })
+    })
+}
+
+/// A resource at a fixed URI, listed by `resources/list`.
+///
+/// ```
+/// use frontdesk::server::{ResourceDef, ResourceOutput, Server};
+///
+/// let server = Server::builder("docs", "1.0.0")
+///     .resource(ResourceDef::text("docs://readme", "readme", "text/markdown", "# Hello"))
+///     .resource(
+///         ResourceDef::new("docs://today", "today", |_cx, _req| async {
+///             Ok(ResourceOutput::text("Nothing planned.").mime_type("text/plain"))
+///         })
+///         .description("Today's agenda"),
+///     )
+///     .build();
+/// # let _ = server;
+/// ```
+#[derive(Clone)]
+pub struct ResourceDef {
+    pub(crate) resource: Resource,
+    pub(crate) handler: ResourceFn,
+}
+
+impl std::fmt::Debug for ResourceDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceDef")
+            .field("uri", &self.resource.uri)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceDef {
+    /// A resource whose contents `handler` produces on each read. The
+    /// handler gets a [`ToolContext`]: it may ask the person, sample, log.
+    pub fn new<F, Fut>(uri: impl Into<String>, name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(ToolContext, ResourceRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ResourceOutput, ToolError>> + Send + 'static,
+    {
+        Self {
+            resource: Resource::new(uri, name),
+            handler: erase(handler),
+        }
+    }
+
+    /// A resource with fixed text.
+    pub fn text(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: &str,
+        text: impl Into<String>,
+    ) -> Self {
+        let text = text.into();
+        Self::new(uri, name, move |_, _| {
+            let out = ResourceOutput::text(text.clone());
+            async move { Ok(out) }
+        })
+        .mime_type(mime_type)
+    }
+
+    /// A resource with fixed bytes (base64 on the wire).
+    pub fn blob(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: &str,
+        bytes: impl Into<Vec<u8>>,
+    ) -> Self {
+        let bytes = Arc::new(bytes.into());
+        Self::new(uri, name, move |_, _| {
+            let out = ResourceOutput::blob(&bytes);
+            async move { Ok(out) }
+        })
+        .mime_type(mime_type)
+    }
+
+    /// Set a display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.resource.title = Some(title.into());
+        self
+    }
+
+    /// Set the description.
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.resource.description = Some(text.into());
+        self
+    }
+
+    /// Set the MIME type (listed, and given to contents that have none).
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.resource.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The resource's URI.
+    pub fn uri(&self) -> &str {
+        &self.resource.uri
+    }
+}
+
+/// Resources described by an RFC 6570 URI template, listed by
+/// `resources/templates/list`; reading a matching URI runs the handler with
+/// the variables. Supported: `{name}` (a value without `/`, `?`, `#`) and
+/// `{+name}` (any value, slashes included).
+///
+/// ```
+/// use frontdesk::server::{ResourceOutput, ResourceTemplateDef, Server, completions_matching};
+///
+/// let orders = ResourceTemplateDef::new("shop://orders/{id}", "order", |_cx, req| async move {
+///     let id = req.variable("id").unwrap_or_default().to_string();
+///     Ok(ResourceOutput::text(format!("Order {id}: shipped")))
+/// })?
+/// .completion(|req| async move { Ok(completions_matching(req.value(), ["A-1001", "A-1002"])) });
+/// let server = Server::builder("shop", "1.0.0").resource_template(orders).build();
+/// # let _ = server;
+/// # Ok::<(), frontdesk::server::UriTemplateError>(())
+/// ```
+#[derive(Clone)]
+pub struct ResourceTemplateDef {
+    pub(crate) listing: ResourceTemplate,
+    pub(crate) template: UriTemplate,
+    pub(crate) handler: ResourceFn,
+    pub(crate) completion: Option<CompletionFn>,
+}
+
+impl std::fmt::Debug for ResourceTemplateDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceTemplateDef")
+            .field("uri_template", &self.listing.uri_template)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceTemplateDef {
+    /// A template; an unsupported or malformed `uri_template` is an error.
+    pub fn new<F, Fut>(
+        uri_template: &str,
+        name: impl Into<String>,
+        handler: F,
+    ) -> Result<Self, UriTemplateError>
+    where
+        F: Fn(ToolContext, ResourceRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ResourceOutput, ToolError>> + Send + 'static,
+    {
+        Ok(Self {
+            template: UriTemplate::parse(uri_template)?,
+            listing: ResourceTemplate::new(uri_template, name),
+            handler: erase(handler),
+            completion: None,
+        })
+    }
+
+    /// Set a display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.listing.title = Some(title.into());
+        self
+    }
+
+    /// Set the description.
+    pub fn description(mut self, text: impl Into<String>) -> Self {
+        self.listing.description = Some(text.into());
+        self
+    }
+
+    /// Set the MIME type of the resources it describes.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.listing.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Suggest values for the template's variables (`completion/complete`
+    /// with `ref/resource`).
+    pub fn completion<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CompletionRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ToolError>> + Send + 'static,
+    {
+        self.completion = Some(completer(handler));
+        self
+    }
+}
+
+/// What reading a URI runs: its handler, the request, and the listed MIME
+/// type for contents that name none.
+#[derive(Clone)]
+pub(crate) struct Read {
+    pub(crate) handler: ResourceFn,
+    pub(crate) request: ResourceRequest,
+    pub(crate) mime_type: Option<String>,
+}
+
+/// The resources and templates of a server, in registration order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ResourceRegistry {
+    resources: Vec<ResourceDef>,
+    templates: Vec<ResourceTemplateDef>,
+}
+
+impl ResourceRegistry {
+    pub(crate) fn add(&mut self, resource: ResourceDef) {
+        match self
+            .resources
+            .iter_mut()
+            .find(|r| r.uri() == resource.uri())
+        {
+            Some(existing) => *existing = resource,
+            None => self.resources.push(resource),
+        }
+    }
+
+    pub(crate) fn add_template(&mut self, template: ResourceTemplateDef) {
+        let same =
+            |t: &ResourceTemplateDef| t.listing.uri_template == template.listing.uri_template;
+        match self.templates.iter_mut().find(|t| same(t)) {
+            Some(existing) => *existing = template,
+            None => self.templates.push(template),
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.resources.is_empty() && self.templates.is_empty()
+    }
+
+    pub(crate) fn get(&self, uri: &str) -> Option<&ResourceDef> {
+        self.resources.iter().find(|r| r.uri() == uri)
+    }
+
+    /// The template written exactly as `uri_template`.
+    pub(crate) fn template(&self, uri_template: &str) -> Option<&ResourceTemplateDef> {
+        self.templates
+            .iter()
+            .find(|t| t.listing.uri_template == uri_template)
+    }
+
+    pub(crate) fn has_completions(&self) -> bool {
+        self.templates.iter().any(|t| t.completion.is_some())
+    }
+
+    pub(crate) fn listing(&self) -> Vec<Resource> {
+        self.resources.iter().map(|r| r.resource.clone()).collect()
+    }
+
+    pub(crate) fn template_listing(&self) -> Vec<ResourceTemplate> {
+        self.templates.iter().map(|t| t.listing.clone()).collect()
+    }
+
+    /// What reading `uri` runs: a fixed resource first, then the first
+    /// template that matches.
+    pub(crate) fn resolve(&self, uri: &str) -> Option<Read> {
+        if let Some(r) = self.get(uri) {
+            return Some(Read {
+                handler: Arc::clone(&r.handler),
+                request: ResourceRequest {
+                    uri: uri.to_string(),
+                    variables: Map::new(),
+                },
+                mime_type: r.resource.mime_type.clone(),
+            });
+        }
+        self.templates.iter().find_map(|t| {
+            let vars = t.template.matches(uri)?;
+            Some(Read {
+                handler: Arc::clone(&t.handler),
+                request: ResourceRequest {
+                    uri: uri.to_string(),
+                    variables: vars
+                        .into_iter()
+                        .map(|(k, v)| (k, Value::String(v)))
+                        .collect(),
+                },
+                mime_type: t.listing.mime_type.clone(),
+            })
+        })
+    }
+}

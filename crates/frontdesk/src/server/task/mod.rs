@@ -1,0 +1,313 @@
+//! The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on
+//! 2026-07-28: a tool call that continues as a task
+//! ([`ToolContext::continue_as_task`](crate::server::ToolContext::continue_as_task))
+//! keeps running here after the client got its `CreateTaskResult`. The
+//! table below holds each task's status, its outstanding questions (keys
+//! unique for the task's lifetime), and its result or error; the client
+//! reads it with `tasks/get`, answers with `tasks/update` and stops it with
+//! `tasks/cancel` ([`serve`]). Questions a task asks go through the same
+//! `ask` ([`conversation`]); the run itself is in [`run`].
+//!
+//! Tasks live in this process's memory, bound to the principal that
+//! created them, and are forgotten `task_ttl` after creation.
+
+mod conversation;
+mod run;
+mod serve;
+mod time;
+
+pub(crate) use run::{run, starter};
+pub(crate) use serve::{extension_required, negotiated, serve};
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use frontdesk_wire::{
+    ErrorObject, GetTaskResult, InputRequest as WireInputRequest, InputRequests, Task, TaskStatus,
+};
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::config::ServerConfig;
+
+/// A task a call just became, handed from the call to the runtime.
+pub(crate) struct Started {
+    pub(crate) entry: Arc<TaskEntry>,
+}
+
+/// One outstanding question of a task.
+struct Pending {
+    request: WireInputRequest,
+    answer: oneshot::Sender<Value>,
+}
+
+struct TaskState {
+    status: TaskStatus,
+    message: Option<String>,
+    updated: SystemTime,
+    pending: IndexMap<String, Pending>,
+    /// Every key ever used (keys are never reused).
+    used: HashSet<String>,
+    result: Option<Map<String, Value>>,
+    error: Option<ErrorObject>,
+}
+
+/// One task.
+pub(crate) struct TaskEntry {
+    id: String,
+    principal: String,
+    created: SystemTime,
+    ttl: Duration,
+    poll_interval_ms: u64,
+    /// Cancelled by `tasks/cancel` or expiry: the run stops.
+    pub(crate) cancel: CancellationToken,
+    state: Mutex<TaskState>,
+}
+
+impl TaskEntry {
+    fn state(&self) -> std::sync::MutexGuard<'_, TaskState> {
+        match self.state.lock() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    fn expired(&self, now: SystemTime) -> bool {
+        now.duration_since(self.created)
+            .is_ok_and(|age| age > self.ttl)
+    }
+
+    /// The task as every task message carries it.
+    pub(crate) fn task(&self) -> Task {
+        let state = self.state();
+        let mut task = Task::new(self.id.clone(), state.status, time::iso8601(self.created))
+            .with_ttl_ms(Some(
+                u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX),
+            ))
+            .with_poll_interval_ms(self.poll_interval_ms);
+        task.last_updated_at = time::iso8601(state.updated);
+        task.status_message.clone_from(&state.message);
+        task
+    }
+
+    /// The `tasks/get` view: the task and what its status carries.
+    pub(crate) fn detailed(&self) -> GetTaskResult {
+        let mut out = GetTaskResult::new(self.task());
+        let state = self.state();
+        match state.status {
+            TaskStatus::InputRequired => {
+                let mut requests = InputRequests::new();
+                for (key, p) in &state.pending {
+                    requests = requests.with(key.clone(), p.request.clone());
+                }
+                out.input_requests = Some(requests);
+            }
+            TaskStatus::Completed => out.result.clone_from(&state.result),
+            TaskStatus::Failed => out.error.clone_from(&state.error),
+            TaskStatus::Working | TaskStatus::Cancelled => {}
+        }
+        out
+    }
+
+    /// Put a question to the client under `key` (or, when `key` was used
+    /// before in this task, `key-2`, `key-3`…): the task shows it in
+    /// `inputRequests` until it is answered. Returns the key used and where
+    /// the answer arrives.
+    pub(crate) fn ask(
+        &self,
+        key: &str,
+        request: WireInputRequest,
+    ) -> (String, oneshot::Receiver<Value>) {
+        let (tx, rx) = oneshot::channel();
+        let mut state = self.state();
+        let mut unique = key.to_string();
+        let mut n = 1;
+        while state.used.contains(&unique) {
+            n += 1;
+            unique = format!("{key}-{n}");
+        }
+        state.used.insert(unique.clone());
+        state.pending.insert(
+            unique.clone(),
+            Pending {
+                request,
+                answer: tx,
+            },
+        );
+        if !state.status.is_terminal() {
+            state.status = TaskStatus::InputRequired;
+        }
+        state.updated = SystemTime::now();
+        (unique, rx)
+    }
+
+    /// Remove a question nobody waits for any more.
+    pub(crate) fn withdraw(&self, key: &str) {
+        let mut state = self.state();
+        if state.pending.shift_remove(key).is_some() {
+            Self::settle_input(&mut state);
+        }
+    }
+
+    /// The client answered `key`: hand the answer to the waiting question.
+    /// `false` for a key that is not outstanding (never asked, answered, or
+    /// withdrawn), which is ignored.
+    pub(crate) fn answer(&self, key: &str, raw: Value) -> bool {
+        let mut state = self.state();
+        let Some(pending) = state.pending.shift_remove(key) else {
+            return false;
+        };
+        Self::settle_input(&mut state);
+        if pending.answer.send(raw).is_err() {
+            tracing::debug!(key, "answer for a question nobody waits for");
+        }
+        true
+    }
+
+    /// With no question left, an `input_required` task is working again.
+    fn settle_input(state: &mut TaskState) {
+        if state.pending.is_empty() && state.status == TaskStatus::InputRequired {
+            state.status = TaskStatus::Working;
+        }
+        state.updated = SystemTime::now();
+    }
+
+    /// A note on the current status (progress messages).
+    pub(crate) fn note(&self, message: &str) {
+        let mut state = self.state();
+        if !state.status.is_terminal() {
+            state.message = Some(message.to_string());
+            state.updated = SystemTime::now();
+        }
+    }
+
+    /// Move to a terminal status, unless already in one; `false` if it was.
+    fn end(
+        &self,
+        status: TaskStatus,
+        message: Option<String>,
+        fill: impl FnOnce(&mut TaskState),
+    ) -> bool {
+        let mut state = self.state();
+        if state.status.is_terminal() {
+            return false;
+        }
+        state.status = status;
+        state.message = message;
+        state.pending.clear();
+        state.updated = SystemTime::now();
+        fill(&mut state);
+        true
+    }
+
+    /// The run finished with `result` (tool errors included).
+    pub(crate) fn complete(&self, result: Map<String, Value>) {
+        self.end(TaskStatus::Completed, None, |s| s.result = Some(result));
+    }
+
+    /// The run ended in a JSON-RPC error.
+    pub(crate) fn fail(&self, error: ErrorObject) {
+        let message = Some(error.message.clone());
+        self.end(TaskStatus::Failed, message, |s| s.error = Some(error));
+    }
+
+    /// Stop the task (`tasks/cancel`): cancelled unless already finished.
+    pub(crate) fn cancel(&self) {
+        if self.end(
+            TaskStatus::Cancelled,
+            Some("Cancelled by the client.".into()),
+            |_| {},
+        ) {
+            tracing::info!(task = %self.id, "task cancelled");
+        }
+        self.cancel.cancel();
+    }
+}
+
+/// Why a task could not be created.
+#[derive(Debug)]
+pub(crate) struct TableFull;
+
+/// The live tasks of a server.
+#[derive(Default)]
+pub(crate) struct Tasks {
+    entries: Mutex<HashMap<String, Arc<TaskEntry>>>,
+}
+
+impl Tasks {
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<TaskEntry>>> {
+        match self.entries.lock() {
+            Ok(e) => e,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Forget expired tasks (stopping any still running).
+    fn sweep(entries: &mut HashMap<String, Arc<TaskEntry>>, now: SystemTime) {
+        entries.retain(|_, e| {
+            let keep = !e.expired(now);
+            if !keep {
+                tracing::info!(task = %e.id, "task expired");
+                e.cancel.cancel();
+            }
+            keep
+        });
+    }
+
+    /// A new working task of `principal`, in the table before anyone sees
+    /// its id.
+    pub(crate) fn create(
+        &self,
+        principal: &str,
+        config: &ServerConfig,
+    ) -> Result<Arc<TaskEntry>, TableFull> {
+        let now = SystemTime::now();
+        let mut entries = self.entries();
+        Self::sweep(&mut entries, now);
+        if entries.len() >= config.max_tasks {
+            return Err(TableFull);
+        }
+        let mut id = [0u8; 16];
+        rand::fill(&mut id[..]);
+        let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let entry = Arc::new(TaskEntry {
+            id: id.clone(),
+            principal: principal.to_string(),
+            created: now,
+            ttl: config.task_ttl,
+            poll_interval_ms: u64::try_from(config.task_poll_interval.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1),
+            cancel: CancellationToken::new(),
+            state: Mutex::new(TaskState {
+                status: TaskStatus::Working,
+                message: None,
+                updated: now,
+                pending: IndexMap::new(),
+                used: HashSet::new(),
+                result: None,
+                error: None,
+            }),
+        });
+        entries.insert(id, Arc::clone(&entry));
+        tracing::info!(task = %entry.id, "task created");
+        Ok(entry)
+    }
+
+    /// The task `id` of `principal` (another principal's task is as unknown
+    /// as a missing one).
+    pub(crate) fn get(&self, id: &str, principal: &str) -> Option<Arc<TaskEntry>> {
+        let mut entries = self.entries();
+        let entry = entries.get(id).cloned()?;
+        if entry.expired(SystemTime::now()) {
+            tracing::info!(task = %entry.id, "task expired");
+            entry.cancel.cancel();
+            entries.remove(id);
+            return None;
+        }
+        (entry.principal == principal).then_some(entry)
+    }
+}

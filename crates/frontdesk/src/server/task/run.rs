@@ -1,0 +1,88 @@
+//! Starting a task from a call and running the rest of the handler in the
+//! background: its result or error lands in the task, `tasks/cancel` stops
+//! it, and a handler that panics fails the task instead of leaving it
+//! working forever.
+
+use std::sync::Arc;
+
+use frontdesk_wire::{CreateTaskResult, ErrorObject, Meta};
+use serde_json::{Map, Value};
+
+use super::conversation::InTask;
+use super::{Started, TaskEntry};
+use crate::server::ServerInner;
+use crate::server::call::{Call, Conversation, TaskStarter};
+use crate::server::error::{RpcError, ToolError};
+use crate::server::invoke::{Completed, to_object};
+use crate::server::requests::Reply;
+use crate::store::BoxFuture;
+
+/// What lets a call with these client capabilities continue as a task.
+pub(crate) fn starter(caps: Value) -> TaskStarter {
+    Box::new(move |call: &Call| {
+        let entry = match call
+            .server
+            .tasks
+            .create(&call.principal, &call.server.config)
+        {
+            Ok(entry) => entry,
+            Err(_) => {
+                tracing::warn!(
+                    limit = call.server.config.max_tasks,
+                    "task table full; the call continues without a task"
+                );
+                return None;
+            }
+        };
+        let conversation: Arc<dyn Conversation> = Arc::new(InTask::new(Arc::clone(&entry), caps));
+        Some((conversation, Started { entry }))
+    })
+}
+
+/// Run the rest of the handler (`work`) as the task `started`, and answer
+/// the call with its `CreateTaskResult`. `settle` turns the handler's
+/// outcome into the result or error the call would have had.
+pub(crate) fn run(
+    server: &Arc<ServerInner>,
+    work: BoxFuture<'static, Result<Completed, ToolError>>,
+    started: Started,
+    settle: impl FnOnce(&ServerInner, Result<Completed, ToolError>) -> Reply + Send + 'static,
+) -> Reply {
+    let entry = started.entry;
+    let mut created = CreateTaskResult::new(entry.task());
+    created.meta = Some(Meta::new().with_server_info(&server.info));
+    let server = Arc::clone(server);
+    let task = Arc::clone(&entry);
+    tokio::spawn(async move {
+        let handler = tokio::spawn(work);
+        let abort = handler.abort_handle();
+        tokio::select! {
+            joined = handler => match joined {
+                Ok(outcome) => finish(&task, settle(&server, outcome)),
+                Err(e) if e.is_panic() => {
+                    tracing::error!(task = %task_id(&task), "task handler panicked");
+                    task.fail(ErrorObject::internal_error("Internal error"));
+                }
+                Err(_) => task.cancel(),
+            },
+            () = task.cancel.cancelled() => {
+                abort.abort();
+                task.cancel();
+            }
+        }
+    });
+    to_object(&created)
+}
+
+fn task_id(entry: &TaskEntry) -> String {
+    entry.task().task_id
+}
+
+/// Record a finished run: a result (tool errors included) completes the
+/// task, a JSON-RPC error fails it.
+fn finish(entry: &TaskEntry, reply: Result<Map<String, Value>, RpcError>) {
+    match reply {
+        Ok(result) => entry.complete(result),
+        Err(e) => entry.fail(e.error_object().clone()),
+    }
+}

@@ -1,0 +1,96 @@
+//! `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28, for clients
+//! that declare the extension in the request's capabilities; others get
+//! `-32021`). Unknown tasks (or another principal's) are `-32602` on get
+//! and cancel; an update for one is acknowledged and ignored, as are
+//! answers to keys that are not outstanding.
+
+use frontdesk_wire::{
+    EmptyResult, ErrorCode, JsonRpcRequest, Meta, ResultType, TaskRequestParams,
+    UpdateTaskRequestParams, extension, method,
+};
+use serde_json::{Value, json};
+
+use crate::server::ServerInner;
+use crate::server::error::RpcError;
+use crate::server::invoke::to_object;
+use crate::server::requests::{self, Reply};
+
+/// Whether `caps` (a request's client capabilities) declare the extension.
+pub(crate) fn negotiated(caps: &Value) -> bool {
+    caps.get("extensions")
+        .and_then(|e| e.get(extension::TASKS))
+        .is_some()
+}
+
+/// The `-32021` for a client that did not declare the extension.
+pub(crate) fn extension_required() -> RpcError {
+    RpcError::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        "This request requires the io.modelcontextprotocol/tasks extension",
+    )
+    .with_data(json!({"requiredCapabilities": {"extensions": {extension::TASKS: {}}}}))
+}
+
+fn unknown(id: &str) -> RpcError {
+    RpcError::invalid_params(format!("Invalid params: unknown task {id:?}"))
+}
+
+/// The empty acknowledgement of update and cancel.
+fn ack(server: &ServerInner) -> Reply {
+    to_object(&EmptyResult {
+        result_type: Some(ResultType::Complete),
+        meta: Some(Meta::new().with_server_info(&server.info)),
+        ..EmptyResult::default()
+    })
+}
+
+/// Serve one of the task methods.
+pub(crate) fn serve(
+    server: &ServerInner,
+    request: &JsonRpcRequest,
+    caps: &Value,
+    principal: &str,
+) -> Reply {
+    if !negotiated(caps) {
+        return Err(extension_required());
+    }
+    match request.method.as_str() {
+        method::TASKS_GET => {
+            let p: TaskRequestParams = requests::typed(request)?;
+            let entry = server
+                .tasks
+                .get(&p.task_id, principal)
+                .ok_or_else(|| unknown(&p.task_id))?;
+            let mut detailed = entry.detailed();
+            detailed.meta = Some(Meta::new().with_server_info(&server.info));
+            to_object(&detailed)
+        }
+        method::TASKS_UPDATE => {
+            let p: UpdateTaskRequestParams = requests::typed(request)?;
+            match server.tasks.get(&p.task_id, principal) {
+                Some(entry) => {
+                    for (key, response) in p.input_responses.0 {
+                        let raw = serde_json::to_value(&response).unwrap_or(Value::Null);
+                        if !entry.answer(&key, raw) {
+                            tracing::debug!(task = %p.task_id, key, "answer for no outstanding question; ignored");
+                        }
+                    }
+                }
+                None => {
+                    tracing::debug!(task = %p.task_id, "update for an unknown task; acknowledged")
+                }
+            }
+            ack(server)
+        }
+        method::TASKS_CANCEL => {
+            let p: TaskRequestParams = requests::typed(request)?;
+            let entry = server
+                .tasks
+                .get(&p.task_id, principal)
+                .ok_or_else(|| unknown(&p.task_id))?;
+            entry.cancel();
+            ack(server)
+        }
+        other => Err(RpcError::method_not_found(other)),
+    }
+}
