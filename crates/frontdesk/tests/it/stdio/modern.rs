@@ -710,3 +710,51 @@ async fn a_retry_dropped_mid_round_is_not_lost() {
     assert_eq!(r["result"]["content"][0]["text"], "booked #1", "{r}");
     assert_eq!(bookings.load(Ordering::SeqCst), 1);
 }
+
+/// The load benchmark's call: its question exactly, and each answer's text.
+#[tokio::test]
+async fn bench_confirm_contract() {
+    let mut c = Client::start(test_server());
+    let first = c
+        .request(
+            json!(1),
+            "tools/call",
+            call("bench_confirm", json!({"n": 7}), FORM()),
+        )
+        .await;
+    assert_eq!(
+        first["result"]["inputRequests"],
+        json!({"confirm": {"method": "elicitation/create", "params": {
+            "mode": "form",
+            "message": "Confirm 7?",
+            "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+        }}})
+    );
+    let state = first["result"]["requestState"].as_str().unwrap().to_string();
+    let cases = [
+        (json!({"action": "accept", "content": {"ok": true}}), "confirmed 7"),
+        (json!({"action": "accept", "content": {"ok": false}}), "not confirmed 7"),
+        (json!({"action": "decline"}), "declined"),
+        (json!({"action": "cancel"}), "cancelled"),
+    ];
+    for (i, (answer, text)) in cases.into_iter().enumerate() {
+        // A fresh first round each time: a state opens once.
+        let state = if i == 0 {
+            state.clone()
+        } else {
+            let r = c
+                .request(
+                    json!(10 + i),
+                    "tools/call",
+                    call("bench_confirm", json!({"n": 7}), FORM()),
+                )
+                .await;
+            r["result"]["requestState"].as_str().unwrap().to_string()
+        };
+        let mut p = call("bench_confirm", json!({"n": 7}), FORM());
+        p["inputResponses"] = json!({"confirm": answer});
+        p["requestState"] = json!(state);
+        let r = c.request(json!(20 + i), "tools/call", p).await;
+        assert_eq!(r["result"]["content"][0]["text"], text, "{r}");
+    }
+}
