@@ -41,7 +41,7 @@ mod modern;
 mod mrtr;
 mod policy;
 #[cfg(feature = "http-client")]
-mod sse;
+pub(crate) mod sse;
 mod transport;
 #[cfg(feature = "http-client")]
 mod transport_http;

@@ -5,6 +5,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod client;
+mod fuzz_props;
 mod http;
 mod stdio;
 mod support;
