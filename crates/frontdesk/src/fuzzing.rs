@@ -12,7 +12,7 @@
 //! | --- | --- | --- |
 //! | [`classify`] | `JsonRpcMessage::from_slice` | errors carry -32700/-32600/-32602 and the id; accepted messages round-trip |
 //! | [`schema`] | `FormSchema::parse`, `validate`, `accept`, field descriptions | accepted content validates, and is a fixed point of `accept` |
-//! | [`url_review`] | `frontdesk_url::review` | the verdict follows the findings; what may be opened is ASCII; no raw controls in messages |
+//! | [`url_review`] | `frontdesk_url::review` | the verdict follows the findings; what may be opened is ASCII and reviews to itself; no raw controls in messages |
 //! | [`headers`] | `http::headers::check_modern`, the header codec | accepts exactly what an independent reading of the rules accepts; matching headers always pass |
 //! | [`sse`] | the client's SSE parser | the same events however the bytes are split; no event above the bound |
 //! | [`stdio_lines`] | the stdio server's bounded line reader | the lines an independent split finds; never more than the bound held |
@@ -231,6 +231,14 @@ pub fn url_review(data: &[u8]) {
     let _ = review.plain_text();
     for f in review.findings() {
         assert!(!has_raw_controls(&f.message), "{:?}", f.message);
+    }
+    // What may be opened reviews to itself (a host reviews it again before
+    // opening it).
+    if let (true, Some(url)) = (review.may_open(), review.url()) {
+        let again = frontdesk_url::review(url, &policy);
+        assert_eq!(again.url(), Some(url));
+        assert!(again.may_open(), "{url:?} may be opened, then not");
+        assert_eq!(again.registrable_domain(), review.registrable_domain());
     }
     assert!(
         !has_raw_controls(review.input_preview()),
