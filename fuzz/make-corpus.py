@@ -276,6 +276,10 @@ def sse():
     for i, (pick, text) in enumerate(streams):
         write("sse", f"stream-{i:02}", bytes([pick]) + text.encode("utf-8"))
     write("sse", "invalid-utf8", bytes([1]) + b"data: \xff\xfe\nid: \xc3\n\n")
+    # Found by the fuzzer: bytes that are not UTF-8 grow (U+FFFD) past the byte bound.
+    write("sse", "id-not-utf8-at-the-bound", bytes([3]) + b"id:" + b"\xff" * 55 + b" a\x00b\ndata: x\n\n")
+    # An over-long data line is cut out of its event, not the event dropped.
+    write("sse", "data-line-over-the-bound", bytes([0]) + b"data: {}\ndata: 123456789\n\n")
 
 
 # ---------------------------------------------------------------- stdio_lines
