@@ -182,6 +182,8 @@ pub mod client;
 pub mod clock;
 #[cfg(feature = "server")]
 pub mod flows;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 #[cfg(feature = "http-server")]
 pub mod http;
 #[cfg(feature = "server")]

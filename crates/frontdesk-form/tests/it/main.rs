@@ -4,6 +4,7 @@
 mod accept;
 mod build;
 mod describe;
+mod fuzz_props;
 mod golden;
 mod parse;
 mod props;

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod display;
+mod fuzz_props;
 mod policy;
 mod props;
 mod table;

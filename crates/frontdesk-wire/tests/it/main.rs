@@ -3,6 +3,7 @@
 
 mod digest_vs_schema;
 mod examples_2026;
+mod fuzz_props;
 mod golden_2025_11_25;
 mod jsonrpc_classifier;
 mod modern_2026;

@@ -44,7 +44,7 @@ mod mrtr;
 mod policy;
 mod sampling;
 #[cfg(feature = "http-client")]
-mod sse;
+pub(crate) mod sse;
 mod tasks;
 mod tool_headers;
 mod transport;

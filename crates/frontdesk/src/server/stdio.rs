@@ -181,7 +181,7 @@ where
     }
 }
 
-enum LineRead {
+pub(crate) enum LineRead {
     Line,
     TooLong,
     Eof,
@@ -189,7 +189,7 @@ enum LineRead {
 
 /// Read one line into `buf` (without allocating past `limit`); an over-long
 /// line is consumed up to its newline and reported as `TooLong`.
-async fn read_line_bounded<R: AsyncBufRead + Unpin>(
+pub(crate) async fn read_line_bounded<R: AsyncBufRead + Unpin>(
     reader: &mut R,
     buf: &mut Vec<u8>,
     limit: usize,

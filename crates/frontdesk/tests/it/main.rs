@@ -9,6 +9,7 @@ mod client_bounds;
 mod client_requests;
 mod client_streams;
 mod client_tasks;
+mod fuzz_props;
 mod http;
 mod stdio;
 mod stores;
