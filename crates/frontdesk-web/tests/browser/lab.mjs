@@ -164,9 +164,26 @@ export async function consent(browser, revision) {
     check(await tab.evaluate(() => window.opener === null), 'the new tab cannot reach the host page');
     await tab.getByLabel('Email').fill('lab@example.com');
     await tab.getByLabel('Password').fill('lab');
+    await tab.screenshot({ path: screenshotPath(`${revision}-signin`), fullPage: true });
     await tab.getByRole('button', { name: 'Sign in and connect' }).click();
     await shown(tab.getByRole('heading', { name: 'Connected' }), 'the demo sign-in page’s confirmation');
+    await tab.screenshot({ path: screenshotPath(`${revision}-signin-connected`), fullPage: true });
     await tab.close();
+
+    // The same link a second time (a forwarded or replayed link): the flow is done, and a
+    // real browser gets a page for a person, not a JSON-RPC error.
+    const again = await browser.context.newPage();
+    await again.goto(url);
+    await again.getByLabel('Email').fill('someone@example.com');
+    const submitted = again.waitForResponse((r) => r.request().method() === 'POST');
+    await again.getByRole('button', { name: 'Sign in and connect' }).click();
+    const refused = await submitted;
+    check(refused.status() === 404, `a used link is refused: HTTP ${refused.status()}`);
+    check((refused.headers()['content-type'] || '').startsWith('text/html'), `the refusal is HTML: ${refused.headers()['content-type']}`);
+    await shown(again.getByRole('heading', { name: 'This sign-in link is not valid' }), 'the used-link page');
+    check(!(await again.locator('body').textContent()).includes('jsonrpc'), 'no JSON-RPC error reaches the person');
+    await again.screenshot({ path: screenshotPath(`${revision}-signin-used`), fullPage: true });
+    await again.close();
 
     await shown(question(page).getByText('Opened in a new tab. Finish there, then come back here.'), 'the wait for the person');
     await button(page, 'Done, continue').click();
