@@ -194,7 +194,9 @@ impl Session {
         Some(token)
     }
 
-    /// How many of the client's requests are in flight.
+    /// How many of the client's requests are in flight (the HTTP session
+    /// sweep keeps a busy session).
+    #[cfg(feature = "http-server")]
     pub(crate) fn in_flight(&self) -> usize {
         self.inflight.lock().map(|m| m.len()).unwrap_or(0)
     }
