@@ -70,6 +70,11 @@ pub struct ServeArgs {
     /// Where URL flows and redeemed request states are kept.
     #[arg(long, value_enum, default_value = "sqlite")]
     store: StoreKind,
+    /// With `--store memory`: most redeemed request states remembered per
+    /// client; past it the client's earliest are forgotten and its states
+    /// issued before them refused (other clients are not affected).
+    #[arg(long, value_name = "N", default_value_t = InMemoryNonceStore::DEFAULT_MAX_PER_OWNER)]
+    redemptions_per_client: usize,
     /// Directory of the SQLite store (created owner-only when missing).
     #[arg(
         long,
@@ -120,7 +125,9 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
     Ok(match args.store {
         StoreKind::Memory => Stores {
             flows: Arc::new(InMemoryFlowStore::new()),
-            nonces: Arc::new(InMemoryNonceStore::new()),
+            nonces: Arc::new(
+                InMemoryNonceStore::new().with_max_per_owner(args.redemptions_per_client),
+            ),
         },
         StoreKind::Sqlite => {
             let file = sqlite_file(&args.data_dir)?;

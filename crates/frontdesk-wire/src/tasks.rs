@@ -159,8 +159,8 @@ impl CreateTaskResult {
 /// once `completed`, `error` once `failed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetTaskResult {
-    /// `"complete"`.
-    #[serde(rename = "resultType")]
+    /// `"complete"` (read as such when a server leaves it out).
+    #[serde(rename = "resultType", default = "complete")]
     pub result_type: ResultType,
     /// The task.
     #[serde(flatten)]
@@ -185,6 +185,10 @@ pub struct GetTaskResult {
     /// Members this crate does not know, kept for round trips.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+fn complete() -> ResultType {
+    ResultType::Complete
 }
 
 impl GetTaskResult {

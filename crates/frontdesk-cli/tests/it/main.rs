@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod abuse;
 mod call;
 mod check;
 mod connect;

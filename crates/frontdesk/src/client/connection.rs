@@ -13,7 +13,7 @@ use frontdesk_wire::{
     JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, ServerCapabilities, meta_key, method,
 };
 use serde_json::{Map, Value};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::config::ClientConfig;
@@ -100,6 +100,15 @@ pub(crate) struct Learnt {
     pub supported_versions: Vec<String>,
 }
 
+/// Most requests from the server (elicitations, sampling, roots, pings)
+/// served at once; more are answered [`BUSY`] at once, so a hostile server
+/// cannot grow the client's tasks without bound.
+pub(crate) const MAX_SERVING: usize = 32;
+
+/// The error code of a request refused for [`MAX_SERVING`] (the
+/// implementation-defined server-error range).
+const BUSY: i32 = ErrorCode::SERVER_BUSY.0;
+
 pub(crate) struct Core {
     pub transport: Arc<dyn Transport>,
     pub config: Arc<ClientConfig>,
@@ -110,6 +119,8 @@ pub(crate) struct Core {
     pub learnt: RwLock<Learnt>,
     next_id: AtomicI64,
     serving: Mutex<HashMap<String, CancellationToken>>,
+    /// Bounds the server's requests being served at once.
+    serving_slots: Arc<tokio::sync::Semaphore>,
     calls: Mutex<Vec<(u64, String)>>,
     next_call: AtomicI64,
     pub closed: CancellationToken,
@@ -132,6 +143,7 @@ impl Core {
             learnt: RwLock::new(Learnt::default()),
             next_id: AtomicI64::new(1),
             serving: Mutex::new(HashMap::new()),
+            serving_slots: Arc::new(tokio::sync::Semaphore::new(MAX_SERVING)),
             calls: Mutex::new(Vec::new()),
             next_call: AtomicI64::new(0),
             closed: CancellationToken::new(),
@@ -266,7 +278,7 @@ impl Core {
     }
 
     /// Serve everything the server sends on its own until the connection ends.
-    pub async fn serve_inbound(self: Arc<Self>, mut rx: mpsc::UnboundedReceiver<Value>) {
+    pub async fn serve_inbound(self: Arc<Self>, mut rx: super::transport::InboundReceiver) {
         loop {
             let message = tokio::select! {
                 m = rx.recv() => match m { Some(m) => m, None => break },
@@ -274,8 +286,19 @@ impl Core {
             };
             match JsonRpcMessage::from_value(message) {
                 Ok(JsonRpcMessage::Request(req)) => {
+                    let Ok(slot) = Arc::clone(&self.serving_slots).try_acquire_owned() else {
+                        tracing::warn!(
+                            limit = MAX_SERVING,
+                            "the server has too many requests open; refusing one"
+                        );
+                        self.refuse_busy(req).await;
+                        continue;
+                    };
                     let core = self.clone();
-                    tokio::spawn(async move { core.serve_request(req).await });
+                    tokio::spawn(async move {
+                        core.serve_request(req).await;
+                        drop(slot);
+                    });
                 }
                 Ok(JsonRpcMessage::Notification(n)) => self.on_notification(&n),
                 Ok(_) => tracing::debug!("stray response ignored"),
@@ -283,6 +306,17 @@ impl Core {
             }
         }
         self.cancel_all_serving();
+    }
+
+    /// Answer a request the client has no room for: a JSON-RPC error, at once.
+    async fn refuse_busy(&self, req: JsonRpcRequest) {
+        let error = ErrorObject::new(
+            ErrorCode(BUSY),
+            format!("The client is already serving {MAX_SERVING} requests from this server"),
+        );
+        if let Ok(message) = serde_json::to_value(JsonRpcErrorResponse::new(Some(req.id), error)) {
+            self.respond(message).await;
+        }
     }
 
     fn cancel_all_serving(&self) {

@@ -59,7 +59,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{ClientConfig, Direction, Notice, NoticeHook, ProtocolChoice, WireTap};
@@ -162,7 +161,7 @@ impl Client {
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
     ) -> Result<Self, ClientError> {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = transport::inbound();
         let tap = Tap(config.on_wire.clone());
         let transport =
             transport_stdio::LineTransport::spawn(command, config.server_stderr, tx, tap.clone())
@@ -190,7 +189,7 @@ impl Client {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = transport::inbound();
         let tap = Tap(config.on_wire.clone());
         let transport = transport_stdio::LineTransport::new(reader, writer, tx, tap.clone());
         Self::start(
@@ -213,7 +212,7 @@ impl Client {
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
     ) -> Result<Self, ClientError> {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = transport::inbound();
         let tap = Tap(config.on_wire.clone());
         // Signing in is human time too: request timeouts pause meanwhile.
         let human = Arc::new(policy::HumanClock::default());
@@ -234,7 +233,7 @@ impl Client {
 
     async fn start(
         transport: Arc<dyn Transport>,
-        rx: mpsc::UnboundedReceiver<Value>,
+        rx: transport::InboundReceiver,
         tap: Tap,
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,

@@ -2,10 +2,14 @@
 //!
 //! Lines end with `\n`, `\r\n` or `\r`; `data:` lines of one event are joined
 //! with `\n`; `id:` and `retry:` are kept; comments (`:`) are skipped. An
-//! event is dispatched at a blank line. Bounded: an event larger than the
-//! limit is dropped.
+//! event is dispatched at a blank line. Bounded: the parser never holds more
+//! than the limit (a line, plus the event being built); an event that grows
+//! past it is dropped whole, with a warning, and the stream goes on.
 
 use std::time::Duration;
+
+/// Longest `id:` kept (a longer one is ignored, as if absent).
+const MAX_ID: usize = 1024;
 
 /// One dispatched event.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,6 +28,8 @@ pub(crate) struct SseParser {
     buf: Vec<u8>,
     current: SseEvent,
     has_data: bool,
+    /// The event being built went over the limit: drop it at its end.
+    oversized: bool,
     limit: usize,
     skip_cr_lf: bool,
 }
@@ -35,6 +41,7 @@ impl SseParser {
             buf: Vec::new(),
             current: SseEvent::default(),
             has_data: false,
+            oversized: false,
             limit,
             skip_cr_lf: false,
         }
@@ -61,6 +68,8 @@ impl SseParser {
                 _ => {
                     if self.buf.len() + self.current.data.len() < self.limit {
                         self.buf.push(b);
+                    } else {
+                        self.oversized = true;
                     }
                 }
             }
@@ -72,7 +81,17 @@ impl SseParser {
         if line.is_empty() {
             let ev = std::mem::take(&mut self.current);
             let had = std::mem::replace(&mut self.has_data, false);
+            if std::mem::replace(&mut self.oversized, false) {
+                tracing::warn!(
+                    limit = self.limit,
+                    "an event from the server is over the size limit; dropped"
+                );
+                return None;
+            }
             return (had || ev.id.is_some() || ev.retry.is_some()).then_some(ev);
+        }
+        if self.oversized {
+            return None;
         }
         if line.first() == Some(&b':') {
             return None;
@@ -84,15 +103,21 @@ impl SseParser {
         };
         match field {
             "data" => {
+                let joined = usize::from(self.has_data) + value.len();
+                if self.current.data.len() + joined > self.limit {
+                    self.oversized = true;
+                    self.current = SseEvent::default();
+                    return None;
+                }
                 if self.has_data {
                     self.current.data.push('\n');
                 }
                 self.has_data = true;
-                if self.current.data.len() + value.len() <= self.limit {
-                    self.current.data.push_str(value);
-                }
+                self.current.data.push_str(value);
             }
-            "id" if !value.contains('\0') => self.current.id = Some(value.to_string()),
+            "id" if !value.contains('\0') && value.len() <= MAX_ID => {
+                self.current.id = Some(value.to_string());
+            }
             "retry" => {
                 if let Ok(ms) = value.trim().parse::<u64>() {
                     self.current.retry = Some(Duration::from_millis(ms));
@@ -119,5 +144,32 @@ mod tests {
         assert_eq!(evs[0].retry, Some(Duration::from_millis(500)));
         assert_eq!(evs[0].data, "");
         assert_eq!(evs[1].data, "{\"a\":1}\nx");
+    }
+
+    /// What a hostile server can do inside one event: a huge line, endless
+    /// `data:` lines (even empty ones), a huge id. The parser stays within its
+    /// limit, drops that event, and reads the next one.
+    #[test]
+    fn an_endless_event_is_bounded_and_dropped() {
+        let limit = 1000;
+        let attacks: [Vec<u8>; 3] = [
+            [b"data: ".as_slice(), &vec![b'x'; 100_000], b"\n"].concat(),
+            b"data:\n".repeat(100_000),
+            [b"id: ".as_slice(), &vec![b'7'; 100_000], b"\ndata: ok\n"].concat(),
+        ];
+        for (i, attack) in attacks.iter().enumerate() {
+            let mut p = SseParser::new(limit);
+            let mut events = Vec::new();
+            for chunk in attack.chunks(4096) {
+                events.extend(p.feed(chunk));
+                assert!(
+                    p.buf.len() + p.current.data.len() <= limit,
+                    "attack {i} grew the parser past its limit"
+                );
+            }
+            events.extend(p.feed(b"\n\ndata: next\n\n"));
+            let data: Vec<&str> = events.iter().map(|e| e.data.as_str()).collect();
+            assert_eq!(data, ["next"], "attack {i}");
+        }
     }
 }

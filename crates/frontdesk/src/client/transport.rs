@@ -9,8 +9,35 @@ use super::config::{Direction, WireTap};
 use super::error::ClientError;
 use super::handler::BoxFuture;
 
-/// Messages the server sent that are not responses to our requests.
-pub(crate) type Inbound = mpsc::UnboundedSender<Value>;
+/// How many messages the server sent on its own may wait to be read. The
+/// connection reads them as they come (requests run on their own tasks, at
+/// most [`MAX_SERVING`](super::connection::MAX_SERVING) at once), so only a
+/// server flooding faster than that fills the queue; then the transport
+/// stops reading until there is room (the server's writes block), and client
+/// memory stays bounded.
+pub(crate) const INBOUND_CAPACITY: usize = 256;
+
+/// Where the transport puts the messages the server sent that are not
+/// responses to our requests: a bounded queue.
+#[derive(Debug, Clone)]
+pub(crate) struct Inbound(mpsc::Sender<Value>);
+
+/// The reading end of [`Inbound`].
+pub(crate) type InboundReceiver = mpsc::Receiver<Value>;
+
+/// A new inbound queue.
+pub(crate) fn inbound() -> (Inbound, InboundReceiver) {
+    let (tx, rx) = mpsc::channel(INBOUND_CAPACITY);
+    (Inbound(tx), rx)
+}
+
+impl Inbound {
+    /// Queue `message`, waiting while the queue is full; `false` once the
+    /// connection stopped reading.
+    pub(crate) async fn deliver(&self, message: Value) -> bool {
+        self.0.send(message).await.is_ok()
+    }
+}
 
 /// The wire tap, shared by the connection and its transport.
 #[derive(Clone, Default)]

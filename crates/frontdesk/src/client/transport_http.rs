@@ -295,14 +295,14 @@ impl HttpTransport {
                 return None;
             };
             for ev in parser.feed(&chunk) {
-                if let Some(found) = self.event(ev, id, last_id, retry) {
+                if let Some(found) = self.event(ev, id, last_id, retry).await {
                     return Some(found);
                 }
             }
         }
     }
 
-    fn event(
+    async fn event(
         &self,
         ev: SseEvent,
         id: Option<&str>,
@@ -334,7 +334,7 @@ impl HttpTransport {
             tracing::debug!(id = ?key, "response to no pending request on this stream");
             return None;
         }
-        let _ = self.inbound.send(message);
+        self.inbound.deliver(message).await;
         None
     }
 

@@ -245,7 +245,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 }
                 None => tracing::debug!(id = %key, "response to no pending request"),
             }
-        } else if inbound.send(message).is_err() {
+        } else if !inbound.deliver(message).await {
             break;
         }
     }

@@ -4,15 +4,18 @@
 //! connects and says nothing, sends its headers one byte at a time, or keeps
 //! an idle keep-alive connection open is closed after
 //! [`header_read_timeout`](super::HttpOptions::header_read_timeout). Over the
-//! cap, a connection is answered `503` at once and closed.
+//! cap, a connection is answered `503` at once and closed; over
+//! [`max_connections_per_client`](super::HttpOptions::max_connections_per_client)
+//! from one address, `429`.
 //!
 //! Each request carries the peer's address ([`PeerAddr`]), which anonymous
 //! clients are told apart by (quotas, fairness).
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
-use std::sync::Arc;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use axum::Router;
@@ -34,6 +37,7 @@ pub struct PeerAddr(pub SocketAddr);
 /// What the loop needs from the options.
 pub(crate) struct Limits {
     pub(crate) max_connections: usize,
+    pub(crate) max_connections_per_client: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) shutdown_grace: Duration,
 }
@@ -51,6 +55,7 @@ where
     F: Future<Output = ()> + Send,
 {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let per_client = Arc::new(PerClient::new(limits.max_connections_per_client));
     let graceful = GracefulShutdown::new();
     tokio::pin!(signal);
     loop {
@@ -66,9 +71,14 @@ where
             },
             () = &mut signal => break,
         };
+        let Some(mine) = PerClient::admit(&per_client, peer.ip()) else {
+            tracing::warn!(%peer, limit = limits.max_connections_per_client, "connection refused: too many open connections from this address");
+            tokio::spawn(refuse(stream, TOO_MANY_FROM_YOU));
+            continue;
+        };
         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
             tracing::warn!(%peer, limit = limits.max_connections, "connection refused: too many open connections");
-            tokio::spawn(refuse(stream));
+            tokio::spawn(refuse(stream, TOO_MANY));
             continue;
         };
         let app = app.clone();
@@ -95,6 +105,7 @@ where
                 tracing::debug!(%peer, error = %e, "connection ended with an error");
             }
             drop(permit);
+            drop(mine);
         });
     }
     on_signal();
@@ -108,9 +119,64 @@ where
     Ok(())
 }
 
-/// Tell a connection over the cap to come back later, and close it.
-async fn refuse(mut stream: TcpStream) {
-    let response = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
+/// The answer to a connection over the server's cap.
+const TOO_MANY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
+/// The answer to a connection over its address's cap.
+const TOO_MANY_FROM_YOU: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
+
+/// Open connections per address.
+struct PerClient {
+    limit: usize,
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One counted connection; uncounted when dropped.
+struct Counted {
+    table: Arc<PerClient>,
+    ip: IpAddr,
+}
+
+impl PerClient {
+    fn new(limit: usize) -> Self {
+        Self {
+            limit: limit.max(1),
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Count a connection from `ip`, unless it has its limit open already.
+    fn admit(table: &Arc<Self>, ip: IpAddr) -> Option<Counted> {
+        let mut open = table.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = open.entry(ip).or_insert(0);
+        if *n >= table.limit {
+            return None;
+        }
+        *n += 1;
+        Some(Counted {
+            table: Arc::clone(table),
+            ip,
+        })
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        let mut open = self
+            .table
+            .open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(n) = open.get_mut(&self.ip) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Tell a connection over a cap to come back later, and close it.
+async fn refuse(mut stream: TcpStream, response: &'static [u8]) {
     let _ = tokio::time::timeout(Duration::from_secs(1), async {
         let _ = stream.write_all(response).await;
         let _ = stream.shutdown().await;

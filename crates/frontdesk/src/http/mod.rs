@@ -226,6 +226,7 @@ impl HttpListener {
         let token = CancellationToken::new();
         let limits = listen::Limits {
             max_connections: self.options.max_connections,
+            max_connections_per_client: self.options.max_connections_per_client,
             header_read_timeout: self.options.header_read_timeout,
             shutdown_grace: self.options.shutdown_grace,
         };

@@ -121,6 +121,11 @@ pub struct HttpOptions {
     /// Most open connections (default 512); more are answered `503` and
     /// closed.
     pub max_connections: usize,
+    /// Most open connections from one address (default 64); more are
+    /// answered `429` and closed, so one client cannot hold every connection.
+    /// Behind a reverse proxy every client has the proxy's address: raise it
+    /// there (or set it to `max_connections`).
+    pub max_connections_per_client: usize,
     /// Time for a client to send a request's headers, from connecting or
     /// from the end of the previous response on a keep-alive connection
     /// (default 10 s): slow, silent and idle connections are closed.
@@ -156,6 +161,10 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_sessions", &self.max_sessions)
             .field("max_connections", &self.max_connections)
+            .field(
+                "max_connections_per_client",
+                &self.max_connections_per_client,
+            )
             .field("public_base_url", &self.public_base_url)
             .field("authenticator", &self.authenticator.is_some())
             .finish_non_exhaustive()
@@ -176,6 +185,7 @@ impl Default for HttpOptions {
             max_sessions_per_client: 256,
             session_idle: Duration::from_secs(1800),
             max_connections: 512,
+            max_connections_per_client: 64,
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(10),
             get_stream_lifetime: Duration::from_secs(3600),
@@ -231,6 +241,8 @@ impl HttpOptions {
         session_idle: Duration,
         /// Most open connections.
         max_connections: usize,
+        /// Most open connections from one address.
+        max_connections_per_client: usize,
         /// Time to send a request's headers (also the idle keep-alive limit).
         header_read_timeout: Duration,
         /// Time to send a POST body.

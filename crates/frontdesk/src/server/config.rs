@@ -60,8 +60,10 @@ pub struct ServerConfig {
     /// a replayed state gets the reply it got the first time (the handler does
     /// not run again); after it, the replay is refused.
     pub retry_reply_ttl: Duration,
-    /// Most retry replies kept (default 10 000; the oldest finished one
-    /// makes room).
+    /// Most retry replies kept (default 4 096; the oldest finished one makes
+    /// room). One client (the one a call's states are charged to) keeps at
+    /// most a sixteenth of them (at least 64), so a flood of retries only
+    /// pushes out the flooder's own.
     pub max_retry_replies: usize,
     /// How long a task is kept after it is created (default 1 h); a task
     /// still running then is stopped.
@@ -90,7 +92,7 @@ impl Default for ServerConfig {
             url_flow_ttl: Duration::from_secs(900),
             max_flows_per_client: 32,
             retry_reply_ttl: Duration::from_secs(60),
-            max_retry_replies: 10_000,
+            max_retry_replies: 4_096,
             task_ttl: Duration::from_secs(3600),
             task_poll_interval: Duration::from_secs(1),
             max_tasks: 10_000,

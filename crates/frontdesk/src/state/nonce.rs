@@ -5,34 +5,7 @@
 //! most once (MRTR A.4 §5), the server records each [`StateId`] it accepts, until
 //! the state would have expired anyway.
 //!
-//! # Why the memory store never fills up for everyone
-//!
-//! Remembering every redeemed id for its whole lifetime costs memory in
-//! proportion to the rate of redemptions, and that rate is chosen by the
-//! clients. A store that refuses new ids when full lets one client's flood
-//! deny every other client's retries (the failure this design replaces). A
-//! store that silently forgets old ids lets a forgotten state be replayed.
-//!
-//! [`InMemoryNonceStore`] does neither. Each redemption is charged to the
-//! *owner* of the state (the principal, or the client's address when
-//! anonymous, sealed into the state when it was first issued, so presenting it
-//! from elsewhere does not change who pays). Each owner has a share
-//! ([`InMemoryNonceStore::with_max_per_owner`]); when a share is used up, the
-//! owner's entry issued earliest is forgotten and the owner's *floor* rises to
-//! that entry's issue time: from then on every state of that owner issued at
-//! or before the floor is refused, redeemed or not. When the whole store is
-//! full the same happens to the owner holding the most entries. So:
-//!
-//! - replay protection holds for every state within its lifetime: an id is
-//!   only forgotten together with everything issued before it;
-//! - the cost of a flood falls on the owner who floods: their oldest
-//!   unanswered states stop being accepted, nobody else's;
-//! - a well-behaved owner is never affected unless it redeems more than its
-//!   share within the time a person takes to answer (100,000 by default).
-//!
-//! Stores without their own [`redeem_for`](NonceStore::redeem_for) (the
-//! SQLite and Redis stores) keep every id until it expires, on disk or in
-//! Redis, with no share per owner.
+//! See [`InMemoryNonceStore`] for how the memory store stays safe when full.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -44,7 +17,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::store::{BoxFuture, StoreError};
 
 /// One state being redeemed: its id, when it was issued and expires (unix
-/// seconds), and who owns it (see the [module docs](self)).
+/// seconds), and who owns it (see [`InMemoryNonceStore`] for what the owner is for).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Redemption<'a> {
@@ -134,8 +107,36 @@ pub enum RedeemError {
 }
 
 /// A [`NonceStore`] in process memory, bounded, with a share per owner: for
-/// one instance, or for tests. See the [module docs](self) for how it stays
-/// safe when full.
+/// one instance, or for tests.
+///
+/// # Why it never fills up for everyone
+///
+/// Remembering every redeemed id for its whole lifetime costs memory in
+/// proportion to the rate of redemptions, and that rate is chosen by the
+/// clients. A store that refuses new ids when full lets one client's flood
+/// deny every other client's retries (the failure this design replaces). A
+/// store that silently forgets old ids lets a forgotten state be replayed.
+///
+/// [`InMemoryNonceStore`] does neither. Each redemption is charged to the
+/// *owner* of the state (the principal, or the client's address when
+/// anonymous, sealed into the state when it was first issued, so presenting it
+/// from elsewhere does not change who pays). Each owner has a share
+/// ([`InMemoryNonceStore::with_max_per_owner`]); when a share is used up, the
+/// owner's entry issued earliest is forgotten and the owner's *floor* rises to
+/// that entry's issue time: from then on every state of that owner issued at
+/// or before the floor is refused, redeemed or not. When the whole store is
+/// full the same happens to the owner holding the most entries. So:
+///
+/// - replay protection holds for every state within its lifetime: an id is
+///   only forgotten together with everything issued before it;
+/// - the cost of a flood falls on the owner who floods: their oldest
+///   unanswered states stop being accepted, nobody else's;
+/// - a well-behaved owner is never affected unless it redeems more than its
+///   share within the time a person takes to answer (100,000 by default).
+///
+/// Stores without their own [`redeem_for`](NonceStore::redeem_for) (the
+/// SQLite and Redis stores) keep every id until it expires, on disk or in
+/// Redis, with no share per owner.
 ///
 /// ```
 /// use frontdesk::state::{InMemoryNonceStore, NonceStore, Redemption, StateId};

@@ -5,6 +5,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod client;
+mod client_bounds;
 mod client_requests;
 mod client_streams;
 mod client_tasks;

@@ -216,7 +216,7 @@ async fn run(
         return play(server, target, round, sink, &binding).await;
     };
     let opened = state::open(server, token, &binding)?;
-    let claim = server.retries.claim(opened.id);
+    let claim = server.retries.claim(opened.id, &opened.state.owner);
     let running = match claim {
         Claim::Repeat(reply) => return replies::wait(reply).await,
         Claim::Untracked => None,

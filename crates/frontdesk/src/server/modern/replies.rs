@@ -11,7 +11,7 @@
 //! to the same principal, method, name and arguments.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
@@ -20,19 +20,32 @@ use super::super::error::RpcError;
 use super::super::requests::Reply;
 use crate::state::StateId;
 
-/// The replies of recent retries, by state id.
+/// The replies of recent retries, by state id, with a share per owner (the
+/// client the call's states are charged to), so one client's flood of
+/// retries only pushes out its own kept replies.
 #[derive(Debug)]
 pub(crate) struct RetryReplies {
     inner: Mutex<Kept>,
     keep_for: Duration,
     max: usize,
+    max_per_owner: usize,
+}
+
+#[derive(Debug)]
+struct Slot {
+    reply: watch::Receiver<Option<Reply>>,
+    owner: Arc<str>,
 }
 
 #[derive(Debug, Default)]
 struct Kept {
-    slots: HashMap<StateId, watch::Receiver<Option<Reply>>>,
-    /// Insertion order, for expiry and for the bound.
+    slots: HashMap<StateId, Slot>,
+    /// Claim order, for expiry and the bound; may hold ids already
+    /// forgotten (skipped, and compacted now and then).
     order: VecDeque<(Instant, StateId)>,
+    /// Each owner's ids in claim order (may hold forgotten ids too), and
+    /// how many of them are kept.
+    owners: HashMap<Arc<str>, (VecDeque<StateId>, usize)>,
 }
 
 /// What [`RetryReplies::claim`] found.
@@ -59,63 +72,136 @@ impl Running {
 }
 
 impl RetryReplies {
+    /// Keep replies for `keep_for`, at most `max` of them, and at most a
+    /// sixteenth of that (or 64, whichever is more) per owner.
     pub(crate) fn new(keep_for: Duration, max: usize) -> Self {
+        let max = max.max(1);
         Self {
             inner: Mutex::new(Kept::default()),
             keep_for,
             max,
+            max_per_owner: (max / 16).max(64).min(max),
         }
     }
 
-    /// Claim `id` for this request, or find who already did.
-    pub(crate) fn claim(&self, id: StateId) -> Claim {
+    /// Claim `id` (a state of `owner`) for this request, or find who
+    /// already did.
+    pub(crate) fn claim(&self, id: StateId, owner: &str) -> Claim {
         let now = Instant::now();
         let mut kept = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         kept.forget_older_than(now.checked_sub(self.keep_for));
-        if let Some(rx) = kept.slots.get(&id) {
-            return Claim::Repeat(rx.clone());
+        if let Some(slot) = kept.slots.get(&id) {
+            return Claim::Repeat(slot.reply.clone());
         }
-        if kept.order.len() >= self.max && !kept.forget_oldest_finished() {
+        let owner = kept.owner_key(owner);
+        if kept.count_of(&owner) >= self.max_per_owner && !kept.forget_oldest_of(&owner) {
             return Claim::Untracked;
         }
-        let (sender, rx) = watch::channel(None);
-        kept.slots.insert(id, rx);
+        if kept.slots.len() >= self.max && !kept.forget_oldest_finished() {
+            return Claim::Untracked;
+        }
+        let (sender, reply) = watch::channel(None);
+        kept.slots.insert(
+            id,
+            Slot {
+                reply,
+                owner: Arc::clone(&owner),
+            },
+        );
         kept.order.push_back((now, id));
+        let (ids, count) = kept.owners.entry(owner).or_default();
+        ids.push_back(id);
+        *count += 1;
+        kept.compact(self.max, self.max_per_owner);
         Claim::First(Running { sender })
     }
 }
 
 impl Kept {
+    fn owner_key(&self, owner: &str) -> Arc<str> {
+        self.owners
+            .get_key_value(owner)
+            .map_or_else(|| Arc::from(owner), |(k, _)| Arc::clone(k))
+    }
+
+    fn count_of(&self, owner: &str) -> usize {
+        self.owners.get(owner).map_or(0, |(_, n)| *n)
+    }
+
+    fn is_finished(&self, id: &StateId) -> bool {
+        self.slots.get(id).is_none_or(|s| finished(&s.reply))
+    }
+
+    /// Forget `id`'s reply (its entries in the queues go stale).
+    fn forget(&mut self, id: &StateId) {
+        let Some(slot) = self.slots.remove(id) else {
+            return;
+        };
+        if let Some((ids, count)) = self.owners.get_mut(&slot.owner) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                ids.clear();
+                self.owners.remove(&slot.owner);
+            }
+        }
+    }
+
     /// Forget finished replies kept since before `cutoff`. A reply still
     /// running is kept whatever its age (the load caps bound how many run).
     fn forget_older_than(&mut self, cutoff: Option<Instant>) {
         let Some(cutoff) = cutoff else { return };
         while let Some(&(at, id)) = self.order.front() {
-            if at > cutoff {
-                break;
+            if !self.slots.contains_key(&id) {
+                self.order.pop_front();
+                continue;
             }
-            if self.slots.get(&id).is_some_and(|rx| !finished(rx)) {
+            if at > cutoff || !self.is_finished(&id) {
                 break;
             }
             self.order.pop_front();
-            self.slots.remove(&id);
+            self.forget(&id);
         }
     }
 
     /// Make room by forgetting the oldest finished reply; `false` when every
     /// kept reply is still running.
     fn forget_oldest_finished(&mut self) -> bool {
-        let Some(pos) = self
+        let oldest = self
             .order
             .iter()
-            .position(|(_, id)| self.slots.get(id).is_none_or(finished))
-        else {
-            return false;
-        };
-        if let Some((_, id)) = self.order.remove(pos) {
-            self.slots.remove(&id);
+            .map(|(_, id)| *id)
+            .find(|id| self.slots.contains_key(id) && self.is_finished(id));
+        oldest.is_some_and(|id| {
+            self.forget(&id);
+            true
+        })
+    }
+
+    /// Make room in `owner`'s share by forgetting its oldest finished reply.
+    fn forget_oldest_of(&mut self, owner: &str) -> bool {
+        let oldest = self.owners.get(owner).and_then(|(ids, _)| {
+            ids.iter()
+                .copied()
+                .find(|id| self.slots.get(id).is_some_and(|s| finished(&s.reply)))
+        });
+        oldest.is_some_and(|id| {
+            self.forget(&id);
+            true
+        })
+    }
+
+    /// Drop forgotten ids from the queues once they outnumber kept ones.
+    fn compact(&mut self, max: usize, max_per_owner: usize) {
+        if self.order.len() > 2 * max {
+            let slots = &self.slots;
+            self.order.retain(|(_, id)| slots.contains_key(id));
         }
-        true
+        for (ids, _) in self.owners.values_mut() {
+            if ids.len() > 2 * max_per_owner {
+                let slots = &self.slots;
+                ids.retain(|id| slots.contains_key(id));
+            }
+        }
     }
 }
 
@@ -148,10 +234,10 @@ mod tests {
     #[tokio::test]
     async fn the_second_claim_gets_the_first_reply() {
         let replies = RetryReplies::new(Duration::from_secs(60), 100);
-        let Claim::First(running) = replies.claim(id(1)) else {
+        let Claim::First(running) = replies.claim(id(1), "a") else {
             panic!("first claim");
         };
-        let Claim::Repeat(rx) = replies.claim(id(1)) else {
+        let Claim::Repeat(rx) = replies.claim(id(1), "a") else {
             panic!("second claim");
         };
         let waiter = tokio::spawn(wait(rx));
@@ -160,7 +246,7 @@ mod tests {
         running.finish(&Ok(reply.clone()));
         assert_eq!(waiter.await.unwrap(), Ok(reply.clone()));
         // And after it finished.
-        let Claim::Repeat(rx) = replies.claim(id(1)) else {
+        let Claim::Repeat(rx) = replies.claim(id(1), "a") else {
             panic!("third claim");
         };
         assert_eq!(wait(rx).await, Ok(reply));
@@ -169,10 +255,10 @@ mod tests {
     #[tokio::test]
     async fn a_round_that_dies_is_an_internal_error_not_a_hang() {
         let replies = RetryReplies::new(Duration::from_secs(60), 100);
-        let Claim::First(running) = replies.claim(id(1)) else {
+        let Claim::First(running) = replies.claim(id(1), "a") else {
             panic!("first claim");
         };
-        let Claim::Repeat(rx) = replies.claim(id(1)) else {
+        let Claim::Repeat(rx) = replies.claim(id(1), "a") else {
             panic!("second claim");
         };
         drop(running);
@@ -182,30 +268,51 @@ mod tests {
     #[test]
     fn bounded_finished_replies_make_room_running_ones_do_not() {
         let replies = RetryReplies::new(Duration::from_secs(60), 2);
-        let Claim::First(a) = replies.claim(id(1)) else {
+        let Claim::First(a) = replies.claim(id(1), "a") else {
             panic!()
         };
-        let Claim::First(_b) = replies.claim(id(2)) else {
+        let Claim::First(_b) = replies.claim(id(2), "a") else {
             panic!()
         };
-        assert!(matches!(replies.claim(id(3)), Claim::Untracked));
+        assert!(matches!(replies.claim(id(3), "a"), Claim::Untracked));
         a.finish(&Ok(Map::new()));
-        let Claim::First(_c) = replies.claim(id(3)) else {
+        let Claim::First(_c) = replies.claim(id(3), "a") else {
             panic!("finished id 1 makes room")
         };
         // Both kept ones are running now: no room, and id 1 is forgotten.
-        assert!(matches!(replies.claim(id(1)), Claim::Untracked));
+        assert!(matches!(replies.claim(id(1), "a"), Claim::Untracked));
+    }
+
+    #[test]
+    fn one_owner_pushes_out_only_its_own_replies() {
+        let replies = RetryReplies::new(Duration::from_secs(60), 16 * 64 + 1);
+        for n in 0..=200u8 {
+            let Claim::First(r) = replies.claim(id(n), "flood") else {
+                panic!("claim {n}")
+            };
+            r.finish(&Ok(Map::new()));
+            if n == 0 {
+                let Claim::First(mine) = replies.claim(id(255), "good") else {
+                    panic!("good claim")
+                };
+                mine.finish(&Ok(Map::new()));
+            }
+        }
+        // The flood kept its latest 64; the other owner's reply is still there.
+        assert!(matches!(replies.claim(id(255), "good"), Claim::Repeat(_)));
+        assert!(matches!(replies.claim(id(200), "flood"), Claim::Repeat(_)));
+        assert!(matches!(replies.claim(id(0), "flood"), Claim::First(_)));
     }
 
     #[test]
     fn finished_replies_expire() {
         let replies = RetryReplies::new(Duration::ZERO, 10);
-        let Claim::First(a) = replies.claim(id(1)) else {
+        let Claim::First(a) = replies.claim(id(1), "a") else {
             panic!()
         };
         // Running: kept whatever its age.
-        assert!(matches!(replies.claim(id(1)), Claim::Repeat(_)));
+        assert!(matches!(replies.claim(id(1), "a"), Claim::Repeat(_)));
         a.finish(&Ok(Map::new()));
-        assert!(matches!(replies.claim(id(1)), Claim::First(_)));
+        assert!(matches!(replies.claim(id(1), "a"), Claim::First(_)));
     }
 }

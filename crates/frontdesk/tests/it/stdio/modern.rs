@@ -730,10 +730,19 @@ async fn bench_confirm_contract() {
             "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
         }}})
     );
-    let state = first["result"]["requestState"].as_str().unwrap().to_string();
+    let state = first["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let cases = [
-        (json!({"action": "accept", "content": {"ok": true}}), "confirmed 7"),
-        (json!({"action": "accept", "content": {"ok": false}}), "not confirmed 7"),
+        (
+            json!({"action": "accept", "content": {"ok": true}}),
+            "confirmed 7",
+        ),
+        (
+            json!({"action": "accept", "content": {"ok": false}}),
+            "not confirmed 7",
+        ),
         (json!({"action": "decline"}), "declined"),
         (json!({"action": "cancel"}), "cancelled"),
     ];
