@@ -5,6 +5,7 @@
 //! cargo bench -p frontdesk-cli --bench load                 # C=16 and C=64, 3 rounds
 //! cargo bench -p frontdesk-cli --bench load -- --smoke      # a few seconds, for CI
 //! cargo bench -p frontdesk-cli --bench load -- --seconds 10 --concurrency 16
+//! cargo bench -p frontdesk-cli --bench load -- --duration 600  # soak (issue 10)
 //! ```
 //!
 //! Two servers run as child processes so their CPU time is their own (read
@@ -28,8 +29,18 @@
 //! server's CPU per call divided by (requests per call × the echo server's
 //! CPU per request) of the same round; the table shows the median of the
 //! rounds. Nothing here asserts a timing.
+//!
+//! The clients spread their connections over the loopback addresses
+//! `127.0.0.1` … `127.0.0.8`: the server caps open connections and requests
+//! in flight per address (64 each by default), and the 2025-11-25 row at
+//! C=64 holds 128 connections. Every cap stays at its default.
+//!
+//! `--duration S` is the soak benchmark instead (see [`soak`]): the
+//! 2026-07-28 round trip at full speed for S seconds, counting errors and
+//! sampling the server's RSS.
 
 mod echo;
+mod soak;
 #[path = "../support/mod.rs"]
 mod support;
 mod workload;
@@ -55,10 +66,11 @@ struct Options {
     concurrency: Vec<usize>,
     legacy: bool,
     frontdesk: String,
+    soak: Option<Duration>,
 }
 
 const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
-[--concurrency C,C…] [--no-legacy] [--frontdesk PATH]";
+[--concurrency C,C…] [--no-legacy] [--frontdesk PATH] [--duration S (soak)]";
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
@@ -69,6 +81,7 @@ impl Options {
             concurrency: vec![16, 64],
             legacy: true,
             frontdesk: env!("CARGO_BIN_EXE_frontdesk").to_string(),
+            soak: None,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -92,6 +105,7 @@ impl Options {
                         .collect::<Result<_, _>>()?;
                 }
                 "--no-legacy" => o.legacy = false,
+                "--duration" => o.soak = Some(Duration::from_secs_f64(value()?.parse()?)),
                 "--frontdesk" => o.frontdesk = value()?.clone(),
                 other => bail!("unknown argument {other:?}\n{USAGE}"),
             }
@@ -135,17 +149,15 @@ struct Measured {
 }
 
 async fn run(o: &Options) -> anyhow::Result<()> {
+    if let Some(duration) = o.soak {
+        let c = o.concurrency.first().copied().unwrap_or(16);
+        return soak::run(&o.frontdesk, duration, c).await;
+    }
     let me = std::env::current_exe().context("this benchmark's own path")?;
     let mut echo_cmd = Command::new(me);
     echo_cmd.arg("--echo-server");
     let echo = ServerProcess::spawn("echo server", echo_cmd)?;
-    let mut fd_cmd = Command::new(&o.frontdesk);
-    fd_cmd
-        .args(["serve", "--conformance-fixtures", "--store", "memory"])
-        .args(["--http", "127.0.0.1:0"])
-        .env_remove("RUST_LOG")
-        .env_remove("FRONTDESK_STATE_KEYS");
-    let frontdesk = ServerProcess::spawn("frontdesk serve", fd_cmd)?;
+    let frontdesk = spawn_frontdesk(&o.frontdesk)?;
     let ticks = clock_ticks_per_second();
     let mut kinds = vec![Kind::Echo, Kind::Modern];
     if o.legacy {
@@ -164,7 +176,11 @@ async fn run(o: &Options) -> anyhow::Result<()> {
     for round in 0..o.rounds {
         for (ci, &c) in o.concurrency.iter().enumerate() {
             for (ki, &kind) in kinds.iter().enumerate() {
-                let server = if kind == Kind::Echo { &echo } else { &frontdesk };
+                let server = if kind == Kind::Echo {
+                    &echo
+                } else {
+                    &frontdesk
+                };
                 let m = measure(kind, server, c, o, ticks).await?;
                 println!(
                     "  round {} C={c:<3} {:<26} {:>7} calls {:>9.0}/s  p50 {:>6.2} ms  p99 {:>6.2} ms  {:>7.1} CPU-µs/call",
@@ -182,6 +198,18 @@ async fn run(o: &Options) -> anyhow::Result<()> {
     }
     println!("\n{}", table(&kinds, &o.concurrency, &results, o.rounds));
     Ok(())
+}
+
+/// `frontdesk serve --conformance-fixtures --store memory --http
+/// 127.0.0.1:0` as a child, with the default configuration.
+fn spawn_frontdesk(path: &str) -> anyhow::Result<ServerProcess> {
+    let mut command = Command::new(path);
+    command
+        .args(["serve", "--conformance-fixtures", "--store", "memory"])
+        .args(["--http", "127.0.0.1:0"])
+        .env_remove("RUST_LOG")
+        .env_remove("FRONTDESK_STATE_KEYS");
+    ServerProcess::spawn("frontdesk serve", command)
 }
 
 /// Run `kind` against `server` with `c` clients: warm up, then measure.
@@ -237,7 +265,7 @@ async fn client(
     index: u64,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<Vec<(Instant, u32)>> {
-    let mut client = Client::connect(kind, addr).await?;
+    let mut client = Client::connect(kind, addr, index).await?;
     let mut samples = Vec::with_capacity(1 << 14);
     let mut n = index << 32;
     while !stop.load(Ordering::Relaxed) {
@@ -255,7 +283,12 @@ async fn client(
 }
 
 /// The medians of the rounds, one row per workload and concurrency.
-fn table(kinds: &[Kind], concurrency: &[usize], results: &[Vec<Vec<Measured>>], rounds: usize) -> String {
+fn table(
+    kinds: &[Kind],
+    concurrency: &[usize],
+    results: &[Vec<Vec<Measured>>],
+    rounds: usize,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -265,12 +298,16 @@ fn table(kinds: &[Kind], concurrency: &[usize], results: &[Vec<Vec<Measured>>], 
         out,
         "| server | C | calls/s | p50 ms | p99 ms | server CPU µs/call | HTTP req/call | × echo floor |"
     );
-    let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        out,
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
     for (ci, &c) in concurrency.iter().enumerate() {
         let floor = &results[ci][0];
         for (ki, &kind) in kinds.iter().enumerate() {
             let runs = &results[ci][ki];
-            let pick = |f: fn(&Measured) -> f64| median(&mut runs.iter().map(f).collect::<Vec<_>>());
+            let pick =
+                |f: fn(&Measured) -> f64| median(&mut runs.iter().map(f).collect::<Vec<_>>());
             let mut ratios: Vec<f64> = runs
                 .iter()
                 .zip(floor)

@@ -59,11 +59,13 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connect for `kind`.
-    pub async fn connect(kind: Kind, addr: SocketAddr) -> anyhow::Result<Self> {
-        let main = Conn::open(addr).await?;
+    /// Connect for `kind`, client number `index` (which picks its loopback
+    /// source address, see [`support::source_of`]).
+    pub async fn connect(kind: Kind, addr: SocketAddr, index: u64) -> anyhow::Result<Self> {
+        let source = Some(support::source_of(index));
+        let main = Conn::open_from(addr, source).await?;
         let side = match kind {
-            Kind::Legacy => Some(Conn::open(addr).await?),
+            Kind::Legacy => Some(Conn::open_from(addr, source).await?),
             _ => None,
         };
         Ok(Self { kind, main, side })
@@ -91,7 +93,10 @@ impl Client {
         let first = modern_call(2 * n, TOOL, json!({"n": n}), None);
         let (status, _, body) = self.main.post(&headers, first).await?;
         let reply: Value = serde_json::from_slice(&body).context("round 1 is not JSON")?;
-        ensure!(status == StatusCode::OK, "round 1 answered {status}: {reply}");
+        ensure!(
+            status == StatusCode::OK,
+            "round 1 answered {status}: {reply}"
+        );
         let result = &reply["result"];
         ensure!(
             result["resultType"] == "input_required",
@@ -104,7 +109,10 @@ impl Client {
         let retry = modern_call(2 * n + 1, TOOL, json!({"n": n}), Some((answers, state)));
         let (status, _, body) = self.main.post(&headers, retry).await?;
         let reply: Value = serde_json::from_slice(&body).context("round 2 is not JSON")?;
-        ensure!(status == StatusCode::OK, "round 2 answered {status}: {reply}");
+        ensure!(
+            status == StatusCode::OK,
+            "round 2 answered {status}: {reply}"
+        );
         let expected = format!("confirmed {n}");
         ensure!(
             result_text(&reply) == Some(expected.as_str()),
@@ -180,10 +188,7 @@ impl Client {
             .send(Method::DELETE, &in_session[2..3], bytes::Bytes::new())
             .await?;
         let (status, _, _) = support::read_whole(gone).await?;
-        ensure!(
-            status == StatusCode::NO_CONTENT,
-            "DELETE answered {status}"
-        );
+        ensure!(status == StatusCode::NO_CONTENT, "DELETE answered {status}");
         Ok(())
     }
 }

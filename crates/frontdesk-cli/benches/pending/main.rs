@@ -114,8 +114,8 @@ async fn serve() -> anyhow::Result<()> {
     let listener = bind(SocketAddr::from(([127, 0, 0, 1], 0)), options).await?;
     let base = listener.base_url();
     let builder = frontdesk::server::Server::builder("brightgrid", "0");
-    let server = frontdesk_demo::register(builder, &base, &frontdesk_demo::DemoOptions::default())
-        .build();
+    let server =
+        frontdesk_demo::register(builder, &base, &frontdesk_demo::DemoOptions::default()).build();
     eprintln!("pending-memory server at {}", listener.endpoint_url());
     listener.serve(server).await?;
     Ok(())
@@ -126,7 +126,9 @@ async fn measure_all(counts: &[usize]) -> anyhow::Result<()> {
         "memory per pending 2025-11-25 elicitation: book_return's ReturnForm, one session, \
          connection and open POST stream each, server RSS from /proc/<pid>/status"
     );
-    println!("| pending | RSS before (KiB) | RSS with pending (KiB) | KiB per pending | answered |");
+    println!(
+        "| pending | RSS before (KiB) | RSS with pending (KiB) | KiB per pending | answered |"
+    );
     println!("| ---: | ---: | ---: | ---: | ---: |");
     for &n in counts {
         let m = measure(n).await?;
@@ -154,7 +156,10 @@ async fn measure(n: usize) -> anyhow::Result<Figures> {
 
     let warm = open_all(addr, WARM_UP).await?;
     let answered = answer_all(addr, warm).await?;
-    ensure!(answered == WARM_UP, "warm-up: {answered}/{WARM_UP} answered");
+    ensure!(
+        answered == WARM_UP,
+        "warm-up: {answered}/{WARM_UP} answered"
+    );
     tokio::time::sleep(Duration::from_millis(500)).await;
     let before = server.rss_kib()?;
 
@@ -221,7 +226,10 @@ async fn open_one(addr: SocketAddr, i: usize) -> anyhow::Result<Pending> {
         .map(str::to_string)
         .with_context(|| format!("no session: {}", String::from_utf8_lossy(&body)))?;
     let (status, _, _) = conn.post(&session_headers(&session), initialized()).await?;
-    ensure!(status == StatusCode::ACCEPTED, "initialized answered {status}");
+    ensure!(
+        status == StatusCode::ACCEPTED,
+        "initialized answered {status}"
+    );
     let order = format!("A{i}");
     let call = legacy_call(2, "book_return", json!({"order_id": order}));
     let response = conn
@@ -292,7 +300,10 @@ async fn finish(conn: &mut Conn, mut call: Pending) -> anyhow::Result<bool> {
     let confirm = next_question(&mut call.stream).await?;
     let yes = json!({"action": "accept", "content": {"confirm": true}});
     let (status, _, _) = conn.post(&headers, answer(&confirm, yes)).await?;
-    ensure!(status == StatusCode::ACCEPTED, "the confirmation got {status}");
+    ensure!(
+        status == StatusCode::ACCEPTED,
+        "the confirmation got {status}"
+    );
     loop {
         let Some(m) = call.stream.next_message().await? else {
             return Ok(false);

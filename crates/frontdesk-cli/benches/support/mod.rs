@@ -8,7 +8,7 @@
 #![allow(dead_code)] // each benchmark uses part of it
 
 use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -21,7 +21,18 @@ use hyper::client::conn::http1::SendRequest;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
+
+/// Loopback source addresses a load spreads its connections over
+/// (`127.0.0.1` … `127.0.0.8`).
+pub const SOURCES: u8 = 8;
+
+/// The loopback source address of client `index`.
+pub fn source_of(index: u64) -> IpAddr {
+    #[allow(clippy::cast_possible_truncation)]
+    let last = 1 + (index % u64::from(SOURCES)) as u8;
+    IpAddr::V4(Ipv4Addr::new(127, 0, 0, last))
+}
 
 /// The MCP endpoint's path on every server these benchmarks start.
 pub const ENDPOINT: &str = "/mcp";
@@ -168,9 +179,23 @@ pub struct Conn {
 impl Conn {
     /// Connect to `addr`.
     pub async fn open(addr: SocketAddr) -> anyhow::Result<Self> {
-        let stream = TcpStream::connect(addr)
-            .await
-            .with_context(|| format!("cannot connect to {addr}"))?;
+        Self::open_from(addr, None).await
+    }
+
+    /// Connect to `addr` from the loopback address `source` (any port), or
+    /// from the system's choice when `None`. The server's per-address caps
+    /// (open connections, requests in flight) count by source address, so a
+    /// load of many connections spreads over several `127.0.0.x`.
+    pub async fn open_from(addr: SocketAddr, source: Option<IpAddr>) -> anyhow::Result<Self> {
+        let stream = match source {
+            None => TcpStream::connect(addr).await,
+            Some(ip) => {
+                let socket = TcpSocket::new_v4()?;
+                socket.bind(SocketAddr::new(ip, 0))?;
+                socket.connect(addr).await
+            }
+        }
+        .with_context(|| format!("cannot connect to {addr} (from {source:?})"))?;
         stream.set_nodelay(true)?;
         let (send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
@@ -258,7 +283,9 @@ impl Sse {
                 if data.is_empty() {
                     continue;
                 }
-                return Ok(Some(serde_json::from_str(&data).context("SSE data is not JSON")?));
+                return Ok(Some(
+                    serde_json::from_str(&data).context("SSE data is not JSON")?,
+                ));
             }
             match self.body.frame().await {
                 None => return Ok(None),
@@ -320,11 +347,13 @@ pub fn modern_call(id: u64, tool: &str, arguments: Value, retry: Option<(Value, 
 
 /// A 2025-11-25 `initialize` of a client with form elicitation.
 pub fn initialize(id: u64) -> Bytes {
-    body(&json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"elicitation": {"form": {}}},
-        "clientInfo": {"name": "frontdesk-bench", "version": "0"}
-    }}))
+    body(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "frontdesk-bench", "version": "0"}
+        }}),
+    )
 }
 
 /// `notifications/initialized`.
