@@ -10,7 +10,8 @@
 //! with `--serve`): the demo server (`book_return`, whose first question is
 //! the typed `ReturnForm`) on the library's Streamable HTTP transport, on
 //! 127.0.0.1 with the default server configuration, except for the HTTP
-//! caps one address would hit: `max_connections`, `max_sessions` and
+//! caps one address would hit: `max_connections`,
+//! `max_connections_per_client`, `max_sessions` and
 //! `max_sessions_per_client` are raised to 30,000 (every client here is
 //! 127.0.0.1, and each pending call holds its connection).
 //!
@@ -109,6 +110,7 @@ async fn serve() -> anyhow::Result<()> {
     use frontdesk::http::{HttpOptions, bind};
     let options = HttpOptions::new()
         .max_connections(CAP)
+        .max_connections_per_client(CAP)
         .max_sessions(CAP)
         .max_sessions_per_client(CAP);
     let listener = bind(SocketAddr::from(([127, 0, 0, 1], 0)), options).await?;
