@@ -19,6 +19,7 @@ use super::context::ToolContext;
 use super::error::AskError;
 use super::flow_port::FlowTicket;
 use super::form::{Form, FormError, FormSchema};
+use crate::state::binding::{write_canonical_object, write_string};
 use crate::state::canonical_json;
 use crate::store::BoxFuture;
 
@@ -111,10 +112,17 @@ impl Question {
     }
 
     /// A form built at run time; the answer is the validated content.
-    pub fn schema(message: impl Into<String>, schema: FormSchema) -> SchemaQuestion {
+    ///
+    /// Pass an `Arc<FormSchema>` built once (for example in a `LazyLock`)
+    /// to share one schema between every call of a tool instead of building
+    /// it per call; a plain [`FormSchema`] works too.
+    pub fn schema(
+        message: impl Into<String>,
+        schema: impl Into<Arc<FormSchema>>,
+    ) -> SchemaQuestion {
         SchemaQuestion {
             message: message.into(),
-            schema: Arc::new(schema),
+            schema: schema.into(),
             key: None,
         }
     }
@@ -387,12 +395,30 @@ impl InputRequest {
         }
     }
 
-    /// A digest pinning an answer to this exact question (method + params).
+    /// A digest pinning an answer to this exact question (method + params):
+    /// the first 12 bytes of the SHA-256 of the canonical JSON of
+    /// [`to_wire`](Self::to_wire), in hex.
+    ///
+    /// A form's canonical JSON is written directly (no `Value` tree built,
+    /// no copy of the schema); it is the same bytes, so states sealed before
+    /// this shortcut still match (see the test `form_digest_is_unchanged`).
     pub(crate) fn digest(&self) -> String {
-        let hash = Sha256::digest(canonical_json(
-            &serde_json::to_value(self.to_wire(None)).unwrap_or(Value::Null),
-        ));
-        hash[..12].iter().map(|b| format!("{b:02x}")).collect()
+        let hash = match &self.kind {
+            Kind::Form { message, schema } => {
+                let mut canonical = Vec::with_capacity(96 + message.len());
+                canonical
+                    .extend_from_slice(br#"{"method":"elicitation/create","params":{"message":"#);
+                write_string(message, &mut canonical);
+                canonical.extend_from_slice(br#","mode":"form","requestedSchema":"#);
+                write_canonical_object(schema.as_json_object(), &mut canonical);
+                canonical.extend_from_slice(b"}}");
+                Sha256::digest(&canonical)
+            }
+            _ => Sha256::digest(canonical_json(
+                &serde_json::to_value(self.to_wire(None)).unwrap_or(Value::Null),
+            )),
+        };
+        hex(&hash[..12])
     }
 
     /// Whether `caps` (client capabilities) allow this question; if not, the
@@ -478,6 +504,17 @@ impl InputRequest {
     }
 }
 
+/// Lower-case hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
+}
+
 /// `elicitation: {}` (no mode named) means form, for backward compatibility.
 fn supports_form(elicitation: &Value) -> bool {
     match elicitation.as_object() {
@@ -508,5 +545,42 @@ pub(crate) fn parse_elicit_result(v: &Value) -> Result<ElicitOutcome, String> {
         Some("decline") => Ok(ElicitOutcome::Decline),
         Some("cancel") => Ok(ElicitOutcome::Cancel),
         _ => Err("\"action\" must be \"accept\", \"decline\" or \"cancel\"".into()),
+    }
+}
+
+#[cfg(test)]
+mod digest_tests {
+    use super::*;
+
+    /// The digest as it was computed before the direct path: through the
+    /// wire value (states sealed by earlier versions carry these).
+    fn digest_via_value(request: &InputRequest) -> String {
+        let hash = Sha256::digest(canonical_json(
+            &serde_json::to_value(request.to_wire(None)).unwrap_or(Value::Null),
+        ));
+        hash[..12].iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn form_digest_is_unchanged() {
+        let schemas = [
+            json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}),
+            json!({"type": "object", "required": ["z", "a"], "properties": {
+                "z": {"type": "string", "title": "Zé \"quoted\"\n\u{7}", "enum": ["b", "a"]},
+                "a": {"type": "integer", "minimum": -3, "maximum": 1.5e3, "default": 2}
+            }}),
+            json!({"type": "object", "properties": {}}),
+        ];
+        for schema in schemas {
+            let parsed = FormSchema::parse(&schema).expect("a valid schema").schema;
+            for message in ["Confirm 7?", "", "tab\there \u{202e} \"q\" é 😀"] {
+                let request = InputRequest::form(message, parsed.clone());
+                assert_eq!(
+                    request.digest(),
+                    digest_via_value(&request),
+                    "{message:?} {schema}"
+                );
+            }
+        }
     }
 }
