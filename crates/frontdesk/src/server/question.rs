@@ -3,8 +3,10 @@
 //! outcomes), and [`InputRequest`] (any question, for
 //! [`ToolContext::ask_all`](super::ToolContext::ask_all)).
 
+use std::any::TypeId;
+use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use frontdesk_form::Defaults;
 use frontdesk_wire::{
@@ -222,7 +224,27 @@ pub trait Ask: sealed::Sealed + Send {
         Self: 'a;
 }
 
-impl<T: Form + Send> Ask for FormQuestion<T> {
+/// The schema of form type `T`, built on first use and then shared by every
+/// question of that type ([`Form::schema`] is the same value every call):
+/// a pending question holds a reference, not its own copy.
+fn schema_of<T: Form + 'static>() -> Arc<FormSchema> {
+    type Schemas = RwLock<HashMap<TypeId, Arc<FormSchema>>>;
+    static SCHEMAS: LazyLock<Schemas> = LazyLock::new(Schemas::default);
+    let id = TypeId::of::<T>();
+    let known = SCHEMAS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&id)
+        .cloned();
+    if let Some(schema) = known {
+        return schema;
+    }
+    let built = Arc::new(T::schema());
+    let mut schemas = SCHEMAS.write().unwrap_or_else(PoisonError::into_inner);
+    Arc::clone(schemas.entry(id).or_insert(built))
+}
+
+impl<T: Form + Send + 'static> Ask for FormQuestion<T> {
     type Output = T;
 
     fn ask_in<'a>(self, cx: &'a ToolContext) -> BoxFuture<'a, Result<Answer<T>, AskError>>
@@ -230,7 +252,7 @@ impl<T: Form + Send> Ask for FormQuestion<T> {
         Self: 'a,
     {
         Box::pin(async move {
-            let schema = Arc::new(T::schema());
+            let schema = schema_of::<T>();
             let question = SchemaQuestion {
                 message: self.message,
                 schema,
@@ -549,38 +571,5 @@ pub(crate) fn parse_elicit_result(v: &Value) -> Result<ElicitOutcome, String> {
 }
 
 #[cfg(test)]
-mod digest_tests {
-    use super::*;
-
-    /// The digest as it was computed before the direct path: through the
-    /// wire value (states sealed by earlier versions carry these).
-    fn digest_via_value(request: &InputRequest) -> String {
-        let hash = Sha256::digest(canonical_json(
-            &serde_json::to_value(request.to_wire(None)).unwrap_or(Value::Null),
-        ));
-        hash[..12].iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    #[test]
-    fn form_digest_is_unchanged() {
-        let schemas = [
-            json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}),
-            json!({"type": "object", "required": ["z", "a"], "properties": {
-                "z": {"type": "string", "title": "Zé \"quoted\"\n\u{7}", "enum": ["b", "a"]},
-                "a": {"type": "integer", "minimum": -3, "maximum": 1.5e3, "default": 2}
-            }}),
-            json!({"type": "object", "properties": {}}),
-        ];
-        for schema in schemas {
-            let parsed = FormSchema::parse(&schema).expect("a valid schema").schema;
-            for message in ["Confirm 7?", "", "tab\there \u{202e} \"q\" é 😀"] {
-                let request = InputRequest::form(message, parsed.clone());
-                assert_eq!(
-                    request.digest(),
-                    digest_via_value(&request),
-                    "{message:?} {schema}"
-                );
-            }
-        }
-    }
-}
+#[path = "question_tests.rs"]
+mod digest_tests;
