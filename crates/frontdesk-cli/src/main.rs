@@ -27,6 +27,13 @@ mod server_process;
 mod signin;
 mod web;
 
+/// The allocator of the binary: mimalloc. Under the load benchmark
+/// (`cargo bench -p frontdesk-cli --bench load`) glibc's malloc and free
+/// took about a third of `frontdesk serve`'s CPU; the library leaves the
+/// choice to each application.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// MCP elicitation, done completely: forms and URL flows in your terminal.
 #[derive(Debug, Parser)]
 #[command(name = "frontdesk", version, about, long_about = None)]

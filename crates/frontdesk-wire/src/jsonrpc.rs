@@ -468,8 +468,9 @@ fn parse_params_of<P: DeserializeOwned>(
     method: &str,
     params: Option<&Map<String, Value>>,
 ) -> Result<P, ParamsError> {
-    let value = Value::Object(params.cloned().unwrap_or_default());
-    P::deserialize(&value).map_err(|source| ParamsError {
+    // Read from the borrowed map: no copy of the params is made first.
+    let empty = Map::new();
+    P::deserialize(params.unwrap_or(&empty)).map_err(|source| ParamsError {
         method: method.to_owned(),
         source,
     })

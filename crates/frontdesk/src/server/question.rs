@@ -3,8 +3,10 @@
 //! outcomes), and [`InputRequest`] (any question, for
 //! [`ToolContext::ask_all`](super::ToolContext::ask_all)).
 
+use std::any::TypeId;
+use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 use frontdesk_form::Defaults;
 use frontdesk_wire::{
@@ -19,6 +21,7 @@ use super::context::ToolContext;
 use super::error::AskError;
 use super::flow_port::FlowTicket;
 use super::form::{Form, FormError, FormSchema};
+use crate::state::binding::{write_canonical_object, write_string};
 use crate::state::canonical_json;
 use crate::store::BoxFuture;
 
@@ -111,10 +114,17 @@ impl Question {
     }
 
     /// A form built at run time; the answer is the validated content.
-    pub fn schema(message: impl Into<String>, schema: FormSchema) -> SchemaQuestion {
+    ///
+    /// Pass an `Arc<FormSchema>` built once (for example in a `LazyLock`)
+    /// to share one schema between every call of a tool instead of building
+    /// it per call; a plain [`FormSchema`] works too.
+    pub fn schema(
+        message: impl Into<String>,
+        schema: impl Into<Arc<FormSchema>>,
+    ) -> SchemaQuestion {
         SchemaQuestion {
             message: message.into(),
-            schema: Arc::new(schema),
+            schema: schema.into(),
             key: None,
         }
     }
@@ -214,7 +224,27 @@ pub trait Ask: sealed::Sealed + Send {
         Self: 'a;
 }
 
-impl<T: Form + Send> Ask for FormQuestion<T> {
+/// The schema of form type `T`, built on first use and then shared by every
+/// question of that type ([`Form::schema`] is the same value every call):
+/// a pending question holds a reference, not its own copy.
+fn schema_of<T: Form + 'static>() -> Arc<FormSchema> {
+    type Schemas = RwLock<HashMap<TypeId, Arc<FormSchema>>>;
+    static SCHEMAS: LazyLock<Schemas> = LazyLock::new(Schemas::default);
+    let id = TypeId::of::<T>();
+    let known = SCHEMAS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&id)
+        .cloned();
+    if let Some(schema) = known {
+        return schema;
+    }
+    let built = Arc::new(T::schema());
+    let mut schemas = SCHEMAS.write().unwrap_or_else(PoisonError::into_inner);
+    Arc::clone(schemas.entry(id).or_insert(built))
+}
+
+impl<T: Form + Send + 'static> Ask for FormQuestion<T> {
     type Output = T;
 
     fn ask_in<'a>(self, cx: &'a ToolContext) -> BoxFuture<'a, Result<Answer<T>, AskError>>
@@ -222,7 +252,7 @@ impl<T: Form + Send> Ask for FormQuestion<T> {
         Self: 'a,
     {
         Box::pin(async move {
-            let schema = Arc::new(T::schema());
+            let schema = schema_of::<T>();
             let question = SchemaQuestion {
                 message: self.message,
                 schema,
@@ -387,12 +417,30 @@ impl InputRequest {
         }
     }
 
-    /// A digest pinning an answer to this exact question (method + params).
+    /// A digest pinning an answer to this exact question (method + params):
+    /// the first 12 bytes of the SHA-256 of the canonical JSON of
+    /// [`to_wire`](Self::to_wire), in hex.
+    ///
+    /// A form's canonical JSON is written directly (no `Value` tree built,
+    /// no copy of the schema); it is the same bytes, so states sealed before
+    /// this shortcut still match (see the test `form_digest_is_unchanged`).
     pub(crate) fn digest(&self) -> String {
-        let hash = Sha256::digest(canonical_json(
-            &serde_json::to_value(self.to_wire(None)).unwrap_or(Value::Null),
-        ));
-        hash[..12].iter().map(|b| format!("{b:02x}")).collect()
+        let hash = match &self.kind {
+            Kind::Form { message, schema } => {
+                let mut canonical = Vec::with_capacity(96 + message.len());
+                canonical
+                    .extend_from_slice(br#"{"method":"elicitation/create","params":{"message":"#);
+                write_string(message, &mut canonical);
+                canonical.extend_from_slice(br#","mode":"form","requestedSchema":"#);
+                write_canonical_object(schema.as_json_object(), &mut canonical);
+                canonical.extend_from_slice(b"}}");
+                Sha256::digest(&canonical)
+            }
+            _ => Sha256::digest(canonical_json(
+                &serde_json::to_value(self.to_wire(None)).unwrap_or(Value::Null),
+            )),
+        };
+        hex(&hash[..12])
     }
 
     /// Whether `caps` (client capabilities) allow this question; if not, the
@@ -478,6 +526,17 @@ impl InputRequest {
     }
 }
 
+/// Lower-case hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
+}
+
 /// `elicitation: {}` (no mode named) means form, for backward compatibility.
 fn supports_form(elicitation: &Value) -> bool {
     match elicitation.as_object() {
@@ -510,3 +569,7 @@ pub(crate) fn parse_elicit_result(v: &Value) -> Result<ElicitOutcome, String> {
         _ => Err("\"action\" must be \"accept\", \"decline\" or \"cancel\"".into()),
     }
 }
+
+#[cfg(test)]
+#[path = "question_tests.rs"]
+mod digest_tests;

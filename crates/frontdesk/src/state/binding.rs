@@ -125,24 +125,29 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
             }
             out.push(b']');
         }
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push(b'{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_string(k, out);
-                out.push(b':');
-                write_canonical(v, out);
-            }
-            out.push(b'}');
-        }
+        Value::Object(map) => write_canonical_object(map, out),
     }
 }
 
-fn write_string(s: &str, out: &mut Vec<u8>) {
+/// Append the canonical JSON of `map` (as [`canonical_json`] writes an
+/// object) to `out`.
+pub(crate) fn write_canonical_object(map: &serde_json::Map<String, Value>, out: &mut Vec<u8>) {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    out.push(b'{');
+    for (i, (k, v)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_string(k, out);
+        out.push(b':');
+        write_canonical(v, out);
+    }
+    out.push(b'}');
+}
+
+/// Append `s` as a JSON string (as [`canonical_json`] writes one) to `out`.
+pub(crate) fn write_string(s: &str, out: &mut Vec<u8>) {
     // Writing a &str into a Vec cannot fail; fall back to an escaped-nothing
     // marker rather than panic if serde_json ever reports an error.
     if serde_json::to_writer(&mut *out, s).is_err() {

@@ -37,7 +37,7 @@
 //! # }
 //! ```
 
-mod binding;
+pub(crate) mod binding;
 mod keyring;
 mod nonce;
 mod sealer;

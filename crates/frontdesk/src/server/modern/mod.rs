@@ -15,9 +15,10 @@ use std::sync::Arc;
 use frontdesk_wire::{
     CacheScope, CallToolRequestParams, CompleteRequestParams, DiscoverResult, ErrorCode,
     GetPromptRequestParams, Implementation, InputRequiredResult, JsonRpcRequest, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Meta, MetaParams,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Meta,
     ReadResourceRequestParams, ResultType, Revision, method, version,
 };
+use serde::Deserialize as _;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -41,8 +42,10 @@ pub(crate) async fn serve(
 ) -> Reply {
     let method = request.method.as_str();
     let meta = {
-        let p: Option<MetaParams> = request.parse_params().ok();
-        meta::validate(p.and_then(|p| p.meta).as_ref())?
+        // Only `_meta` is read here: no typed copy of the other params.
+        let raw = request.params.as_ref().and_then(|p| p.get("_meta"));
+        let parsed = raw.and_then(|m| Meta::deserialize(m).ok());
+        meta::validate(parsed.as_ref())?
     };
     let ttl = server.config.list_ttl_ms;
     let info = server_info(&server.info);
@@ -122,9 +125,8 @@ pub(crate) async fn serve(
             task::serve(server, request, &meta.capabilities, &caller.principal)
         }
         method::TOOLS_CALL => {
-            let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
-            let tool = requests::find_tool(server, &p.name)?;
-            let args = p.arguments.unwrap_or_default();
+            let (name, args, retry) = call_params(request)?;
+            let tool = requests::find_tool(server, &name)?;
             run(server, Target::Tool(tool), args, retry, sink, caller, meta).await
         }
         method::PROMPTS_GET if !server.prompts.is_empty() => {
@@ -160,26 +162,73 @@ struct Retry {
     state: Option<String>,
 }
 
-/// The typed params of a request that may be a retry, and its retry fields.
-/// A `requestState` that is not a string gets the one fixed state error.
-fn retry_params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<(P, Retry), RpcError> {
-    let mut rest = request.params.clone().unwrap_or_default();
-    let state = match rest.remove("requestState") {
+/// The retry fields of a request (copies of just those two). A
+/// `requestState` that is not a string gets the one fixed state error.
+fn retry_fields(request: &JsonRpcRequest) -> Result<Retry, RpcError> {
+    let field = |key: &str| request.params.as_ref().and_then(|p| p.get(key));
+    let state = match field("requestState") {
         None => None,
-        Some(Value::String(s)) => Some(s),
+        Some(Value::String(s)) => Some(s.clone()),
         Some(_) => return Err(state::rejected()),
     };
-    let responses = match rest.remove("inputResponses") {
+    let responses = match field("inputResponses") {
         None => Map::new(),
-        Some(Value::Object(r)) => r,
+        Some(Value::Object(r)) => r.clone(),
         Some(_) => {
             return Err(RpcError::invalid_params(
                 "Invalid params: inputResponses must be an object",
             ));
         }
     };
+    Ok(Retry { responses, state })
+}
+
+/// The typed params of a request that may be a retry, and its retry fields.
+/// The typed params are read without the retry fields, as a request that is
+/// not a retry would be.
+fn retry_params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<(P, Retry), RpcError> {
+    let retry = retry_fields(request)?;
+    let params = request.params.as_ref();
+    let is_retry_field = |k: &str| k == "requestState" || k == "inputResponses";
+    if !params.is_some_and(|p| p.keys().any(|k| is_retry_field(k))) {
+        return Ok((requests::params(request)?, retry));
+    }
+    let rest: Map<String, Value> = params
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !is_retry_field(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     let stripped = JsonRpcRequest::new(request.id.clone(), request.method.clone(), Some(rest));
-    Ok((requests::params(&stripped)?, Retry { responses, state }))
+    Ok((requests::params(&stripped)?, retry))
+}
+
+/// `tools/call`'s tool name, arguments and retry fields. When the params
+/// have their usual shape (a string `name`, `arguments` and `task` objects
+/// or absent), the two are read straight from the borrowed params: the typed
+/// params would parse the same and copy every member (`_meta` included)
+/// only to be dropped. Any other shape goes through the typed params, so its
+/// error is the one it always was.
+fn call_params(request: &JsonRpcRequest) -> Result<(String, Map<String, Value>, Retry), RpcError> {
+    let field = |key: &str| request.params.as_ref().and_then(|p| p.get(key));
+    let object_or_absent =
+        |v: Option<&Value>| matches!(v, None | Some(Value::Null | Value::Object(_)));
+    match field("name") {
+        Some(Value::String(name))
+            if object_or_absent(field("arguments")) && object_or_absent(field("task")) =>
+        {
+            let retry = retry_fields(request)?;
+            let args = match field("arguments") {
+                Some(Value::Object(a)) => a.clone(),
+                _ => Map::new(),
+            };
+            Ok((name.clone(), args, retry))
+        }
+        _ => {
+            let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
+            Ok((p.name, p.arguments.unwrap_or_default(), retry))
+        }
+    }
 }
 
 /// One round of a tool call, prompt or resource read; a tool may continue

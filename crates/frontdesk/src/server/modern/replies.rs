@@ -178,11 +178,19 @@ impl Kept {
     }
 
     /// Make room in `owner`'s share by forgetting its oldest finished reply.
+    ///
+    /// Ids already forgotten at the front of the owner's queue are dropped
+    /// on the way (they would be skipped again by every later call; a
+    /// client at its share makes this call on each retry).
     fn forget_oldest_of(&mut self, owner: &str) -> bool {
-        let oldest = self.owners.get(owner).and_then(|(ids, _)| {
+        let Self { slots, owners, .. } = self;
+        let oldest = owners.get_mut(owner).and_then(|(ids, _)| {
+            while ids.front().is_some_and(|id| !slots.contains_key(id)) {
+                ids.pop_front();
+            }
             ids.iter()
                 .copied()
-                .find(|id| self.slots.get(id).is_some_and(|s| finished(&s.reply)))
+                .find(|id| slots.get(id).is_some_and(|s| finished(&s.reply)))
         });
         oldest.is_some_and(|id| {
             self.forget(&id);

@@ -84,11 +84,13 @@ impl Round {
     /// failed the form) `request` with the problems in its message and the
     /// values the person got right as defaults. Malformed answers are errors
     /// (`-32602`).
-    fn lookup(&self, key: &str, request: &InputRequest) -> Result<Lookup, AskError> {
-        let digest = request.digest();
+    ///
+    /// `digest` is `request.digest()`, computed once by the caller (it pins
+    /// the answer recorded here and the question registered after).
+    fn lookup(&self, key: &str, request: &InputRequest, digest: &str) -> Result<Lookup, AskError> {
         if let Some(raw) = self.responses.get(key) {
             let fresh = match self.prior_pending.get(key) {
-                Some(pinned) => *pinned == digest,
+                Some(pinned) => pinned == digest,
                 None => !self.had_state,
             };
             if fresh {
@@ -98,7 +100,7 @@ impl Round {
                             r.answers.insert(
                                 key.to_string(),
                                 RecordedAnswer {
-                                    digest,
+                                    digest: digest.to_string(),
                                     result: valid.clone(),
                                 },
                             );
@@ -122,17 +124,11 @@ impl Round {
         })
     }
 
-    /// Record `sent` for this round's `input_required`, pinned to the digest
-    /// of `asked` (the handler's question; `sent` may be its re-ask).
-    fn register(
-        &self,
-        key: &str,
-        asked: &InputRequest,
-        sent: InputRequest,
-    ) -> Result<(), AskError> {
+    /// Record `sent` for this round's `input_required`, pinned to `digest`,
+    /// the digest of the handler's question (`sent` may be its re-ask).
+    fn register(&self, key: &str, digest: String, sent: InputRequest) -> Result<(), AskError> {
         sent.check_capability(&self.caps)
             .map_err(|required| AskError::MissingCapability { required })?;
-        let digest = asked.digest();
         self.with_record(|r| {
             if !r.pending.iter().any(|(k, _, _)| k == key) {
                 r.pending.push((key.to_string(), sent, digest));
@@ -152,7 +148,8 @@ impl Round {
         key: &str,
         request: &InputRequest,
     ) -> Result<Answer<Map<String, Value>>, AskError> {
-        match self.lookup(key, request)? {
+        let digest = request.digest();
+        match self.lookup(key, request, &digest)? {
             Lookup::Answer(result) => match parse_elicit_result(&result) {
                 Ok(ElicitOutcome::Accept(content)) => Ok(Answer::Accepted(content)),
                 Ok(ElicitOutcome::Decline) => Ok(Answer::Declined),
@@ -163,7 +160,7 @@ impl Round {
                 }),
             },
             Lookup::Ask(sent) => {
-                self.register(key, request, sent)?;
+                self.register(key, digest, sent)?;
                 self.suspend().await
             }
         }
@@ -173,10 +170,11 @@ impl Round {
         let mut found = Vec::with_capacity(questions.len());
         let mut missing = false;
         for (key, request) in questions {
-            match self.lookup(key, request)? {
+            let digest = request.digest();
+            match self.lookup(key, request, &digest)? {
                 Lookup::Answer(v) => found.push(v),
                 Lookup::Ask(sent) => {
-                    self.register(key, request, sent)?;
+                    self.register(key, digest, sent)?;
                     missing = true;
                 }
             }
@@ -220,11 +218,12 @@ impl Round {
                 );
             })?;
             let request = InputRequest::url(message.to_string(), url);
-            self.register(key, &request, request.clone())?;
+            self.register(key, request.digest(), request)?;
             return self.suspend().await;
         };
         let request = InputRequest::url(message.to_string(), flow.url);
-        let action = match self.lookup(key, &request)? {
+        let digest = request.digest();
+        let action = match self.lookup(key, &request, &digest)? {
             Lookup::Answer(result) => {
                 parse_elicit_result(&result).map_err(|reason| AskError::InvalidResponse {
                     key: key.to_string(),
@@ -232,7 +231,7 @@ impl Round {
                 })?
             }
             Lookup::Ask(sent) => {
-                self.register(key, &request, sent)?;
+                self.register(key, digest, sent)?;
                 return self.suspend().await;
             }
         };
@@ -260,7 +259,7 @@ impl Round {
                         self.with_record(|r| {
                             r.answers.shift_remove(key);
                         })?;
-                        self.register(key, &request, request.clone())?;
+                        self.register(key, digest, request)?;
                         self.suspend().await
                     }
                 }

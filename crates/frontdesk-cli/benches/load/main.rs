@@ -1,0 +1,334 @@
+//! Load benchmark (issue 14): server CPU per completed call, against the
+//! floor of a bare hyper echo server, in one run on loopback.
+//!
+//! ```text
+//! cargo bench -p frontdesk-cli --bench load                 # C=16 and C=64, 3 rounds
+//! cargo bench -p frontdesk-cli --bench load -- --smoke      # a few seconds, for CI
+//! cargo bench -p frontdesk-cli --bench load -- --seconds 10 --concurrency 16
+//! cargo bench -p frontdesk-cli --bench load -- --duration 600  # soak (issue 10)
+//! ```
+//!
+//! Two servers run as child processes so their CPU time is their own (read
+//! from `/proc/<pid>/stat`): the echo floor (this binary with
+//! `--echo-server`) and `frontdesk serve --conformance-fixtures --store
+//! memory --http 127.0.0.1:0`, the default server configuration (state
+//! sealed with XChaCha20-Poly1305, single use through the in-memory nonce
+//! store). A load generator in this process keeps C keep-alive HTTP/1.1
+//! connections busy in a closed loop:
+//!
+//! - echo: POST the first round's body, get it back (1 request);
+//! - 2026-07-28: `bench_confirm` round 1 (`input_required`), then the retry
+//!   with `inputResponses` and `requestState` (complete): 2 requests;
+//! - 2025-11-25 over SSE: initialize, initialized, `tools/call` whose
+//!   stream carries `elicitation/create`, the answer, the result on the
+//!   stream, DELETE: 5 requests (two connections per client).
+//!
+//! Every reply is checked; one wrong reply fails the run. Each round warms
+//! up, then measures for a fixed time: calls completed in that window,
+//! their latency, and the server's CPU time over it. The ratio is the
+//! server's CPU per call divided by (requests per call × the echo server's
+//! CPU per request) of the same round; the table shows the median of the
+//! rounds. Nothing here asserts a timing.
+//!
+//! The clients spread their connections over the loopback addresses
+//! `127.0.0.1` … `127.0.0.8`: the server caps open connections and requests
+//! in flight per address (64 each by default), and the 2025-11-25 row at
+//! C=64 holds 128 connections. Every cap stays at its default.
+//!
+//! `--duration S` is the soak benchmark instead (see [`soak`]): the
+//! 2026-07-28 round trip at full speed for S seconds, counting errors and
+//! sampling the server's RSS.
+
+mod echo;
+mod soak;
+#[path = "../support/mod.rs"]
+mod support;
+mod workload;
+
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail};
+
+use support::{ServerProcess, clock_ticks_per_second, median, quantile};
+use workload::{Client, Kind};
+
+/// What to run.
+#[derive(Debug, Clone)]
+struct Options {
+    warmup: Duration,
+    measure: Duration,
+    rounds: usize,
+    concurrency: Vec<usize>,
+    legacy: bool,
+    frontdesk: String,
+    soak: Option<Duration>,
+}
+
+const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
+[--concurrency C,C…] [--no-legacy] [--frontdesk PATH] [--duration S (soak)]";
+
+impl Options {
+    fn parse(args: &[String]) -> anyhow::Result<Self> {
+        let mut o = Self {
+            warmup: Duration::from_secs(1),
+            measure: Duration::from_secs(5),
+            rounds: 3,
+            concurrency: vec![16, 64],
+            legacy: true,
+            frontdesk: env!("CARGO_BIN_EXE_frontdesk").to_string(),
+            soak: None,
+        };
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            let mut value = || it.next().with_context(|| format!("{arg} needs a value"));
+            match arg.as_str() {
+                // `cargo bench` passes this to every benchmark.
+                "--bench" => {}
+                "--smoke" => {
+                    o.warmup = Duration::from_millis(500);
+                    o.measure = Duration::from_secs(1);
+                    o.rounds = 1;
+                    o.concurrency = vec![4];
+                }
+                "--seconds" => o.measure = Duration::from_secs_f64(value()?.parse()?),
+                "--warmup" => o.warmup = Duration::from_secs_f64(value()?.parse()?),
+                "--rounds" => o.rounds = value()?.parse()?,
+                "--concurrency" => {
+                    o.concurrency = value()?
+                        .split(',')
+                        .map(str::parse)
+                        .collect::<Result<_, _>>()?;
+                }
+                "--no-legacy" => o.legacy = false,
+                "--duration" => o.soak = Some(Duration::from_secs_f64(value()?.parse()?)),
+                "--frontdesk" => o.frontdesk = value()?.clone(),
+                other => bail!("unknown argument {other:?}\n{USAGE}"),
+            }
+        }
+        if o.rounds == 0 || o.concurrency.is_empty() || o.concurrency.contains(&0) {
+            bail!("rounds and concurrency must be at least 1\n{USAGE}");
+        }
+        Ok(o)
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--echo-server") {
+        return echo::main();
+    }
+    let outcome = Options::parse(&args).and_then(|options| {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("tokio runtime")?
+            .block_on(run(&options))
+    });
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("load benchmark failed: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One measured window of one workload.
+#[derive(Debug, Clone, Copy)]
+struct Measured {
+    calls: usize,
+    per_second: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    cpu_us_per_call: f64,
+}
+
+async fn run(o: &Options) -> anyhow::Result<()> {
+    if let Some(duration) = o.soak {
+        let c = o.concurrency.first().copied().unwrap_or(16);
+        return soak::run(&o.frontdesk, duration, c).await;
+    }
+    let me = std::env::current_exe().context("this benchmark's own path")?;
+    let mut echo_cmd = Command::new(me);
+    echo_cmd.arg("--echo-server");
+    let echo = ServerProcess::spawn("echo server", echo_cmd)?;
+    let frontdesk = spawn_frontdesk(&o.frontdesk)?;
+    let ticks = clock_ticks_per_second();
+    let mut kinds = vec![Kind::Echo, Kind::Modern];
+    if o.legacy {
+        kinds.push(Kind::Legacy);
+    }
+    println!(
+        "load benchmark: loopback HTTP/1.1 keep-alive, closed loop; {} round(s), each {:.1} s \
+         warm-up + {:.1} s measured per row; server CPU from /proc/<pid>/stat ({ticks} ticks/s)",
+        o.rounds,
+        o.warmup.as_secs_f64(),
+        o.measure.as_secs_f64()
+    );
+    println!("frontdesk: {} (pid {})", o.frontdesk, frontdesk.pid());
+    // results[c][kind][round]
+    let mut results = vec![vec![Vec::new(); kinds.len()]; o.concurrency.len()];
+    for round in 0..o.rounds {
+        for (ci, &c) in o.concurrency.iter().enumerate() {
+            for (ki, &kind) in kinds.iter().enumerate() {
+                let server = if kind == Kind::Echo {
+                    &echo
+                } else {
+                    &frontdesk
+                };
+                let m = measure(kind, server, c, o, ticks).await?;
+                println!(
+                    "  round {} C={c:<3} {:<26} {:>7} calls {:>9.0}/s  p50 {:>6.2} ms  p99 {:>6.2} ms  {:>7.1} CPU-µs/call",
+                    round + 1,
+                    kind.label(),
+                    m.calls,
+                    m.per_second,
+                    m.p50_ms,
+                    m.p99_ms,
+                    m.cpu_us_per_call
+                );
+                results[ci][ki].push(m);
+            }
+        }
+    }
+    println!("\n{}", table(&kinds, &o.concurrency, &results, o.rounds));
+    Ok(())
+}
+
+/// `frontdesk serve --conformance-fixtures --store memory --http
+/// 127.0.0.1:0` as a child, with the default configuration.
+fn spawn_frontdesk(path: &str) -> anyhow::Result<ServerProcess> {
+    let mut command = Command::new(path);
+    command
+        .args(["serve", "--conformance-fixtures", "--store", "memory"])
+        .args(["--http", "127.0.0.1:0"])
+        .env_remove("RUST_LOG")
+        .env_remove("FRONTDESK_STATE_KEYS");
+    ServerProcess::spawn("frontdesk serve", command)
+}
+
+/// Run `kind` against `server` with `c` clients: warm up, then measure.
+async fn measure(
+    kind: Kind,
+    server: &ServerProcess,
+    c: usize,
+    o: &Options,
+    ticks: u64,
+) -> anyhow::Result<Measured> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let addr = server.addr();
+    let workers: Vec<_> = (0..c)
+        .map(|i| tokio::spawn(client(kind, addr, i as u64, Arc::clone(&stop))))
+        .collect();
+    tokio::time::sleep(o.warmup).await;
+    let (t0, cpu0) = (Instant::now(), server.cpu_ticks()?);
+    tokio::time::sleep(o.measure).await;
+    let (t1, cpu1) = (Instant::now(), server.cpu_ticks()?);
+    stop.store(true, Ordering::SeqCst);
+    let mut latencies = Vec::new();
+    for w in workers {
+        let samples = w.await.context("a client panicked")??;
+        latencies.extend(
+            samples
+                .into_iter()
+                .filter(|(done, _)| *done >= t0 && *done <= t1)
+                .map(|(_, us)| us),
+        );
+    }
+    latencies.sort_unstable();
+    let calls = latencies.len();
+    if calls == 0 {
+        bail!("{}: no call completed in the window", kind.label());
+    }
+    let window = (t1 - t0).as_secs_f64();
+    #[allow(clippy::cast_precision_loss)]
+    let (per_call, n) = ((cpu1 - cpu0) as f64 * 1e6 / ticks as f64, calls as f64);
+    Ok(Measured {
+        calls,
+        per_second: n / window,
+        p50_ms: f64::from(quantile(&latencies, 0.50)) / 1e3,
+        p99_ms: f64::from(quantile(&latencies, 0.99)) / 1e3,
+        cpu_us_per_call: per_call / n,
+    })
+}
+
+/// One closed-loop client until `stop`: (when each call finished, its
+/// latency in µs).
+async fn client(
+    kind: Kind,
+    addr: SocketAddr,
+    index: u64,
+    stop: Arc<AtomicBool>,
+) -> anyhow::Result<Vec<(Instant, u32)>> {
+    let mut client = Client::connect(kind, addr, index).await?;
+    let mut samples = Vec::with_capacity(1 << 14);
+    let mut n = index << 32;
+    while !stop.load(Ordering::Relaxed) {
+        let start = Instant::now();
+        client
+            .call(n)
+            .await
+            .with_context(|| format!("{} call {n}", kind.label()))?;
+        let done = Instant::now();
+        let us = u32::try_from((done - start).as_micros()).unwrap_or(u32::MAX);
+        samples.push((done, us));
+        n += 1;
+    }
+    Ok(samples)
+}
+
+/// The medians of the rounds, one row per workload and concurrency.
+fn table(
+    kinds: &[Kind],
+    concurrency: &[usize],
+    results: &[Vec<Vec<Measured>>],
+    rounds: usize,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "median of {rounds} round(s); × floor = server CPU per call / (requests per call × echo CPU per request)"
+    );
+    let _ = writeln!(
+        out,
+        "| server | C | calls/s | p50 ms | p99 ms | server CPU µs/call | HTTP req/call | × echo floor |"
+    );
+    let _ = writeln!(
+        out,
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    for (ci, &c) in concurrency.iter().enumerate() {
+        let floor = &results[ci][0];
+        for (ki, &kind) in kinds.iter().enumerate() {
+            let runs = &results[ci][ki];
+            let pick =
+                |f: fn(&Measured) -> f64| median(&mut runs.iter().map(f).collect::<Vec<_>>());
+            let mut ratios: Vec<f64> = runs
+                .iter()
+                .zip(floor)
+                .map(|(m, e)| m.cpu_us_per_call / (f64::from(kind.requests()) * e.cpu_us_per_call))
+                .collect();
+            let ratio = if kind == Kind::Echo {
+                "1.0 (floor)".to_string()
+            } else {
+                format!("{:.2}×", median(&mut ratios))
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {c} | {:.0} | {:.2} | {:.2} | {:.1} | {} | {ratio} |",
+                kind.label(),
+                pick(|m| m.per_second),
+                pick(|m| m.p50_ms),
+                pick(|m| m.p99_ms),
+                pick(|m| m.cpu_us_per_call),
+                kind.requests(),
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,318 @@
+//! Memory per pending 2025-11-25 elicitation (issue 10; DESIGN.md budget:
+//! ≤ 16 KiB at 10,000 pending, no lost answers).
+//!
+//! ```text
+//! cargo bench -p frontdesk-cli --bench pending                       # 1,000 and 10,000
+//! cargo bench -p frontdesk-cli --bench pending -- --counts 2000
+//! ```
+//!
+//! For each count N, a fresh server runs as a child process (this binary
+//! with `--serve`): the demo server (`book_return`, whose first question is
+//! the typed `ReturnForm`) on the library's Streamable HTTP transport, on
+//! 127.0.0.1 with the default server configuration, except for the HTTP
+//! caps one address would hit: `max_connections`,
+//! `max_connections_per_client`, `max_sessions` and
+//! `max_sessions_per_client` are raised to 30,000 (every client here is
+//! 127.0.0.1, and each pending call holds its connection).
+//!
+//! The measurement, all on loopback and bounded by N:
+//! 1. warm-up: 200 sessions each get their question and answer it (so the
+//!    allocator and runtime have grown to their working size);
+//! 2. the server's RSS (`VmRSS` of `/proc/<pid>/status`) is read;
+//! 3. N sessions are opened as a 2025-11-25 client does (`initialize`,
+//!    `notifications/initialized`, `tools/call` of `book_return`), each on
+//!    its own keep-alive connection, until the call's SSE stream carries
+//!    its `elicitation/create`; every stream stays open, so each of the N
+//!    sessions has one question waiting and one live POST stream;
+//! 4. the RSS is read again: (RSS after − RSS before) / N is the figure;
+//! 5. every question is answered (the form, then the confirmation it leads
+//!    to), and every call must end in its booking: an answer lost fails the
+//!    run.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use std::net::SocketAddr;
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail, ensure};
+use hyper::{Method, StatusCode};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use support::{
+    ACCEPT, Conn, JSON, ServerProcess, Sse, answer, initialize, initialized, legacy_call,
+    result_text,
+};
+
+/// Sessions the warm-up runs through a whole call.
+const WARM_UP: usize = 200;
+/// Sessions opened at once.
+const PARALLEL: usize = 64;
+/// Connections the answers are sent on.
+const ANSWERERS: usize = 16;
+/// The HTTP caps raised for one address holding every session.
+const CAP: usize = 30_000;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("pending: tokio runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = if args.iter().any(|a| a == "--serve") {
+        runtime.block_on(serve())
+    } else {
+        parse(&args).and_then(|counts| runtime.block_on(measure_all(&counts)))
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pending: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse(args: &[String]) -> anyhow::Result<Vec<usize>> {
+    let mut counts = vec![1_000, 10_000];
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--bench" => {}
+            "--counts" => {
+                counts = it
+                    .next()
+                    .context("--counts needs a value")?
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()?;
+            }
+            other => bail!("unknown argument {other:?}; usage: pending [--counts N,N…]"),
+        }
+    }
+    if counts.iter().any(|&n| n == 0 || n > 20_000) {
+        bail!("counts must be between 1 and 20,000");
+    }
+    Ok(counts)
+}
+
+/// The server child: the demo on the library's HTTP transport, caps raised.
+async fn serve() -> anyhow::Result<()> {
+    use frontdesk::http::{HttpOptions, bind};
+    let options = HttpOptions::new()
+        .max_connections(CAP)
+        .max_connections_per_client(CAP)
+        .max_sessions(CAP)
+        .max_sessions_per_client(CAP);
+    let listener = bind(SocketAddr::from(([127, 0, 0, 1], 0)), options).await?;
+    let base = listener.base_url();
+    let builder = frontdesk::server::Server::builder("brightgrid", "0");
+    let server =
+        frontdesk_demo::register(builder, &base, &frontdesk_demo::DemoOptions::default()).build();
+    eprintln!("pending-memory server at {}", listener.endpoint_url());
+    listener.serve(server).await?;
+    Ok(())
+}
+
+async fn measure_all(counts: &[usize]) -> anyhow::Result<()> {
+    println!(
+        "memory per pending 2025-11-25 elicitation: book_return's ReturnForm, one session, \
+         connection and open POST stream each, server RSS from /proc/<pid>/status"
+    );
+    println!(
+        "| pending | RSS before (KiB) | RSS with pending (KiB) | KiB per pending | answered |"
+    );
+    println!("| ---: | ---: | ---: | ---: | ---: |");
+    for &n in counts {
+        let m = measure(n).await?;
+        println!(
+            "| {n} | {} | {} | {:.1} | {}/{n} |",
+            m.before, m.pending, m.per_pending, m.answered
+        );
+    }
+    Ok(())
+}
+
+struct Figures {
+    before: u64,
+    pending: u64,
+    per_pending: f64,
+    answered: usize,
+}
+
+async fn measure(n: usize) -> anyhow::Result<Figures> {
+    let me = std::env::current_exe().context("this benchmark's own path")?;
+    let mut command = Command::new(me);
+    command.arg("--serve");
+    let server = ServerProcess::spawn("pending-memory server", command)?;
+    let addr = server.addr();
+
+    let warm = open_all(addr, WARM_UP).await?;
+    let answered = answer_all(addr, warm).await?;
+    ensure!(
+        answered == WARM_UP,
+        "warm-up: {answered}/{WARM_UP} answered"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before = server.rss_kib()?;
+
+    let calls = open_all(addr, n).await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let pending = server.rss_kib()?;
+    #[allow(clippy::cast_precision_loss)]
+    let per_pending = pending.saturating_sub(before) as f64 / n as f64;
+
+    let answered = answer_all(addr, calls).await?;
+    ensure!(answered == n, "{} of {n} answers lost", n - answered);
+    Ok(Figures {
+        before,
+        pending,
+        per_pending,
+        answered,
+    })
+}
+
+/// One call waiting for its answer: its connection (busy with the stream),
+/// the stream, the session, the question's id and which order it is for.
+struct Pending {
+    _conn: Conn,
+    stream: Sse,
+    session: String,
+    question: Value,
+    order: String,
+}
+
+/// Open `n` sessions, each with its call waiting on a question.
+async fn open_all(addr: SocketAddr, n: usize) -> anyhow::Result<Vec<Pending>> {
+    let gate = Arc::new(Semaphore::new(PARALLEL));
+    let mut tasks = Vec::with_capacity(n);
+    for i in 0..n {
+        let gate = Arc::clone(&gate);
+        tasks.push(tokio::spawn(async move {
+            let _permit = gate.acquire_owned().await?;
+            open_one(addr, i).await
+        }));
+    }
+    let mut calls = Vec::with_capacity(n);
+    for t in tasks {
+        calls.push(t.await.context("a client panicked")??);
+    }
+    Ok(calls)
+}
+
+fn session_headers(session: &str) -> [(&str, &str); 4] {
+    [
+        ACCEPT,
+        JSON,
+        ("mcp-session-id", session),
+        ("mcp-protocol-version", "2025-11-25"),
+    ]
+}
+
+async fn open_one(addr: SocketAddr, i: usize) -> anyhow::Result<Pending> {
+    let mut conn = Conn::open(addr).await?;
+    let (status, headers, body) = conn.post(&[ACCEPT, JSON], initialize(1)).await?;
+    ensure!(status == StatusCode::OK, "initialize answered {status}");
+    let session = headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .with_context(|| format!("no session: {}", String::from_utf8_lossy(&body)))?;
+    let (status, _, _) = conn.post(&session_headers(&session), initialized()).await?;
+    ensure!(
+        status == StatusCode::ACCEPTED,
+        "initialized answered {status}"
+    );
+    let order = format!("A{i}");
+    let call = legacy_call(2, "book_return", json!({"order_id": order}));
+    let response = conn
+        .send(Method::POST, &session_headers(&session), call)
+        .await?;
+    ensure!(
+        response.status() == StatusCode::OK,
+        "tools/call answered {}",
+        response.status()
+    );
+    let mut stream = Sse::new(response);
+    let question = next_question(&mut stream).await?;
+    Ok(Pending {
+        _conn: conn,
+        stream,
+        session,
+        question,
+        order,
+    })
+}
+
+/// The id of the next `elicitation/create` on `stream`.
+async fn next_question(stream: &mut Sse) -> anyhow::Result<Value> {
+    loop {
+        let Some(m) = stream.next_message().await? else {
+            bail!("the stream ended before a question");
+        };
+        if m["method"] == "elicitation/create" {
+            return Ok(m["id"].clone());
+        }
+    }
+}
+
+/// Answer every call (the form, then the confirmation), on a few
+/// connections; how many ended in their booking.
+async fn answer_all(addr: SocketAddr, calls: Vec<Pending>) -> anyhow::Result<usize> {
+    let mut shares: Vec<Vec<Pending>> = (0..ANSWERERS).map(|_| Vec::new()).collect();
+    for (i, call) in calls.into_iter().enumerate() {
+        shares[i % ANSWERERS].push(call);
+    }
+    let mut tasks = Vec::new();
+    for share in shares {
+        tasks.push(tokio::spawn(async move {
+            let mut conn = Conn::open(addr).await?;
+            let mut booked = 0;
+            for call in share {
+                booked += usize::from(finish(&mut conn, call).await?);
+            }
+            anyhow::Ok(booked)
+        }));
+    }
+    let mut booked = 0;
+    for t in tasks {
+        booked += t.await.context("an answerer panicked")??;
+    }
+    Ok(booked)
+}
+
+/// Answer one call's questions; whether it ended in its booking.
+async fn finish(conn: &mut Conn, mut call: Pending) -> anyhow::Result<bool> {
+    let headers = session_headers(&call.session);
+    let form = json!({"action": "accept", "content": {
+        "reason": "wrong_item", "boxes": 2, "pickup_date": "2026-12-01",
+        "contact_email": "ana@example.com"
+    }});
+    let (status, _, _) = conn.post(&headers, answer(&call.question, form)).await?;
+    ensure!(status == StatusCode::ACCEPTED, "the answer got {status}");
+    let confirm = next_question(&mut call.stream).await?;
+    let yes = json!({"action": "accept", "content": {"confirm": true}});
+    let (status, _, _) = conn.post(&headers, answer(&confirm, yes)).await?;
+    ensure!(
+        status == StatusCode::ACCEPTED,
+        "the confirmation got {status}"
+    );
+    loop {
+        let Some(m) = call.stream.next_message().await? else {
+            return Ok(false);
+        };
+        if m["id"] == 2 {
+            let expected = format!("Return booked for order {}", call.order);
+            return Ok(result_text(&m).is_some_and(|t| t.starts_with(&expected)));
+        }
+    }
+}

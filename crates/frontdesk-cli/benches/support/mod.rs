@@ -1,0 +1,410 @@
+//! What the load benchmark and the pending-memory measurement share: server
+//! child processes (their CPU time and memory read from `/proc`), one
+//! keep-alive HTTP/1.1 client connection on hyper, an SSE reader, and the
+//! bodies of the calls both revisions make.
+//!
+//! Loopback only: every address here is `127.0.0.1`.
+
+#![allow(dead_code)] // each benchmark uses part of it
+
+use std::io::{BufRead, BufReader};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context as _, anyhow, bail};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::client::conn::http1::SendRequest;
+use hyper::{HeaderMap, Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use tokio::net::{TcpSocket, TcpStream};
+
+/// Loopback source addresses a load spreads its connections over
+/// (`127.0.0.1` … `127.0.0.8`).
+pub const SOURCES: u8 = 8;
+
+/// The loopback source address of client `index`.
+pub fn source_of(index: u64) -> IpAddr {
+    #[allow(clippy::cast_possible_truncation)]
+    let last = 1 + (index % u64::from(SOURCES)) as u8;
+    IpAddr::V4(Ipv4Addr::new(127, 0, 0, last))
+}
+
+/// The MCP endpoint's path on every server these benchmarks start.
+pub const ENDPOINT: &str = "/mcp";
+
+/// A server running as a child process, so that its CPU time and memory are
+/// its own. Killed when dropped.
+pub struct ServerProcess {
+    child: Child,
+    addr: SocketAddr,
+    name: String,
+}
+
+impl ServerProcess {
+    /// Start `command` and wait (up to 30 s) for the first line on its stderr
+    /// that names `http://ADDR`; the rest of stderr is drained (and dropped)
+    /// so the server never blocks on a full pipe.
+    pub fn spawn(name: &str, mut command: Command) -> anyhow::Result<Self> {
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("cannot start {name}"))?;
+        let stderr = child
+            .stderr
+            .take()
+            .ok_or_else(|| anyhow!("{name}: no stderr"))?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            let mut early = Vec::new();
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let Some(sender) = &tx else { continue };
+                match address_in(&line) {
+                    Some(addr) => {
+                        let _ = sender.send(Ok(addr));
+                        tx = None;
+                    }
+                    None => early.push(line),
+                }
+            }
+            if let Some(sender) = tx {
+                let _ = sender.send(Err(early.join("\n")));
+            }
+        });
+        let mut server = Self {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            name: name.to_string(),
+        };
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(Ok(addr)) => server.addr = addr,
+            Ok(Err(output)) => bail!("{name} exited before listening:\n{output}"),
+            Err(_) => bail!("{name} did not say where it listens within 30 s"),
+        }
+        Ok(server)
+    }
+
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// CPU time used so far (user + system, all threads), in clock ticks,
+    /// from `/proc/<pid>/stat`.
+    pub fn cpu_ticks(&self) -> anyhow::Result<u64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+            .with_context(|| format!("{}: cannot read /proc/{}/stat", self.name, self.pid()))?;
+        // The command name (field 2) may hold spaces; fields after it are plain.
+        let rest = stat
+            .rsplit_once(')')
+            .map(|(_, r)| r)
+            .ok_or_else(|| anyhow!("unreadable /proc stat"))?;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // After ")": state is field 3, so utime (14) and stime (15) are at 11, 12.
+        let tick = |i: usize| -> anyhow::Result<u64> {
+            fields
+                .get(i)
+                .ok_or_else(|| anyhow!("short /proc stat"))?
+                .parse::<u64>()
+                .context("unreadable /proc stat field")
+        };
+        Ok(tick(11)? + tick(12)?)
+    }
+
+    /// Resident set size now, in KiB, from `/proc/<pid>/status`.
+    pub fn rss_kib(&self) -> anyhow::Result<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .with_context(|| format!("{}: cannot read /proc status", self.name))?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .ok_or_else(|| anyhow!("no VmRSS in /proc/{}/status", self.pid()))
+    }
+
+    /// Whether it is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `ADDR` of the first `http://ADDR/…` in `line`.
+fn address_in(line: &str) -> Option<SocketAddr> {
+    let start = line.find("http://")? + "http://".len();
+    let rest = &line[start..];
+    let end = rest.find(['/', ' ']).unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 when that fails, as on
+/// every Linux this runs on).
+pub fn clock_ticks_per_second() -> u64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .filter(|&t| t > 0)
+        .unwrap_or(100)
+}
+
+/// One keep-alive HTTP/1.1 connection.
+pub struct Conn {
+    send: SendRequest<Full<Bytes>>,
+    host: String,
+}
+
+impl Conn {
+    /// Connect to `addr`.
+    pub async fn open(addr: SocketAddr) -> anyhow::Result<Self> {
+        Self::open_from(addr, None).await
+    }
+
+    /// Connect to `addr` from the loopback address `source` (any port), or
+    /// from the system's choice when `None`. The server's per-address caps
+    /// (open connections, requests in flight) count by source address, so a
+    /// load of many connections spreads over several `127.0.0.x`.
+    pub async fn open_from(addr: SocketAddr, source: Option<IpAddr>) -> anyhow::Result<Self> {
+        let stream = match source {
+            None => TcpStream::connect(addr).await,
+            Some(ip) => {
+                let socket = TcpSocket::new_v4()?;
+                socket.bind(SocketAddr::new(ip, 0))?;
+                socket.connect(addr).await
+            }
+        }
+        .with_context(|| format!("cannot connect to {addr} (from {source:?})"))?;
+        stream.set_nodelay(true)?;
+        let (send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .context("HTTP/1.1 handshake")?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(Self {
+            send,
+            host: addr.to_string(),
+        })
+    }
+
+    /// Send a request with `headers` and `body`; the response's body is not
+    /// read yet.
+    pub async fn send(
+        &mut self,
+        method: Method,
+        headers: &[(&str, &str)],
+        body: Bytes,
+    ) -> anyhow::Result<Response<Incoming>> {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(ENDPOINT)
+            .header("host", &self.host);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Full::new(body))?;
+        self.send.ready().await.context("connection closed")?;
+        self.send
+            .send_request(request)
+            .await
+            .context("request failed")
+    }
+
+    /// A POST of a JSON body, read whole: status, headers, body.
+    pub async fn post(
+        &mut self,
+        headers: &[(&str, &str)],
+        body: Bytes,
+    ) -> anyhow::Result<(StatusCode, HeaderMap, Bytes)> {
+        let response = self.send(Method::POST, headers, body).await?;
+        read_whole(response).await
+    }
+}
+
+/// Status, headers and the whole body of `response`.
+pub async fn read_whole(
+    response: Response<Incoming>,
+) -> anyhow::Result<(StatusCode, HeaderMap, Bytes)> {
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.context("reading a body")?.to_bytes();
+    Ok((parts.status, parts.headers, body))
+}
+
+/// The `data:` of each event of an SSE response, as it arrives.
+pub struct Sse {
+    body: Incoming,
+    buf: Vec<u8>,
+}
+
+impl Sse {
+    /// Read `response` as an event stream.
+    pub fn new(response: Response<Incoming>) -> Self {
+        Self {
+            body: response.into_body(),
+            buf: Vec::new(),
+        }
+    }
+
+    /// The next event with data, parsed as JSON; `None` at the end of the
+    /// stream. Comments and events with empty data (priming) are skipped.
+    pub async fn next_message(&mut self) -> anyhow::Result<Option<Value>> {
+        loop {
+            if let Some(end) = find(&self.buf, b"\n\n") {
+                let event: Vec<u8> = self.buf.drain(..end + 2).collect();
+                let text = std::str::from_utf8(&event).context("SSE event is not UTF-8")?;
+                let data: Vec<&str> = text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                    .collect();
+                let data = data.join("\n");
+                if data.is_empty() {
+                    continue;
+                }
+                return Ok(Some(
+                    serde_json::from_str(&data).context("SSE data is not JSON")?,
+                ));
+            }
+            match self.body.frame().await {
+                None => return Ok(None),
+                Some(frame) => {
+                    if let Ok(chunk) = frame.context("reading an SSE stream")?.into_data() {
+                        self.buf.extend_from_slice(&chunk);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Read to the end of the stream (so the connection can be used again).
+    pub async fn finish(mut self) -> anyhow::Result<()> {
+        while self.body.frame().await.transpose()?.is_some() {}
+        Ok(())
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// `Accept` of every POST (both revisions).
+pub const ACCEPT: (&str, &str) = ("accept", "application/json, text/event-stream");
+/// `Content-Type` of every POST.
+pub const JSON: (&str, &str) = ("content-type", "application/json");
+
+/// The headers of a 2026-07-28 `tools/call` of `tool`.
+pub fn modern_headers(tool: &str) -> [(&str, &str); 5] {
+    [
+        ACCEPT,
+        JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", tool),
+    ]
+}
+
+/// The `_meta` a 2026-07-28 client with form elicitation sends.
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "frontdesk-bench", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+    })
+}
+
+/// A 2026-07-28 `tools/call` of `tool`; a retry when `retry` carries the
+/// `inputResponses` and the `requestState`.
+pub fn modern_call(id: u64, tool: &str, arguments: Value, retry: Option<(Value, &str)>) -> Bytes {
+    let mut params = json!({"name": tool, "arguments": arguments, "_meta": modern_meta()});
+    if let Some((responses, state)) = retry {
+        params["inputResponses"] = responses;
+        params["requestState"] = Value::from(state);
+    }
+    body(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+}
+
+/// A 2025-11-25 `initialize` of a client with form elicitation.
+pub fn initialize(id: u64) -> Bytes {
+    body(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "frontdesk-bench", "version": "0"}
+        }}),
+    )
+}
+
+/// `notifications/initialized`.
+pub fn initialized() -> Bytes {
+    body(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+}
+
+/// A 2025-11-25 `tools/call`.
+pub fn legacy_call(id: u64, tool: &str, arguments: Value) -> Bytes {
+    body(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}}))
+}
+
+/// The client's response to the server's request `id`.
+pub fn answer(id: &Value, result: Value) -> Bytes {
+    body(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+fn body(message: &Value) -> Bytes {
+    Bytes::from(message.to_string())
+}
+
+/// The text of the first content block of a `tools/call` result message.
+pub fn result_text(message: &Value) -> Option<&str> {
+    message
+        .get("result")?
+        .get("content")?
+        .get(0)?
+        .get("text")?
+        .as_str()
+}
+
+/// The median of `values` (sorted in place); 0 when empty.
+pub fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// The `q`-quantile (0..=1) of sorted `values`; 0 when empty.
+pub fn quantile(sorted: &[u32], q: f64) -> u32 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}

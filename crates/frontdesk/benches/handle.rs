@@ -1,0 +1,135 @@
+//! `Server::handle` in process, for the load benchmark's call (issue 14):
+//! `bench_confirm` on 2026-07-28 with the default server configuration
+//! (state sealed with XChaCha20-Poly1305, single use through the in-memory
+//! nonce store).
+//!
+//! - `round 1`: the first `tools/call` → `input_required` with a sealed state;
+//! - `round 2`: the retry with `inputResponses` and that state → complete
+//!   (each iteration gets a fresh state from an unmeasured round 1, as a
+//!   state opens once).
+//!
+//! Each is measured twice: `handle` alone on a parsed message, and `bytes`:
+//! what the HTTP transport does around it (`parse_message` of the body,
+//! `handle`, the response written as JSON).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use frontdesk::server::{Handled, OutboundSink, RequestInfo, Revision, Server};
+use serde_json::{Value, json};
+
+fn server() -> Server {
+    frontdesk_demo::fixtures::bench::register(Server::builder("bench", "0")).build()
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "frontdesk-bench", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+    })
+}
+
+fn round1() -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "bench_confirm", "arguments": {"n": 7}, "_meta": meta()
+    }})
+    .to_string()
+    .into_bytes()
+}
+
+fn round2(state: &str) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "bench_confirm", "arguments": {"n": 7}, "_meta": meta(),
+        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},
+        "requestState": state
+    }})
+    .to_string()
+    .into_bytes()
+}
+
+struct Bench {
+    runtime: tokio::runtime::Runtime,
+    server: Server,
+    info: RequestInfo,
+    sink: OutboundSink,
+}
+
+impl Bench {
+    fn new() -> Self {
+        Self {
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap(),
+            server: server(),
+            info: RequestInfo::new().revision(Revision::V2026_07_28),
+            sink: OutboundSink::discard(),
+        }
+    }
+
+    fn handle(&self, message: Value) -> Handled {
+        self.runtime
+            .block_on(self.server.handle(None, message, &self.sink, &self.info))
+    }
+
+    /// Parse, handle, write: the transport's part included.
+    fn bytes(&self, body: &[u8]) -> Vec<u8> {
+        let message = self.server.parse_message(body).unwrap();
+        let handled = self.handle(message);
+        serde_json::to_vec(&handled.response).unwrap()
+    }
+
+    /// A fresh state from round 1.
+    fn state(&self) -> String {
+        let handled = self.handle(self.server.parse_message(&round1()).unwrap());
+        let response = handled.response.unwrap();
+        response["result"]["requestState"]
+            .as_str()
+            .expect("round 1 asks")
+            .to_string()
+    }
+}
+
+fn check_complete(handled: &Handled) {
+    assert!(handled.failure.is_none(), "{:?}", handled.response);
+}
+
+fn handle(c: &mut Criterion) {
+    let b = Bench::new();
+    // The contract, once, before timing it.
+    let done = b.handle(b.server.parse_message(&round2(&b.state())).unwrap());
+    let text = &done.response.as_ref().unwrap()["result"]["content"][0]["text"];
+    assert_eq!(text, "confirmed 7");
+
+    let first = b.server.parse_message(&round1()).unwrap();
+    c.bench_function("handle round 1 (input_required)", |bench| {
+        bench.iter_batched(
+            || first.clone(),
+            |m| check_complete(&b.handle(black_box(m))),
+            BatchSize::SmallInput,
+        )
+    });
+    c.bench_function("handle round 2 (complete)", |bench| {
+        bench.iter_batched(
+            || b.server.parse_message(&round2(&b.state())).unwrap(),
+            |m| check_complete(&b.handle(black_box(m))),
+            BatchSize::SmallInput,
+        )
+    });
+    let first = round1();
+    c.bench_function("bytes round 1 (parse + handle + write)", |bench| {
+        bench.iter(|| b.bytes(black_box(&first)))
+    });
+    c.bench_function("bytes round 2 (parse + handle + write)", |bench| {
+        bench.iter_batched(
+            || round2(&b.state()),
+            |body| b.bytes(black_box(&body)),
+            BatchSize::SmallInput,
+        )
+    });
+}
+
+criterion_group!(benches, handle);
+criterion_main!(benches);
