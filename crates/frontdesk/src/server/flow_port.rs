@@ -2,6 +2,7 @@
 //! with a connect token, look at it, wait for it, complete or fail it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -44,6 +45,8 @@ fn internal(e: &FlowError) -> AskError {
 struct Quota {
     max: usize,
     by_client: Mutex<HashMap<String, Vec<(String, Instant)>>>,
+    /// Numbers the places held while a flow is being created.
+    reservations: AtomicU64,
 }
 
 impl Quota {
@@ -70,6 +73,28 @@ impl Quota {
         true
     }
 
+    /// A place for `client` held under a name of its own until the flow
+    /// exists ([`rename`](Self::rename)), or `None` when the client has its
+    /// most flows pending. Taken *before* the store is asked, so a refused
+    /// client never writes to the store.
+    fn reserve(&self, client: &str, ttl: Duration) -> Option<String> {
+        let n = self.reservations.fetch_add(1, Ordering::Relaxed);
+        let name = format!("\u{0}reserved-{n}");
+        self.admit(client, &name, ttl).then_some(name)
+    }
+
+    /// The held place now counts the flow `flow_id`.
+    fn rename(&self, reservation: &str, flow_id: &str) {
+        if let Ok(mut map) = self.by_client.lock() {
+            for flows in map.values_mut() {
+                if let Some(entry) = flows.iter_mut().find(|(id, _)| id == reservation) {
+                    entry.0 = flow_id.to_string();
+                    return;
+                }
+            }
+        }
+    }
+
     /// The flow no longer counts (it completed or failed).
     fn release(&self, flow_id: &str) {
         if let Ok(mut map) = self.by_client.lock() {
@@ -88,6 +113,7 @@ impl Flows {
             quota: Quota {
                 max: max_per_client.max(1),
                 by_client: Mutex::new(HashMap::new()),
+                reservations: AtomicU64::new(0),
             },
         }
     }
@@ -100,34 +126,38 @@ impl Flows {
         ttl: Duration,
         purpose: &str,
     ) -> Result<FlowTicket, AskError> {
-        let flow = self
-            .store
-            .create(NewFlow::new(principal, ttl).purpose(purpose))
-            .await
-            .map_err(|e| match e {
-                FlowError::Store(StoreError::Full { .. }) => {
-                    tracing::warn!("flow store full; URL question refused");
-                    AskError::Busy("the server has too many sign-ins in progress".into())
-                }
-                e => internal(&e),
-            })?;
-        if !self.quota.admit(quota_key, flow.id.as_str(), ttl) {
+        // The client's share first: a client over it is refused without
+        // touching the store, so its refused attempts cannot fill the store
+        // for everyone (the full abuse run found refused flows kept there
+        // until they expired).
+        let Some(reservation) = self.quota.reserve(quota_key, ttl) else {
             tracing::warn!(
                 client = quota_key,
                 "URL question refused: the client has its most flows pending"
             );
-            if let Err(e) = self
-                .store
-                .fail(&flow.id, "over the client's quota".into())
-                .await
-            {
-                tracing::debug!(error = %e, "could not drop the refused flow");
-            }
             return Err(AskError::Busy(
                 "too many sign-ins of this client are in progress; finish or cancel one first"
                     .into(),
             ));
-        }
+        };
+        let flow = match self
+            .store
+            .create(NewFlow::new(principal, ttl).purpose(purpose))
+            .await
+        {
+            Ok(flow) => flow,
+            Err(e) => {
+                self.quota.release(&reservation);
+                return Err(match e {
+                    FlowError::Store(StoreError::Full { .. }) => {
+                        tracing::warn!("flow store full; URL question refused");
+                        AskError::Busy("the server has too many sign-ins in progress".into())
+                    }
+                    e => internal(&e),
+                });
+            }
+        };
+        self.quota.rename(&reservation, flow.id.as_str());
         let token = self
             .store
             .issue_connect_token(&flow.id, principal, ttl)

@@ -130,3 +130,79 @@ async fn the_principal_reaches_the_handler_and_owns_its_session() {
         .unwrap();
     assert_eq!(r.status(), 404);
 }
+
+/// A principal over its share of pending URL flows is refused without
+/// writing to the flow store, so however often it tries, the store never
+/// fills for anyone else. Regression: each refused attempt used to create a
+/// flow and mark it failed, the record kept until it expired, and after
+/// 100,050 first rounds every client's URL question got "the server has too
+/// many sign-ins in progress" (found by the abuse suite's full run).
+#[tokio::test]
+async fn refused_url_flows_do_not_fill_the_store_for_others() {
+    use frontdesk::flows::InMemoryFlowStore;
+    use frontdesk::server::{Answer, Question, ServerConfig};
+
+    async fn sign_in(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
+        let question = Question::url("Sign in.", |t| {
+            format!("http://127.0.0.1:1/signin?token={}", t.connect_token)
+        });
+        Ok(match cx.ask(question.key("signin")).await? {
+            Answer::Accepted(()) => ToolOutput::text("connected"),
+            _ => ToolOutput::text("not connected"),
+        })
+    }
+    // Room for 8 flows in all, 2 per principal: alice tries 40 times.
+    let store = std::sync::Arc::new(InMemoryFlowStore::new().with_max_flows(8));
+    let s = start_with(
+        move |_| {
+            Server::builder("flows-test", "1")
+                .config(ServerConfig::new().max_flows_per_client(2))
+                .flow_store(store)
+                .tool(ToolDef::new("sign_in", "Sign in", sign_in))
+                .build()
+        },
+        |o| o.authenticator = Some(std::sync::Arc::new(TwoUsers)),
+    )
+    .await;
+    let call = |token: &'static str| {
+        s.post()
+            .header("mcp-protocol-version", support::MODERN)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "sign_in")
+            .header("authorization", token)
+            .body(modern_call(1, "sign_in", json!({})).to_string())
+            .send()
+    };
+    let mut asked = 0;
+    let mut refused = 0;
+    for _ in 0..40 {
+        let v: Value = call("Bearer alice-token")
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v["result"]["resultType"] == "input_required" {
+            asked += 1;
+        } else {
+            let said = v["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(said.contains("of this client"), "{v}");
+            refused += 1;
+        }
+    }
+    assert_eq!((asked, refused), (2, 38));
+    // Bob's URL question is still asked.
+    let v: Value = call("Bearer bob-token")
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["result"]["resultType"], "input_required", "{v}");
+    assert!(
+        v["result"]["inputRequests"]["signin"]["params"]["url"].is_string(),
+        "{v}"
+    );
+}
