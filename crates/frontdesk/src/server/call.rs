@@ -56,13 +56,25 @@ pub(crate) trait Conversation: Send + Sync {
         call: &'a Call,
         questions: &'a [(String, InputRequest)],
     ) -> BoxFuture<'a, Result<Vec<Value>, AskError>>;
-    /// The error that makes the client finish a URL interaction first.
+    /// The error that makes the client finish a URL interaction first. By
+    /// default (2026-07-28 rounds and tasks have no -32042) the URL is asked
+    /// as a question, and the call ends when the interaction does.
     fn url_required<'a>(
         &'a self,
         call: &'a Call,
         message: &'a str,
         make_url: UrlMaker<'a>,
-    ) -> BoxFuture<'a, ToolError>;
+    ) -> BoxFuture<'a, ToolError> {
+        Box::pin(async move {
+            let key = call.derived_key(&InputRequest::url(message.to_string(), String::new()));
+            match self.ask_url(call, &key, message, make_url).await {
+                Err(e) => ToolError::Ask(e),
+                Ok(_) => ToolError::execution(
+                    "The interaction finished; call the tool again to continue.",
+                ),
+            }
+        })
+    }
     /// The result a [`once`](super::ToolContext::once) step recorded in an
     /// earlier round of this call.
     fn recorded(&self, key: &str) -> Option<Value>;

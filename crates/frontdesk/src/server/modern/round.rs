@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::state::{FlowRef, RecordedAnswer, RoundState};
 use crate::server::call::{Call, Conversation, UrlMaker};
-use crate::server::error::{AskError, ToolError};
+use crate::server::error::AskError;
 use crate::server::flow_port::Progress;
 use crate::server::question::{Answer, Checked, ElicitOutcome, InputRequest, parse_elicit_result};
 use crate::store::BoxFuture;
@@ -329,24 +329,6 @@ impl Conversation for Round {
         questions: &'a [(String, InputRequest)],
     ) -> BoxFuture<'a, Result<Vec<Value>, AskError>> {
         Box::pin(Round::ask_all(self, questions))
-    }
-
-    fn url_required<'a>(
-        &'a self,
-        call: &'a Call,
-        message: &'a str,
-        make_url: UrlMaker<'a>,
-    ) -> BoxFuture<'a, ToolError> {
-        Box::pin(async move {
-            // 2026-07-28 has no -32042: the URL is asked as an input request.
-            let key = call.derived_key(&InputRequest::url(message.to_string(), String::new()));
-            match Round::ask_url(self, call, &key, message, make_url).await {
-                Err(e) => ToolError::Ask(e),
-                Ok(_) => ToolError::execution(
-                    "The interaction finished; call the tool again to continue.",
-                ),
-            }
-        })
     }
 
     fn recorded(&self, key: &str) -> Option<Value> {

@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 
 use super::TaskEntry;
 use crate::server::call::{Call, Conversation, UrlMaker};
-use crate::server::error::{AskError, ToolError};
+use crate::server::error::AskError;
 use crate::server::flow_port::Progress;
 use crate::server::question::{Answer, Checked, ElicitOutcome, InputRequest, parse_elicit_result};
 use crate::store::BoxFuture;
@@ -184,23 +184,6 @@ impl Conversation for InTask {
                 answers.push(self.settle(call, a).await?);
             }
             Ok(answers)
-        })
-    }
-
-    fn url_required<'a>(
-        &'a self,
-        call: &'a Call,
-        message: &'a str,
-        make_url: UrlMaker<'a>,
-    ) -> BoxFuture<'a, ToolError> {
-        Box::pin(async move {
-            let key = call.derived_key(&InputRequest::url(message.to_string(), String::new()));
-            match InTask::ask_url(self, call, &key, message, make_url).await {
-                Err(e) => ToolError::Ask(e),
-                Ok(_) => ToolError::execution(
-                    "The interaction finished; call the tool again to continue.",
-                ),
-            }
         })
     }
 
