@@ -152,6 +152,29 @@ impl JsonRpcResponse {
         Ok(Self::new(id, to_object(result)?))
     }
 
+    /// The response as a JSON value, the result moved in rather than copied:
+    /// the same members in the same order as serializing it (`jsonrpc`, `id`,
+    /// `result`, then any unknown members that do not repeat those).
+    ///
+    /// ```
+    /// use frontdesk_wire::{JsonRpcResponse, RequestId};
+    /// let mut result = serde_json::Map::new();
+    /// result.insert("ok".into(), true.into());
+    /// let r = JsonRpcResponse::new(RequestId::Integer(7_i64.into()), result);
+    /// assert_eq!(r.clone().into_value(), serde_json::to_value(&r).unwrap());
+    /// assert_eq!(r.into_value().to_string(), r#"{"jsonrpc":"2.0","id":7,"result":{"ok":true}}"#);
+    /// ```
+    pub fn into_value(self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("jsonrpc".into(), Value::from(JsonRpcVersion::VALUE));
+        obj.insert("id".into(), to_value_infallible(&self.id));
+        obj.insert("result".into(), Value::Object(self.result));
+        for (k, v) in self.extra {
+            obj.entry(k).or_insert(v);
+        }
+        Value::Object(obj)
+    }
+
     /// Parses the result as `R`.
     pub fn parse_result<R: DeserializeOwned>(&self) -> Result<R, serde_json::Error> {
         R::deserialize(&Value::Object(self.result.clone()))

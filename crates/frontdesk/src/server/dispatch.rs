@@ -164,7 +164,7 @@ async fn request_handled(
     };
     match reply {
         Ok(result) => Handled {
-            response: Some(JsonRpcMessage::from(request.respond(result)).to_value()),
+            response: Some(request.respond(result).into_value()),
             revision: Some(revision),
             failure: None,
         },

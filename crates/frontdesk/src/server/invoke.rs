@@ -8,8 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use frontdesk_wire::{
-    CacheScope, CallToolResult, GetPromptResult, Implementation, Meta, ReadResourceResult,
-    ResultType, method,
+    CacheScope, CallToolResult, GetPromptResult, Meta, ReadResourceResult, ResultType, method,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -55,10 +54,10 @@ impl Completed {
     /// turns the handler's choice into the hints sent).
     pub(crate) fn into_modern(
         self,
-        server: &Implementation,
+        meta: &Meta,
         caching: impl FnOnce(Option<(u64, CacheScope)>) -> (u64, CacheScope),
     ) -> Result<Map<String, Value>, RpcError> {
-        let meta = Some(Meta::new().with_server_info(server));
+        let meta = Some(meta.clone());
         match self {
             Self::Resource(mut r, chosen) => {
                 let (ttl, scope) = caching(chosen);

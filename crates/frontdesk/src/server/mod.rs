@@ -187,7 +187,7 @@ mod uri_template;
 
 use std::sync::Arc;
 
-use frontdesk_wire::{Implementation, JsonRpcMessage, JsonRpcNotification};
+use frontdesk_wire::{Implementation, JsonRpcMessage, JsonRpcNotification, Meta};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -358,6 +358,8 @@ impl Handled {
 
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
+    /// `_meta` of every 2026-07-28 result (who answered), built once.
+    pub(crate) info_meta: Meta,
     pub(crate) instructions: Option<String>,
     pub(crate) tools: tool::ToolRegistry,
     pub(crate) prompts: Vec<PromptDef>,
@@ -647,6 +649,7 @@ impl ServerBuilder {
     pub fn build(self) -> Server {
         Server {
             inner: Arc::new(ServerInner {
+                info_meta: Meta::new().with_server_info(&self.info),
                 info: self.info,
                 instructions: self.instructions,
                 tools: self.tools,

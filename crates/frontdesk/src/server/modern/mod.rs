@@ -4,6 +4,7 @@
 //! methods), the `input_required` rounds of a call, and what a handler's
 //! outcome becomes on this revision.
 
+mod finishing;
 mod listen;
 mod meta;
 mod replies;
@@ -14,7 +15,7 @@ use std::sync::Arc;
 
 use frontdesk_wire::{
     CacheScope, CallToolRequestParams, CompleteRequestParams, DiscoverResult, ErrorCode,
-    GetPromptRequestParams, Implementation, InputRequiredResult, JsonRpcRequest, ListPromptsResult,
+    GetPromptRequestParams, InputRequiredResult, JsonRpcRequest, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Meta,
     ReadResourceRequestParams, ResultType, Revision, method, version,
 };
@@ -28,6 +29,7 @@ use super::invoke::{Completed, Outcome, Target, invoke, to_object};
 use super::requests::{self, Reply};
 use super::tool::TaskSupport;
 use super::{Caller, OutboundSink, ServerInner, completion, task};
+use finishing::Finishing;
 use replies::Claim;
 pub(crate) use replies::RetryReplies;
 use round::Round;
@@ -48,7 +50,7 @@ pub(crate) async fn serve(
         meta::validate(parsed.as_ref())?
     };
     let ttl = server.config.list_ttl_ms;
-    let info = server_info(&server.info);
+    let info = || server.info_meta.clone();
     match method {
         method::SERVER_DISCOVER => {
             let mut r = DiscoverResult::new(
@@ -61,12 +63,12 @@ pub(crate) async fn serve(
                 CacheScope::Public,
             );
             r.instructions.clone_from(&server.instructions);
-            r.meta = Some(info);
+            r.meta = Some(info());
             to_object(&r)
         }
         method::TOOLS_LIST if !server.tools.is_empty() => {
             let mut r = ListToolsResult::modern(server.tools.listing(), ttl, CacheScope::Public);
-            r.meta = Some(info);
+            r.meta = Some(info());
             to_object(&r)
         }
         method::PROMPTS_LIST if !server.prompts.is_empty() => {
@@ -75,13 +77,13 @@ pub(crate) async fn serve(
                 ttl,
                 CacheScope::Public,
             );
-            r.meta = Some(info);
+            r.meta = Some(info());
             to_object(&r)
         }
         method::RESOURCES_LIST if !server.resources.is_empty() => {
             let mut r =
                 ListResourcesResult::modern(server.resources.listing(), ttl, CacheScope::Public);
-            r.meta = Some(info);
+            r.meta = Some(info());
             to_object(&r)
         }
         method::RESOURCES_TEMPLATES_LIST if !server.resources.is_empty() => {
@@ -90,7 +92,7 @@ pub(crate) async fn serve(
                 ttl,
                 CacheScope::Public,
             );
-            r.meta = Some(info);
+            r.meta = Some(info());
             to_object(&r)
         }
         method::RESOURCES_READ if !server.resources.is_empty() => {
@@ -113,7 +115,7 @@ pub(crate) async fn serve(
         method::COMPLETION_COMPLETE if requests::has_completions(server) => {
             let p: CompleteRequestParams = requests::typed(request)?;
             let mut r = completion::complete(server, p, Some(ResultType::Complete)).await?;
-            r.meta = Some(info);
+            r.meta = Some(info());
             to_object(&r)
         }
         method::SUBSCRIPTIONS_LISTEN if requests::has_subscriptions(server) => {
@@ -146,11 +148,6 @@ pub(crate) async fn serve(
         }
         _ => Err(RpcError::method_not_found(method)),
     }
-}
-
-/// `_meta` of every 2026-07-28 result: who answered.
-fn server_info(info: &Implementation) -> Meta {
-    Meta::new().with_server_info(info)
 }
 
 /// The two MRTR fields of a retry, read apart from the typed params.
@@ -234,9 +231,9 @@ fn call_params(request: &JsonRpcRequest) -> Result<(String, Map<String, Value>, 
 /// One round of a tool call, prompt or resource read; a tool may continue
 /// as a task from it.
 ///
-/// A retry's round runs detached from the request, so a dropped connection
-/// does not lose it, and sending the same retry again gets its reply (see
-/// [`replies`]).
+/// A retry's round finishes even when its request is dropped (see
+/// [`finishing`]), so a dropped connection does not lose it, and sending the
+/// same retry again gets its reply (see [`replies`]).
 async fn run(
     server: &Arc<ServerInner>,
     target: Target<'_>,
@@ -297,13 +294,7 @@ async fn run(
         }
         .in_current_span()
     };
-    match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => runtime
-            .spawn(detached)
-            .await
-            .unwrap_or_else(|_| Err(RpcError::internal("Internal error"))),
-        Err(_) => detached.await,
-    }
+    Finishing::new(detached).await
 }
 
 /// Play a round whose target is found again from the server itself (for a
@@ -399,7 +390,7 @@ async fn play(
             };
             let token = state::seal(server, &next, binding)?;
             let mut r = InputRequiredResult::new(Some(requests), Some(token));
-            r.meta = Some(server_info(&server.info));
+            r.meta = Some(server.info_meta.clone());
             to_object(&r)
         }
         Outcome::Detached(work, started) => {
@@ -447,7 +438,7 @@ fn settle(
     result: Result<Completed, ToolError>,
     caching: Caching,
 ) -> Reply {
-    let info = &server.info;
+    let info = &server.info_meta;
     let failed = |text: String| {
         target
             .execution_error(text)?

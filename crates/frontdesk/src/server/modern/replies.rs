@@ -31,9 +31,14 @@ pub(crate) struct RetryReplies {
     max_per_owner: usize,
 }
 
+/// A kept reply: the result object as JSON text (one allocation to keep
+/// and to free, where a copy of the value tree is one per member), or the
+/// error.
+type KeptReply = Result<String, RpcError>;
+
 #[derive(Debug)]
 struct Slot {
-    reply: watch::Receiver<Option<Reply>>,
+    reply: watch::Receiver<Option<KeptReply>>,
     owner: Arc<str>,
 }
 
@@ -53,21 +58,25 @@ pub(crate) enum Claim {
     /// Nobody ran this state yet: run it and [`Running::finish`] it.
     First(Running),
     /// Another request ran (or is running) it: this is its reply.
-    Repeat(watch::Receiver<Option<Reply>>),
+    Repeat(watch::Receiver<Option<KeptReply>>),
     /// No room to remember it: run it without the guarantee.
     Untracked,
 }
 
 /// The right and duty to publish one state's reply.
 pub(crate) struct Running {
-    sender: watch::Sender<Option<Reply>>,
+    sender: watch::Sender<Option<KeptReply>>,
 }
 
 impl Running {
     /// Publish the reply to everyone waiting for it, and keep it.
     pub(crate) fn finish(self, reply: &Reply) {
+        let kept = match reply {
+            Ok(result) => Ok(serde_json::to_string(result).unwrap_or_default()),
+            Err(e) => Err(e.clone()),
+        };
         // `send_replace` keeps the value even with no receiver right now.
-        self.sender.send_replace(Some(reply.clone()));
+        self.sender.send_replace(Some(kept));
     }
 }
 
@@ -215,25 +224,28 @@ impl Kept {
 
 /// Whether the round behind `rx` is over: it published its reply, or it
 /// ended without one.
-fn finished(rx: &watch::Receiver<Option<Reply>>) -> bool {
+fn finished(rx: &watch::Receiver<Option<KeptReply>>) -> bool {
     rx.borrow().is_some() || rx.has_changed().is_err()
 }
 
 /// Wait for the reply another request is producing.
-pub(crate) async fn wait(mut rx: watch::Receiver<Option<Reply>>) -> Reply {
+pub(crate) async fn wait(mut rx: watch::Receiver<Option<KeptReply>>) -> Reply {
+    let internal = || RpcError::internal("Internal error");
     match rx.wait_for(Option::is_some).await {
-        Ok(reply) => reply
-            .clone()
-            .unwrap_or_else(|| Err(RpcError::internal("Internal error"))),
+        Ok(reply) => match reply.as_ref() {
+            Some(Ok(text)) => serde_json::from_str(text).map_err(|_| internal()),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(internal()),
+        },
         // The round that held the state ended without a reply (it panicked).
-        Err(_) => Err(RpcError::internal("Internal error")),
+        Err(_) => Err(internal()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Map;
+    use serde_json::{Map, Value};
 
     fn id(n: u8) -> StateId {
         StateId::from_bytes([n; 16])
@@ -250,14 +262,18 @@ mod tests {
         };
         let waiter = tokio::spawn(wait(rx));
         let mut reply = Map::new();
-        reply.insert("n".into(), 1.into());
+        reply.insert("z".into(), 1.5.into());
+        reply.insert("a".into(), serde_json::json!({"y": [1, "x"], "b": null}));
         running.finish(&Ok(reply.clone()));
-        assert_eq!(waiter.await.unwrap(), Ok(reply.clone()));
+        // The same members in the same order (maps compare without order).
+        let text = |r: Reply| Value::Object(r.unwrap()).to_string();
+        let expected = Value::Object(reply).to_string();
+        assert_eq!(text(waiter.await.unwrap()), expected);
         // And after it finished.
         let Claim::Repeat(rx) = replies.claim(id(1), "a") else {
             panic!("third claim");
         };
-        assert_eq!(wait(rx).await, Ok(reply));
+        assert_eq!(text(wait(rx).await), expected);
     }
 
     #[tokio::test]

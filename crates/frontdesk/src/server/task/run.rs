@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use frontdesk_wire::{CreateTaskResult, ErrorObject, Meta};
+use frontdesk_wire::{CreateTaskResult, ErrorObject};
 use serde_json::{Map, Value};
 
 use super::conversation::InTask;
@@ -50,7 +50,7 @@ pub(crate) fn run(
 ) -> Reply {
     let entry = started.entry;
     let mut created = CreateTaskResult::new(entry.task());
-    created.meta = Some(Meta::new().with_server_info(&server.info));
+    created.meta = Some(server.info_meta.clone());
     let server = Arc::clone(server);
     let task = Arc::clone(&entry);
     tokio::spawn(async move {

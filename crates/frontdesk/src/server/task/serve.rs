@@ -5,8 +5,8 @@
 //! answers to keys that are not outstanding.
 
 use frontdesk_wire::{
-    EmptyResult, ErrorCode, JsonRpcRequest, Meta, ResultType, TaskRequestParams,
-    UpdateTaskRequestParams, extension, method,
+    EmptyResult, ErrorCode, JsonRpcRequest, ResultType, TaskRequestParams, UpdateTaskRequestParams,
+    extension, method,
 };
 use serde_json::{Value, json};
 
@@ -39,7 +39,7 @@ fn unknown(id: &str) -> RpcError {
 fn ack(server: &ServerInner) -> Reply {
     to_object(&EmptyResult {
         result_type: Some(ResultType::Complete),
-        meta: Some(Meta::new().with_server_info(&server.info)),
+        meta: Some(server.info_meta.clone()),
         ..EmptyResult::default()
     })
 }
@@ -62,7 +62,7 @@ pub(crate) fn serve(
                 .get(&p.task_id, principal)
                 .ok_or_else(|| unknown(&p.task_id))?;
             let mut detailed = entry.detailed();
-            detailed.meta = Some(Meta::new().with_server_info(&server.info));
+            detailed.meta = Some(server.info_meta.clone());
             to_object(&detailed)
         }
         method::TASKS_UPDATE => {

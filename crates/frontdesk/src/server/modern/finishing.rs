@@ -1,0 +1,127 @@
+//! A retry's round that finishes even when its request goes away.
+//!
+//! The round is polled in place while the request waits for it (no task, no
+//! wake-up of another worker, no timer for the JSON window: a round that
+//! does not wait on anything completes in its first poll). When the request's
+//! future is dropped first (the connection dropped), the rest of the round
+//! moves to a task of its own, so its reply is still published for the same
+//! retry sent again (see [`super::replies`]).
+
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use super::super::error::RpcError;
+use super::super::requests::Reply;
+
+/// A round's future that is polled in place and, when dropped unfinished,
+/// handed to the runtime to finish.
+pub(super) struct Finishing<F>
+where
+    F: Future<Output = Reply> + Send + 'static,
+{
+    work: Option<Pin<Box<F>>>,
+}
+
+impl<F> Finishing<F>
+where
+    F: Future<Output = Reply> + Send + 'static,
+{
+    /// Own `work` until it finishes here or is handed off.
+    pub(super) fn new(work: F) -> Self {
+        Self {
+            work: Some(Box::pin(work)),
+        }
+    }
+}
+
+impl<F> Future for Finishing<F>
+where
+    F: Future<Output = Reply> + Send + 'static,
+{
+    type Output = Reply;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Reply> {
+        let Some(work) = self.work.as_mut() else {
+            // Polled after it returned: a caller's bug, answered not panicked.
+            return Poll::Ready(Err(RpcError::internal("Internal error")));
+        };
+        // A panicking handler ends its round with -32603, as a panicking
+        // task would; the round's waiters see its reply never came.
+        match catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(reply)) => {
+                self.work = None;
+                Poll::Ready(reply)
+            }
+            Err(_) => {
+                tracing::error!("a handler panicked during a retry's round");
+                self.work = None;
+                Poll::Ready(Err(RpcError::internal("Internal error")))
+            }
+        }
+    }
+}
+
+impl<F> Drop for Finishing<F>
+where
+    F: Future<Output = Reply> + Send + 'static,
+{
+    fn drop(&mut self) {
+        let Some(work) = self.work.take() else {
+            return;
+        };
+        // Outside a runtime nothing could run it; it is dropped, and the
+        // round's waiters see its reply never came.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            tracing::debug!("request dropped while its round runs; the round goes on");
+            drop(runtime.spawn(work));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Map;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_round_that_waits_on_nothing_finishes_in_place() {
+        let r = Finishing::new(async { Ok(Map::new()) }).await;
+        assert_eq!(r.ok(), Some(Map::new()));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_round_finishes_on_its_own() {
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&done);
+        let round = Finishing::new(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            flag.store(true, Ordering::SeqCst);
+            Ok(Map::new())
+        });
+        let waited = tokio::time::timeout(Duration::from_millis(1), round).await;
+        assert!(waited.is_err(), "the round should still be running");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            done.load(Ordering::SeqCst),
+            "the dropped round did not finish"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_panicking_round_is_an_internal_error() {
+        let r = Finishing::new(async {
+            if true {
+                panic!("handler bug");
+            }
+            Ok(Map::new())
+        })
+        .await;
+        assert_eq!(r.err().map(|e| e.code().0), Some(-32603));
+    }
+}
