@@ -178,14 +178,17 @@ pub fn accepts(accept: &str, wanted: &str) -> bool {
     let (wt, _) = wanted.split_once('/').unwrap_or((wanted, ""));
     accept.split(',').any(|item| {
         let mut parts = item.split(';');
-        let range = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+        let range = parts.next().unwrap_or_default().trim();
         let refused = parts.any(|p| {
             let p = p.trim();
             p.strip_prefix("q=")
                 .and_then(|q| q.trim().parse::<f32>().ok())
                 .is_some_and(|q| q <= 0.0)
         });
-        !refused && (range == wanted || range == "*/*" || range == format!("{wt}/*"))
+        let any_subtype = range
+            .strip_suffix("/*")
+            .is_some_and(|t| t.eq_ignore_ascii_case(wt));
+        !refused && (range.eq_ignore_ascii_case(wanted) || range == "*/*" || any_subtype)
     })
 }
 
@@ -318,5 +321,10 @@ mod tests {
         assert!(accepts("text/*;q=0.5", "text/event-stream"));
         assert!(!accepts("application/json", "text/event-stream"));
         assert!(!accepts("text/event-stream;q=0", "text/event-stream"));
+        // Media types compare without case (RFC 9110 8.3.1).
+        assert!(accepts("Application/JSON", "application/json"));
+        assert!(accepts("TEXT/*", "text/event-stream"));
+        assert!(!accepts("text/*", "application/json"));
+        assert!(!accepts("application/*;q=0", "application/json"));
     }
 }

@@ -296,27 +296,25 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
 }
 
 /// POST: one JSON-RPC message of either revision.
-pub(crate) async fn post(
-    State(st): State<AppState>,
-    peer: Option<Extension<PeerAddr>>,
-    h: HeaderMap,
-    body: Body,
-) -> Response {
-    let caller = match admit(&st, &h, peer.as_deref()).await {
+pub(crate) async fn post(State(st): State<AppState>, request: axum::extract::Request) -> Response {
+    // The headers are read in place (a `HeaderMap` extractor copies them).
+    let (parts, body) = request.into_parts();
+    let h = &parts.headers;
+    let caller = match admit(&st, h, parts.extensions.get::<PeerAddr>()).await {
         Ok(c) => c,
         Err(r) => return r,
     };
-    let message = match read_message(&st, &h, body).await {
+    let message = match read_message(&st, h, body).await {
         Ok(m) => m,
         Err(r) => return r,
     };
-    let header_version = headers::protocol_version(&h);
+    let header_version = headers::protocol_version(h);
     let modern = header_version.as_deref() == Some(Revision::V2026_07_28.as_str())
         || Server::revision_of(&message) == Revision::V2026_07_28;
     if modern {
-        post_modern(st, &h, message, caller).await
+        post_modern(st, h, message, caller).await
     } else {
-        post_legacy(st, &h, header_version, message, caller).await
+        post_legacy(st, h, header_version, message, caller).await
     }
 }
 

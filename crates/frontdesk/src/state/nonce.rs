@@ -189,6 +189,10 @@ struct Seen {
     by_size: BTreeSet<(usize, Arc<str>)>,
     /// The longest lifetime seen: a floor older than this protects nothing.
     max_lifetime: u64,
+    /// When owners left with nothing to protect were last looked for: once
+    /// per clock second, not on every redemption (a scan of every owner per
+    /// redemption made each one cost as much as the number of owners).
+    owners_swept_at: u64,
 }
 
 impl Seen {
@@ -202,6 +206,10 @@ impl Seen {
                 self.detach(&entry.owner, entry.issued_at, id);
             }
         }
+        if now <= self.owners_swept_at {
+            return;
+        }
+        self.owners_swept_at = now;
         let max_lifetime = self.max_lifetime;
         let stale: Vec<Arc<str>> = self
             .owners
@@ -506,6 +514,28 @@ mod tests {
         assert!(store.redeem_for(at(4, 1195, "a")).await.unwrap());
         assert_eq!(store.lock().owners.len(), 1);
         assert!(store.lock().owners.values().all(|o| o.floor.is_none()));
+    }
+
+    /// Owners with nothing left to protect are looked for once per clock
+    /// second (not on every redemption: with many owners that scan made each
+    /// redemption cost as much as the number of owners), and still forgotten.
+    #[tokio::test]
+    async fn owners_with_nothing_to_protect_are_forgotten_a_second_later() {
+        let clock = ManualClock::new(1000);
+        let store = InMemoryNonceStore::with_clock(Arc::new(clock.clone()));
+        let names: Vec<String> = (0..2000).map(|n| format!("owner-{n}")).collect();
+        for (n, name) in names.iter().enumerate() {
+            let id = StateId::from_bytes((n as u128).to_be_bytes());
+            let r = Redemption::of_parts(id, 999, 1001).owner(name);
+            assert!(store.redeem_for(r).await.unwrap());
+        }
+        assert_eq!(store.lock().owners.len(), 2000);
+        // Every id expired at 1001; the next second's redemption forgets them
+        // and their owners (no floor was raised, so nothing is protected).
+        clock.advance(2);
+        assert!(store.redeem_for(at(1, 1001, "last")).await.unwrap());
+        assert_eq!(store.len(), 1);
+        assert_eq!(store.lock().owners.len(), 1);
     }
 
     /// Whatever the caps and the order, no id is accepted twice while it is

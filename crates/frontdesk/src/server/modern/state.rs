@@ -89,10 +89,10 @@ pub(crate) fn open(
 ) -> Result<Opened, RpcError> {
     let opened = server
         .sealer
-        .open(token, binding, SystemTime::now())
+        .open_as::<RoundState>(token, binding, SystemTime::now())
         .map_err(|_| rejected())?;
     let (id, issued_at, expires_at) = (opened.state_id(), opened.issued_at(), opened.expires_at());
-    let state = serde_json::from_value(opened.into_payload()).map_err(|_| rejected())?;
+    let state = opened.into_payload();
     Ok(Opened {
         id,
         issued_at,
@@ -130,13 +130,9 @@ pub(crate) fn seal(
     state: &RoundState,
     binding: &Binding,
 ) -> Result<String, RpcError> {
-    let payload = serde_json::to_value(state).map_err(|e| {
-        tracing::error!(error = %e, "could not serialize request state");
-        RpcError::internal("Internal error: could not seal request state")
-    })?;
     server
         .sealer
-        .seal(binding, &payload, server.config.state_ttl)
+        .seal(binding, state, server.config.state_ttl)
         .map_err(|e| {
             tracing::error!(error = %e, "could not seal request state");
             RpcError::internal("Internal error: could not seal request state")
