@@ -98,7 +98,7 @@ pub use jsonrpc::{
 pub use lifecycle::{
     DiscoverResult, InitializeRequestParams, InitializeRequestParamsLenient, InitializeResult,
 };
-pub use meta::{Meta, MetaError, RequestMetaFields, request_fields};
+pub use meta::{Meta, MetaError, MetaRef, RequestMetaFields, request_fields};
 pub use mrtr::{
     InputRequest, InputRequests, InputRequiredError, InputRequiredResult, InputRequiredTag,
     InputResponse, InputResponses, RetryParams,

@@ -25,57 +25,60 @@ impl Meta {
         Self::default()
     }
 
+    /// A borrowed view of it, with the same typed getters.
+    pub fn view(&self) -> MetaRef<'_> {
+        MetaRef(&self.0)
+    }
+
     /// The raw value of a key.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.get(key)
+        self.view().get(key)
     }
 
     /// Parses a key as `T`.
     pub fn get_as<T: DeserializeOwned>(&self, key: &str) -> Option<Result<T, serde_json::Error>> {
-        self.0.get(key).map(T::deserialize)
+        self.view().get_as(key)
+    }
+
+    /// `io.modelcontextprotocol/protocolVersion`, if it is a string.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.view().protocol_version()
+    }
+
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub fn client_capabilities(&self) -> Option<Result<ClientCapabilities, serde_json::Error>> {
+        self.view().client_capabilities()
+    }
+
+    /// `io.modelcontextprotocol/clientInfo`.
+    pub fn client_info(&self) -> Option<Result<Implementation, serde_json::Error>> {
+        self.view().client_info()
+    }
+
+    /// `io.modelcontextprotocol/serverInfo` (on results).
+    pub fn server_info(&self) -> Option<Result<Implementation, serde_json::Error>> {
+        self.view().server_info()
+    }
+
+    /// `io.modelcontextprotocol/logLevel` (deprecated).
+    pub fn log_level(&self) -> Option<Result<LoggingLevel, serde_json::Error>> {
+        self.view().log_level()
+    }
+
+    /// `progressToken`.
+    pub fn progress_token(&self) -> Option<Result<ProgressToken, serde_json::Error>> {
+        self.view().progress_token()
+    }
+
+    /// `io.modelcontextprotocol/subscriptionId`.
+    pub fn subscription_id(&self) -> Option<Result<RequestId, serde_json::Error>> {
+        self.view().subscription_id()
     }
 
     /// Sets a key to a raw value (builder style).
     pub fn with(mut self, key: impl Into<String>, value: Value) -> Self {
         self.0.insert(key.into(), value);
         self
-    }
-
-    /// `io.modelcontextprotocol/protocolVersion`, if it is a string.
-    pub fn protocol_version(&self) -> Option<&str> {
-        self.0
-            .get(meta_key::PROTOCOL_VERSION)
-            .and_then(Value::as_str)
-    }
-
-    /// `io.modelcontextprotocol/clientCapabilities`.
-    pub fn client_capabilities(&self) -> Option<Result<ClientCapabilities, serde_json::Error>> {
-        self.get_as(meta_key::CLIENT_CAPABILITIES)
-    }
-
-    /// `io.modelcontextprotocol/clientInfo`.
-    pub fn client_info(&self) -> Option<Result<Implementation, serde_json::Error>> {
-        self.get_as(meta_key::CLIENT_INFO)
-    }
-
-    /// `io.modelcontextprotocol/serverInfo` (on results).
-    pub fn server_info(&self) -> Option<Result<Implementation, serde_json::Error>> {
-        self.get_as(meta_key::SERVER_INFO)
-    }
-
-    /// `io.modelcontextprotocol/logLevel` (deprecated).
-    pub fn log_level(&self) -> Option<Result<LoggingLevel, serde_json::Error>> {
-        self.get_as(meta_key::LOG_LEVEL)
-    }
-
-    /// `progressToken`.
-    pub fn progress_token(&self) -> Option<Result<ProgressToken, serde_json::Error>> {
-        self.get_as(meta_key::PROGRESS_TOKEN)
-    }
-
-    /// `io.modelcontextprotocol/subscriptionId`.
-    pub fn subscription_id(&self) -> Option<Result<RequestId, serde_json::Error>> {
-        self.get_as(meta_key::SUBSCRIPTION_ID)
     }
 
     /// Sets `io.modelcontextprotocol/protocolVersion`.
@@ -172,6 +175,68 @@ impl Meta {
                 .transpose()
                 .map_err(invalid(meta_key::PROGRESS_TOKEN))?,
         })
+    }
+}
+
+/// A `_meta` object borrowed where it lies (a request's `params._meta`,
+/// say), with the typed getters of [`Meta`] and no copy of the object.
+///
+/// ```
+/// use frontdesk_wire::MetaRef;
+/// let params = serde_json::json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}});
+/// let meta = params["_meta"].as_object().map(MetaRef).unwrap();
+/// assert_eq!(meta.protocol_version(), Some("2026-07-28"));
+/// assert!(meta.client_capabilities().is_none());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MetaRef<'a>(pub &'a Map<String, Value>);
+
+impl<'a> MetaRef<'a> {
+    /// The raw value of a key.
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
+        self.0.get(key)
+    }
+
+    /// Parses a key as `T`.
+    pub fn get_as<T: DeserializeOwned>(&self, key: &str) -> Option<Result<T, serde_json::Error>> {
+        self.0.get(key).map(T::deserialize)
+    }
+
+    /// `io.modelcontextprotocol/protocolVersion`, if it is a string.
+    pub fn protocol_version(&self) -> Option<&'a str> {
+        self.0
+            .get(meta_key::PROTOCOL_VERSION)
+            .and_then(Value::as_str)
+    }
+
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub fn client_capabilities(&self) -> Option<Result<ClientCapabilities, serde_json::Error>> {
+        self.get_as(meta_key::CLIENT_CAPABILITIES)
+    }
+
+    /// `io.modelcontextprotocol/clientInfo`.
+    pub fn client_info(&self) -> Option<Result<Implementation, serde_json::Error>> {
+        self.get_as(meta_key::CLIENT_INFO)
+    }
+
+    /// `io.modelcontextprotocol/serverInfo` (on results).
+    pub fn server_info(&self) -> Option<Result<Implementation, serde_json::Error>> {
+        self.get_as(meta_key::SERVER_INFO)
+    }
+
+    /// `io.modelcontextprotocol/logLevel` (deprecated).
+    pub fn log_level(&self) -> Option<Result<LoggingLevel, serde_json::Error>> {
+        self.get_as(meta_key::LOG_LEVEL)
+    }
+
+    /// `progressToken`.
+    pub fn progress_token(&self) -> Option<Result<ProgressToken, serde_json::Error>> {
+        self.get_as(meta_key::PROGRESS_TOKEN)
+    }
+
+    /// `io.modelcontextprotocol/subscriptionId`.
+    pub fn subscription_id(&self) -> Option<Result<RequestId, serde_json::Error>> {
+        self.get_as(meta_key::SUBSCRIPTION_ID)
     }
 }
 

@@ -3,7 +3,9 @@
 //! (`-32602`), unsupported version (`-32022`), missing capabilities
 //! (`-32602`).
 
-use frontdesk_wire::{ErrorObject, LoggingLevel, Meta, ProgressToken, Revision, meta_key, version};
+use frontdesk_wire::{
+    ErrorObject, LoggingLevel, MetaRef, ProgressToken, Revision, meta_key, version,
+};
 use serde_json::Value;
 
 use crate::server::error::RpcError;
@@ -18,7 +20,7 @@ pub(crate) struct RequestMeta {
 }
 
 /// Check `params._meta` of a 2026-07-28 request.
-pub(crate) fn validate(meta: Option<&Meta>) -> Result<RequestMeta, RpcError> {
+pub(crate) fn validate(meta: Option<MetaRef<'_>>) -> Result<RequestMeta, RpcError> {
     let meta = meta.ok_or_else(|| RpcError::missing_meta("_meta"))?;
     let requested = meta.protocol_version().ok_or_else(|| {
         RpcError::missing_meta(&format!("_meta[\"{}\"]", meta_key::PROTOCOL_VERSION))

@@ -16,10 +16,9 @@ use std::sync::Arc;
 use frontdesk_wire::{
     CacheScope, CallToolRequestParams, CompleteRequestParams, DiscoverResult, ErrorCode,
     GetPromptRequestParams, InputRequiredResult, JsonRpcRequest, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Meta,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaRef,
     ReadResourceRequestParams, ResultType, Revision, method, version,
 };
-use serde::Deserialize as _;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -44,10 +43,9 @@ pub(crate) async fn serve(
 ) -> Reply {
     let method = request.method.as_str();
     let meta = {
-        // Only `_meta` is read here: no typed copy of the other params.
+        // Only `_meta` is read here, where it lies: no copy of the params.
         let raw = request.params.as_ref().and_then(|p| p.get("_meta"));
-        let parsed = raw.and_then(|m| Meta::deserialize(m).ok());
-        meta::validate(parsed.as_ref())?
+        meta::validate(raw.and_then(Value::as_object).map(MetaRef))?
     };
     let ttl = server.config.list_ttl_ms;
     let info = || server.info_meta.clone();
