@@ -21,7 +21,10 @@
 //!   with `inputResponses` and `requestState` (complete): 2 requests;
 //! - 2025-11-25 over SSE: initialize, initialized, `tools/call` whose
 //!   stream carries `elicitation/create`, the answer, the result on the
-//!   stream, DELETE: 5 requests (two connections per client).
+//!   stream, DELETE: 5 requests (two connections per client);
+//! - rmcp, the official Rust SDK, serving the same `bench_confirm` on
+//!   2026-07-28 (this binary with `--rmcp-server`, see [`rmcp_server`]): the
+//!   same 2 requests, for the comparison row.
 //!
 //! Every reply is checked; one wrong reply fails the run. Each round warms
 //! up, then measures for a fixed time: calls completed in that window,
@@ -40,6 +43,7 @@
 //! sampling the server's RSS.
 
 mod echo;
+mod rmcp_server;
 mod soak;
 #[path = "../support/mod.rs"]
 mod support;
@@ -65,12 +69,13 @@ struct Options {
     rounds: usize,
     concurrency: Vec<usize>,
     legacy: bool,
+    rmcp: bool,
     frontdesk: String,
     soak: Option<Duration>,
 }
 
 const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
-[--concurrency C,C…] [--no-legacy] [--frontdesk PATH] [--duration S (soak)]";
+[--concurrency C,C…] [--no-legacy] [--no-rmcp] [--frontdesk PATH] [--duration S (soak)]";
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
@@ -80,6 +85,7 @@ impl Options {
             rounds: 3,
             concurrency: vec![16, 64],
             legacy: true,
+            rmcp: true,
             frontdesk: env!("CARGO_BIN_EXE_frontdesk").to_string(),
             soak: None,
         };
@@ -105,6 +111,7 @@ impl Options {
                         .collect::<Result<_, _>>()?;
                 }
                 "--no-legacy" => o.legacy = false,
+                "--no-rmcp" => o.rmcp = false,
                 "--duration" => o.soak = Some(Duration::from_secs_f64(value()?.parse()?)),
                 "--frontdesk" => o.frontdesk = value()?.clone(),
                 other => bail!("unknown argument {other:?}\n{USAGE}"),
@@ -121,6 +128,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--echo-server") {
         return echo::main();
+    }
+    if args.iter().any(|a| a == "--rmcp-server") {
+        return rmcp_server::main();
     }
     let outcome = Options::parse(&args).and_then(|options| {
         tokio::runtime::Builder::new_multi_thread()
@@ -154,14 +164,24 @@ async fn run(o: &Options) -> anyhow::Result<()> {
         return soak::run(&o.frontdesk, duration, c).await;
     }
     let me = std::env::current_exe().context("this benchmark's own path")?;
-    let mut echo_cmd = Command::new(me);
+    let mut echo_cmd = Command::new(&me);
     echo_cmd.arg("--echo-server");
     let echo = ServerProcess::spawn("echo server", echo_cmd)?;
     let frontdesk = spawn_frontdesk(&o.frontdesk)?;
+    let rmcp = if o.rmcp {
+        let mut rmcp_cmd = Command::new(&me);
+        rmcp_cmd.arg("--rmcp-server");
+        Some(ServerProcess::spawn("rmcp server", rmcp_cmd)?)
+    } else {
+        None
+    };
     let ticks = clock_ticks_per_second();
     let mut kinds = vec![Kind::Echo, Kind::Modern];
     if o.legacy {
         kinds.push(Kind::Legacy);
+    }
+    if rmcp.is_some() {
+        kinds.push(Kind::Rmcp);
     }
     println!(
         "load benchmark: loopback HTTP/1.1 keep-alive, closed loop; {} round(s), each {:.1} s \
@@ -176,10 +196,10 @@ async fn run(o: &Options) -> anyhow::Result<()> {
     for round in 0..o.rounds {
         for (ci, &c) in o.concurrency.iter().enumerate() {
             for (ki, &kind) in kinds.iter().enumerate() {
-                let server = if kind == Kind::Echo {
-                    &echo
-                } else {
-                    &frontdesk
+                let server = match (kind, &rmcp) {
+                    (Kind::Echo, _) => &echo,
+                    (Kind::Rmcp, Some(rmcp)) => rmcp,
+                    _ => &frontdesk,
                 };
                 let m = measure(kind, server, c, o, ticks).await?;
                 println!(

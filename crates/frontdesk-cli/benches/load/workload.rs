@@ -27,6 +27,8 @@ pub enum Kind {
     /// `tools/call` whose stream carries `elicitation/create`, the answer
     /// POSTed, the result on the stream, `DELETE` of the session.
     Legacy,
+    /// The same as `Modern`, against rmcp serving the same tool.
+    Rmcp,
 }
 
 impl Kind {
@@ -34,7 +36,7 @@ impl Kind {
     pub fn requests(self) -> u32 {
         match self {
             Self::Echo => 1,
-            Self::Modern => 2,
+            Self::Modern | Self::Rmcp => 2,
             Self::Legacy => 5,
         }
     }
@@ -45,6 +47,7 @@ impl Kind {
             Self::Echo => "echo floor (bare hyper)",
             Self::Modern => "frontdesk 2026-07-28 MRTR",
             Self::Legacy => "frontdesk 2025-11-25 SSE",
+            Self::Rmcp => "rmcp 3.11 2026-07-28 MRTR",
         }
     }
 }
@@ -75,7 +78,7 @@ impl Client {
     pub async fn call(&mut self, n: u64) -> anyhow::Result<()> {
         match self.kind {
             Kind::Echo => self.echo(n).await,
-            Kind::Modern => self.modern(n).await,
+            Kind::Modern | Kind::Rmcp => self.modern(n).await,
             Kind::Legacy => self.legacy(n).await,
         }
     }
