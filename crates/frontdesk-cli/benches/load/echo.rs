@@ -3,7 +3,6 @@
 //! benchmark (`--echo-server`), so its CPU time is its own.
 
 use std::convert::Infallible;
-use std::process::ExitCode;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -16,27 +15,7 @@ use tokio::net::TcpListener;
 
 /// Serve on an ephemeral loopback port until killed; the address goes to
 /// stderr as `echo server at http://ADDR/mcp`.
-pub fn main() -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("echo server: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(serve()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("echo server: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-async fn serve() -> std::io::Result<()> {
+pub async fn serve() -> std::io::Result<()> {
     let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
     eprintln!("echo server at http://{}/mcp", listener.local_addr()?);
     loop {

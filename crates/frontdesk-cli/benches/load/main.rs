@@ -127,10 +127,10 @@ impl Options {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--echo-server") {
-        return echo::main();
+        return serve_child("echo server", echo::serve());
     }
     if args.iter().any(|a| a == "--rmcp-server") {
-        return rmcp_server::main();
+        return serve_child("rmcp server", rmcp_server::serve());
     }
     let outcome = Options::parse(&args).and_then(|options| {
         tokio::runtime::Builder::new_multi_thread()
@@ -143,6 +143,23 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("load benchmark failed: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Run one of the servers this binary can be (`--echo-server`,
+/// `--rmcp-server`) as a child process of the benchmark, until it is
+/// killed; a failure is printed as `NAME: error`.
+fn serve_child(name: &str, serve: impl Future<Output = std::io::Result<()>>) -> ExitCode {
+    let outcome = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .and_then(|runtime| runtime.block_on(serve));
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
             ExitCode::FAILURE
         }
     }

@@ -9,7 +9,6 @@
 //! it. Run as a child process of the benchmark (`--rmcp-server`), so its
 //! CPU time is its own.
 
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use hyper_util::rt::TokioIo;
@@ -108,27 +107,7 @@ impl ServerHandler for BenchConfirm {
 
 /// Serve on an ephemeral loopback port until killed; the address goes to
 /// stderr as `rmcp server at http://ADDR/mcp`.
-pub fn main() -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("rmcp server: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(serve()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("rmcp server: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-async fn serve() -> std::io::Result<()> {
+pub async fn serve() -> std::io::Result<()> {
     let mut key = [0u8; 32];
     rand::fill(&mut key[..]);
     let tool = BenchConfirm {

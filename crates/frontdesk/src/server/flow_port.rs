@@ -83,15 +83,13 @@ impl Quota {
         self.admit(client, &name, ttl).then_some(name)
     }
 
-    /// The held place now counts the flow `flow_id`.
-    fn rename(&self, reservation: &str, flow_id: &str) {
-        if let Ok(mut map) = self.by_client.lock() {
-            for flows in map.values_mut() {
-                if let Some(entry) = flows.iter_mut().find(|(id, _)| id == reservation) {
-                    entry.0 = flow_id.to_string();
-                    return;
-                }
-            }
+    /// The place `client` holds now counts the flow `flow_id`.
+    fn rename(&self, client: &str, reservation: &str, flow_id: &str) {
+        if let Ok(mut map) = self.by_client.lock()
+            && let Some(flows) = map.get_mut(client)
+            && let Some(entry) = flows.iter_mut().find(|(id, _)| id == reservation)
+        {
+            entry.0 = flow_id.to_string();
         }
     }
 
@@ -157,7 +155,7 @@ impl Flows {
                 });
             }
         };
-        self.quota.rename(&reservation, flow.id.as_str());
+        self.quota.rename(quota_key, &reservation, flow.id.as_str());
         let token = self
             .store
             .issue_connect_token(&flow.id, principal, ttl)

@@ -164,7 +164,7 @@ async fn refused_url_flows_do_not_fill_the_store_for_others() {
         |o| o.authenticator = Some(std::sync::Arc::new(TwoUsers)),
     )
     .await;
-    let call = |token: &'static str| {
+    let call = async |token: &'static str| -> Value {
         s.post()
             .header("mcp-protocol-version", support::MODERN)
             .header("mcp-method", "tools/call")
@@ -172,16 +172,16 @@ async fn refused_url_flows_do_not_fill_the_store_for_others() {
             .header("authorization", token)
             .body(modern_call(1, "sign_in", json!({})).to_string())
             .send()
-    };
-    let mut asked = 0;
-    let mut refused = 0;
-    for _ in 0..40 {
-        let v: Value = call("Bearer alice-token")
             .await
             .unwrap()
             .json()
             .await
-            .unwrap();
+            .unwrap()
+    };
+    let mut asked = 0;
+    let mut refused = 0;
+    for _ in 0..40 {
+        let v: Value = call("Bearer alice-token").await;
         if v["result"]["resultType"] == "input_required" {
             asked += 1;
         } else {
@@ -194,12 +194,7 @@ async fn refused_url_flows_do_not_fill_the_store_for_others() {
     }
     assert_eq!((asked, refused), (2, 38));
     // Bob's URL question is still asked.
-    let v: Value = call("Bearer bob-token")
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let v: Value = call("Bearer bob-token").await;
     assert_eq!(v["result"]["resultType"], "input_required", "{v}");
     assert!(
         v["result"]["inputRequests"]["signin"]["params"]["url"].is_string(),
