@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use frontdesk_wire::{
-    CacheScope, CallToolResult, GetPromptResult, Meta, ReadResourceResult, ResultType, method,
+    CacheScope, CallToolResult, GetPromptResult, InputRequiredResult, Meta, ReadResourceResult,
+    ResultType, method,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -54,32 +55,92 @@ impl Completed {
     /// turns the handler's choice into the hints sent).
     pub(crate) fn into_modern(
         self,
-        meta: &Meta,
+        meta: &InfoMeta,
         caching: impl FnOnce(Option<(u64, CacheScope)>) -> (u64, CacheScope),
     ) -> Result<Map<String, Value>, RpcError> {
-        let meta = Some(meta.clone());
         match self {
             Self::Resource(mut r, chosen) => {
                 let (ttl, scope) = caching(chosen);
                 r.result_type = Some(ResultType::Complete);
                 r.ttl_ms = Some(ttl);
                 r.cache_scope = Some(scope);
-                r.meta = meta;
-                to_object(&r)
+                meta.object_of(r)
             }
             Self::Tool(mut r) => {
                 r.result_type = Some(ResultType::Complete);
-                r.meta = meta;
-                to_object(&r)
+                meta.object_of(r)
             }
             Self::Prompt(mut r) => {
                 r.result_type = Some(ResultType::Complete);
-                r.meta = meta;
-                to_object(&r)
+                meta.object_of(r)
             }
         }
     }
 }
+
+/// The `_meta` of every 2026-07-28 result (who answered), built once, also
+/// as the JSON a response carries, so that a result takes one copy of it.
+pub(crate) struct InfoMeta {
+    meta: Meta,
+    json: Value,
+}
+
+impl InfoMeta {
+    pub(crate) fn new(meta: Meta) -> Self {
+        let json = Value::Object(meta.0.clone());
+        Self { meta, json }
+    }
+
+    /// A copy of the typed `_meta`.
+    pub(crate) fn meta(&self) -> Meta {
+        self.meta.clone()
+    }
+
+    /// `result` with this `_meta` as the JSON object a response carries.
+    /// `_meta` is the last named member of every result type, before its
+    /// flattened `extra` members: with no extra members it is added after
+    /// the others as a copy of the JSON; otherwise the typed result carries
+    /// it, so the order of the members is that of the type either way.
+    pub(crate) fn object_of<T: WithMeta>(
+        &self,
+        mut result: T,
+    ) -> Result<Map<String, Value>, RpcError> {
+        if !result.extra().is_empty() {
+            *result.meta_mut() = Some(self.meta());
+            return to_object(&result);
+        }
+        *result.meta_mut() = None;
+        let mut object = to_object(&result)?;
+        object.insert("_meta".to_string(), self.json.clone());
+        Ok(object)
+    }
+}
+
+/// A 2026-07-28 result type: its `_meta` and its flattened extra members.
+pub(crate) trait WithMeta: Serialize {
+    fn meta_mut(&mut self) -> &mut Option<Meta>;
+    fn extra(&self) -> &Map<String, Value>;
+}
+
+macro_rules! with_meta {
+    ($($t:ty),*) => {$(
+        impl WithMeta for $t {
+            fn meta_mut(&mut self) -> &mut Option<Meta> {
+                &mut self.meta
+            }
+            fn extra(&self) -> &Map<String, Value> {
+                &self.extra
+            }
+        }
+    )*};
+}
+
+with_meta!(
+    CallToolResult,
+    GetPromptResult,
+    ReadResourceResult,
+    InputRequiredResult
+);
 
 /// A wire result as the JSON object a response carries.
 pub(crate) fn to_object<T: Serialize>(result: &T) -> Result<Map<String, Value>, RpcError> {
@@ -207,5 +268,53 @@ impl Future for UntilSuspended<'_> {
                 None => Poll::Pending,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use frontdesk_wire::{ContentBlock, Implementation};
+    use serde_json::json;
+
+    use super::*;
+
+    fn info() -> InfoMeta {
+        InfoMeta::new(Meta::new().with_server_info(&Implementation::new("bench", "1.0")))
+    }
+
+    /// What a result was before `object_of`: the typed `_meta` set and the
+    /// whole result serialized.
+    fn typed_way(mut result: CallToolResult, info: &InfoMeta) -> String {
+        result.meta = Some(info.meta());
+        serde_json::to_string(&to_object(&result).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_json_meta_is_where_the_typed_meta_would_be() {
+        let info = info();
+        let mut result = CallToolResult::new(vec![ContentBlock::text("confirmed 7")]);
+        result.result_type = Some(ResultType::Complete);
+        result.is_error = Some(false);
+        let text = serde_json::to_string(&info.object_of(result.clone()).unwrap()).unwrap();
+        assert_eq!(text, typed_way(result, &info));
+        assert!(
+            text.ends_with(r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1.0"}}}"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn extra_members_still_follow_the_meta() {
+        let info = info();
+        let mut result = CallToolResult::new(vec![ContentBlock::text("done")]);
+        result.extra.insert("zeta".into(), json!(1));
+        result
+            .extra
+            .insert("_meta".into(), json!({"from": "the handler"}));
+        let text = serde_json::to_string(&info.object_of(result.clone()).unwrap()).unwrap();
+        assert_eq!(text, typed_way(result, &info));
+        let object: Value = serde_json::from_str(&text).unwrap();
+        let keys: Vec<&String> = object.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["content", "_meta", "zeta"]);
     }
 }

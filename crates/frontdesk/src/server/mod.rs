@@ -359,7 +359,7 @@ impl Handled {
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     /// `_meta` of every 2026-07-28 result (who answered), built once.
-    pub(crate) info_meta: Meta,
+    pub(crate) info_meta: invoke::InfoMeta,
     pub(crate) instructions: Option<String>,
     pub(crate) tools: tool::ToolRegistry,
     pub(crate) prompts: Vec<PromptDef>,
@@ -649,7 +649,7 @@ impl ServerBuilder {
     pub fn build(self) -> Server {
         Server {
             inner: Arc::new(ServerInner {
-                info_meta: Meta::new().with_server_info(&self.info),
+                info_meta: invoke::InfoMeta::new(Meta::new().with_server_info(&self.info)),
                 info: self.info,
                 instructions: self.instructions,
                 tools: self.tools,

@@ -48,7 +48,7 @@ pub(crate) async fn serve(
         meta::validate(raw.and_then(Value::as_object).map(MetaRef))?
     };
     let ttl = server.config.list_ttl_ms;
-    let info = || server.info_meta.clone();
+    let info = || server.info_meta.meta();
     match method {
         method::SERVER_DISCOVER => {
             let mut r = DiscoverResult::new(
@@ -350,7 +350,9 @@ async fn play(
     if tasks == Some(TaskSupport::Required) && !negotiated {
         return Err(task::extension_required());
     }
-    let caps = input.meta.capabilities.clone();
+    // The task starter keeps its own copy; only a call that may become a
+    // task needs one.
+    let task_caps = (tasks.is_some() && negotiated).then(|| input.meta.capabilities.clone());
     let caching = input.caching;
     let round = Arc::new(Round::new(
         input.meta.capabilities,
@@ -366,7 +368,7 @@ async fn play(
         input.meta.log_level,
         Arc::clone(&round) as Arc<dyn super::call::Conversation>,
     );
-    if tasks.is_some() && negotiated {
+    if let Some(caps) = task_caps {
         call = call.with_task_starter(task::starter(caps));
     }
     let call = Arc::new(call);
@@ -387,9 +389,8 @@ async fn play(
                 return Err(RpcError::internal("Internal error"));
             };
             let token = state::seal(server, &next, binding)?;
-            let mut r = InputRequiredResult::new(Some(requests), Some(token));
-            r.meta = Some(server.info_meta.clone());
-            to_object(&r)
+            let r = InputRequiredResult::new(Some(requests), Some(token));
+            server.info_meta.object_of(r)
         }
         Outcome::Detached(work, started) => {
             let name = target.name().to_string();

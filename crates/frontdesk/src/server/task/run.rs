@@ -50,7 +50,7 @@ pub(crate) fn run(
 ) -> Reply {
     let entry = started.entry;
     let mut created = CreateTaskResult::new(entry.task());
-    created.meta = Some(server.info_meta.clone());
+    created.meta = Some(server.info_meta.meta());
     let server = Arc::clone(server);
     let task = Arc::clone(&entry);
     tokio::spawn(async move {

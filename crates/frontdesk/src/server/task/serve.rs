@@ -39,7 +39,7 @@ fn unknown(id: &str) -> RpcError {
 fn ack(server: &ServerInner) -> Reply {
     to_object(&EmptyResult {
         result_type: Some(ResultType::Complete),
-        meta: Some(server.info_meta.clone()),
+        meta: Some(server.info_meta.meta()),
         ..EmptyResult::default()
     })
 }
@@ -62,7 +62,7 @@ pub(crate) fn serve(
                 .get(&p.task_id, principal)
                 .ok_or_else(|| unknown(&p.task_id))?;
             let mut detailed = entry.detailed();
-            detailed.meta = Some(server.info_meta.clone());
+            detailed.meta = Some(server.info_meta.meta());
             to_object(&detailed)
         }
         method::TASKS_UPDATE => {
