@@ -5,6 +5,7 @@
 //! cargo bench -p frontdesk-cli --bench load                 # C=16 and C=64, 3 rounds
 //! cargo bench -p frontdesk-cli --bench load -- --smoke      # a few seconds, for CI
 //! cargo bench -p frontdesk-cli --bench load -- --seconds 10 --concurrency 16
+//! cargo bench -p frontdesk-cli --bench load -- --pin        # generator and servers on CPUs of their own
 //! cargo bench -p frontdesk-cli --bench load -- --duration 600  # soak (issue 10)
 //! ```
 //!
@@ -33,6 +34,13 @@
 //! CPU per request) of the same round; the table shows the median of the
 //! rounds. Nothing here asserts a timing.
 //!
+//! By default the generator and the servers may all run on every CPU.
+//! `--pin` runs the load generator on the first CPU and every server on the
+//! second (see [`placement`]; the report reads the servers' CPUs back from
+//! `/proc`): on a 2-core machine a server that shares its cores with the
+//! generator also waits for it, and part of its latency's tail is that
+//! wait, more for a server that leaves the generator more CPU.
+//!
 //! The clients spread their connections over the loopback addresses
 //! `127.0.0.1` … `127.0.0.8`: the server caps open connections and requests
 //! in flight per address (64 each by default), and the 2025-11-25 row at
@@ -43,6 +51,7 @@
 //! sampling the server's RSS.
 
 mod echo;
+mod placement;
 mod rmcp_server;
 mod soak;
 #[path = "../support/mod.rs"]
@@ -58,6 +67,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 
+use placement::Placement;
 use support::{ServerProcess, clock_ticks_per_second, median, quantile};
 use workload::{Client, Kind};
 
@@ -72,10 +82,11 @@ struct Options {
     rmcp: bool,
     frontdesk: String,
     soak: Option<Duration>,
+    pin: bool,
 }
 
 const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
-[--concurrency C,C…] [--no-legacy] [--no-rmcp] [--frontdesk PATH] [--duration S (soak)]";
+[--concurrency C,C…] [--no-legacy] [--no-rmcp] [--pin] [--frontdesk PATH] [--duration S (soak)]";
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
@@ -88,6 +99,7 @@ impl Options {
             rmcp: true,
             frontdesk: env!("CARGO_BIN_EXE_frontdesk").to_string(),
             soak: None,
+            pin: false,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -112,6 +124,7 @@ impl Options {
                 }
                 "--no-legacy" => o.legacy = false,
                 "--no-rmcp" => o.rmcp = false,
+                "--pin" => o.pin = true,
                 "--duration" => o.soak = Some(Duration::from_secs_f64(value()?.parse()?)),
                 "--frontdesk" => o.frontdesk = value()?.clone(),
                 other => bail!("unknown argument {other:?}\n{USAGE}"),
@@ -133,11 +146,19 @@ fn main() -> ExitCode {
         return serve_child("rmcp server", rmcp_server::serve());
     }
     let outcome = Options::parse(&args).and_then(|options| {
+        let placement = if options.pin {
+            Some(Placement::detect().context("--pin needs at least two CPUs")?)
+        } else {
+            None
+        };
+        if let Some(placement) = &placement {
+            placement.pin_generator()?;
+        }
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
             .context("tokio runtime")?
-            .block_on(run(&options))
+            .block_on(run(&options, placement))
     });
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -175,20 +196,25 @@ struct Measured {
     cpu_us_per_call: f64,
 }
 
-async fn run(o: &Options) -> anyhow::Result<()> {
+async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
+    let servers_cpu = placement.map(|p| p.servers);
     if let Some(duration) = o.soak {
         let c = o.concurrency.first().copied().unwrap_or(16);
-        return soak::run(&o.frontdesk, duration, c).await;
+        return soak::run(&o.frontdesk, servers_cpu, duration, c).await;
     }
     let me = std::env::current_exe().context("this benchmark's own path")?;
     let mut echo_cmd = Command::new(&me);
     echo_cmd.arg("--echo-server");
-    let echo = ServerProcess::spawn("echo server", echo_cmd)?;
-    let frontdesk = spawn_frontdesk(&o.frontdesk)?;
+    let echo = ServerProcess::spawn_on("echo server", echo_cmd, servers_cpu)?;
+    let frontdesk = spawn_frontdesk(&o.frontdesk, servers_cpu)?;
     let rmcp = if o.rmcp {
         let mut rmcp_cmd = Command::new(&me);
         rmcp_cmd.arg("--rmcp-server");
-        Some(ServerProcess::spawn("rmcp server", rmcp_cmd)?)
+        Some(ServerProcess::spawn_on(
+            "rmcp server",
+            rmcp_cmd,
+            servers_cpu,
+        )?)
     } else {
         None
     };
@@ -208,6 +234,10 @@ async fn run(o: &Options) -> anyhow::Result<()> {
         o.measure.as_secs_f64()
     );
     println!("frontdesk: {} (pid {})", o.frontdesk, frontdesk.pid());
+    println!(
+        "{}",
+        placement_report(placement, &echo, &frontdesk, rmcp.as_ref())?
+    );
     // results[c][kind][round]
     let mut results = vec![vec![Vec::new(); kinds.len()]; o.concurrency.len()];
     for round in 0..o.rounds {
@@ -237,16 +267,49 @@ async fn run(o: &Options) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The placement line of the report: where the generator and the servers
+/// run, read back from the kernel so the line cannot claim a pinning that
+/// did not happen.
+fn placement_report(
+    placement: Option<Placement>,
+    echo: &ServerProcess,
+    frontdesk: &ServerProcess,
+    rmcp: Option<&ServerProcess>,
+) -> anyhow::Result<String> {
+    let servers = [Some(echo), Some(frontdesk), rmcp];
+    let Some(placement) = placement else {
+        let cpus = support::cpus_allowed(std::process::id())?;
+        return Ok(format!(
+            "placement: shared, the load generator and the servers may all run on CPUs {cpus}"
+        ));
+    };
+    let want = placement.servers.id.to_string();
+    for server in servers.into_iter().flatten() {
+        let got = server.cpus_allowed()?;
+        if got != want {
+            bail!(
+                "a server (pid {}) runs on CPUs {got}, not {want}",
+                server.pid()
+            );
+        }
+    }
+    Ok(format!("placement: {}", placement.describe()))
+}
+
 /// `frontdesk serve --conformance-fixtures --store memory --http
-/// 127.0.0.1:0` as a child, with the default configuration.
-fn spawn_frontdesk(path: &str) -> anyhow::Result<ServerProcess> {
+/// 127.0.0.1:0` as a child, with the default configuration, on `cpu` alone
+/// when one is given.
+fn spawn_frontdesk(
+    path: &str,
+    cpu: Option<core_affinity::CoreId>,
+) -> anyhow::Result<ServerProcess> {
     let mut command = Command::new(path);
     command
         .args(["serve", "--conformance-fixtures", "--store", "memory"])
         .args(["--http", "127.0.0.1:0"])
         .env_remove("RUST_LOG")
         .env_remove("FRONTDESK_STATE_KEYS");
-    ServerProcess::spawn("frontdesk serve", command)
+    ServerProcess::spawn_on("frontdesk serve", command, cpu)
 }
 
 /// Run `kind` against `server` with `c` clients: warm up, then measure.

@@ -18,9 +18,14 @@ use crate::workload::{Client, Kind};
 const SAMPLE_EVERY: Duration = Duration::from_secs(5);
 
 /// Run the soak for `duration` with `c` clients against the frontdesk at
-/// `path`; print the figures.
-pub async fn run(path: &str, duration: Duration, c: usize) -> anyhow::Result<()> {
-    let server = spawn_frontdesk(path)?;
+/// `path` (on `cpu` alone when one is given); print the figures.
+pub async fn run(
+    path: &str,
+    cpu: Option<core_affinity::CoreId>,
+    duration: Duration,
+    c: usize,
+) -> anyhow::Result<()> {
+    let server = spawn_frontdesk(path, cpu)?;
     let addr = server.addr();
     let ticks = clock_ticks_per_second();
     println!(

@@ -37,6 +37,39 @@ pub fn source_of(index: u64) -> IpAddr {
 /// The MCP endpoint's path on every server these benchmarks start.
 pub const ENDPOINT: &str = "/mcp";
 
+/// Start `command`, from a thread pinned to `cpu` when one is given.
+fn start(command: &mut Command, cpu: Option<core_affinity::CoreId>) -> std::io::Result<Child> {
+    let Some(cpu) = cpu else {
+        return command.spawn();
+    };
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                if !core_affinity::set_for_current(cpu) {
+                    return Err(std::io::Error::other(format!(
+                        "cannot pin to CPU {}",
+                        cpu.id
+                    )));
+                }
+                command.spawn()
+            })
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the starting thread panicked")))
+    })
+}
+
+/// The CPUs process `pid` may run on (`Cpus_allowed_list` in
+/// `/proc/<pid>/status`, e.g. `1` or `0-1`).
+pub fn cpus_allowed(pid: u32) -> anyhow::Result<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .with_context(|| format!("cannot read /proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .map(|v| v.trim().to_string())
+        .ok_or_else(|| anyhow!("no Cpus_allowed_list in /proc/{pid}/status"))
+}
+
 /// A server running as a child process, so that its CPU time and memory are
 /// its own. Killed when dropped.
 pub struct ServerProcess {
@@ -49,14 +82,24 @@ impl ServerProcess {
     /// Start `command` and wait (up to 30 s) for the first line on its stderr
     /// that names `http://ADDR`; the rest of stderr is drained (and dropped)
     /// so the server never blocks on a full pipe.
-    pub fn spawn(name: &str, mut command: Command) -> anyhow::Result<Self> {
+    pub fn spawn(name: &str, command: Command) -> anyhow::Result<Self> {
+        Self::spawn_on(name, command, None)
+    }
+
+    /// [`spawn`](Self::spawn), with the child's CPU affinity set to `cpu`
+    /// alone when one is given: the child is started from a thread pinned
+    /// to `cpu`, and a process inherits the affinity of the thread that
+    /// starts it (so do the threads it starts in turn).
+    pub fn spawn_on(
+        name: &str,
+        mut command: Command,
+        cpu: Option<core_affinity::CoreId>,
+    ) -> anyhow::Result<Self> {
         command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        let mut child = command
-            .spawn()
-            .with_context(|| format!("cannot start {name}"))?;
+        let mut child = start(&mut command, cpu).with_context(|| format!("cannot start {name}"))?;
         let stderr = child
             .stderr
             .take()
@@ -91,6 +134,12 @@ impl ServerProcess {
             Err(_) => bail!("{name} did not say where it listens within 30 s"),
         }
         Ok(server)
+    }
+
+    /// The CPUs it may run on, as the kernel reports them
+    /// (`Cpus_allowed_list` in `/proc/<pid>/status`, e.g. `1` or `0-1`).
+    pub fn cpus_allowed(&self) -> anyhow::Result<String> {
+        cpus_allowed(self.pid())
     }
 
     /// Where it listens.
