@@ -15,69 +15,17 @@
 use std::alloc::System;
 use std::hint::black_box;
 
-use frontdesk::server::{OutboundSink, RequestInfo, Revision, Server};
-use serde_json::{Value, json};
+use serde_json::Value;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, Stats, StatsAlloc};
+
+mod bench_call;
+use bench_call::{Bench, round1, round2};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 /// Rounds counted per line.
 const ROUNDS: usize = 2_000;
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "frontdesk-bench", "version": "0"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
-    })
-}
-
-fn round1() -> Vec<u8> {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "bench_confirm", "arguments": {"n": 7}, "_meta": meta()
-    }})
-    .to_string()
-    .into_bytes()
-}
-
-fn round2(state: &str) -> Vec<u8> {
-    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "bench_confirm", "arguments": {"n": 7}, "_meta": meta(),
-        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},
-        "requestState": state
-    }})
-    .to_string()
-    .into_bytes()
-}
-
-struct Bench {
-    runtime: tokio::runtime::Runtime,
-    server: Server,
-    info: RequestInfo,
-    sink: OutboundSink,
-}
-
-impl Bench {
-    /// Parse, handle, write: what the HTTP transport does with a body.
-    fn bytes(&self, body: &[u8]) -> Vec<u8> {
-        let message = self.server.parse_message(body).unwrap();
-        let handled = self
-            .runtime
-            .block_on(self.server.handle(None, message, &self.sink, &self.info));
-        serde_json::to_vec(&handled.response).unwrap()
-    }
-
-    /// A round 2 body, from a fresh round 1.
-    fn retry(&self) -> Vec<u8> {
-        let reply: Value = serde_json::from_slice(&self.bytes(&round1())).unwrap();
-        round2(
-            reply["result"]["requestState"]
-                .as_str()
-                .expect("round 1 asks"),
-        )
-    }
-}
 
 /// Count `ROUNDS` runs of `run` on bodies from `prepare` (not counted).
 fn count(prepare: impl Fn() -> Vec<u8>, run: impl Fn(&[u8]) -> Vec<u8>) -> Stats {
@@ -106,17 +54,9 @@ fn report(name: &str, stats: &Stats) {
 }
 
 fn main() {
-    let b = Bench {
-        runtime: tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap(),
-        server: frontdesk_demo::fixtures::bench::register(Server::builder("bench", "0")).build(),
-        info: RequestInfo::new().revision(Revision::V2026_07_28),
-        sink: OutboundSink::discard(),
-    };
+    let b = Bench::new();
     // The contract, once, before counting it.
-    let done: Value = serde_json::from_slice(&b.bytes(&b.retry())).unwrap();
+    let done: Value = serde_json::from_slice(&b.bytes(&round2(&b.state()))).unwrap();
     assert_eq!(done["result"]["content"][0]["text"], "confirmed 7");
 
     report(
@@ -132,6 +72,6 @@ fn main() {
     );
     report(
         "round 2 (parse + handle + write)",
-        &count(|| b.retry(), |body| b.bytes(body)),
+        &count(|| round2(&b.state()), |body| b.bytes(body)),
     );
 }

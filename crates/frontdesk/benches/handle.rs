@@ -16,81 +16,10 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use frontdesk::server::{Handled, OutboundSink, RequestInfo, Revision, Server};
-use serde_json::{Value, json};
+use frontdesk::server::Handled;
 
-fn server() -> Server {
-    frontdesk_demo::fixtures::bench::register(Server::builder("bench", "0")).build()
-}
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "frontdesk-bench", "version": "0"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
-    })
-}
-
-fn round1() -> Vec<u8> {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "bench_confirm", "arguments": {"n": 7}, "_meta": meta()
-    }})
-    .to_string()
-    .into_bytes()
-}
-
-fn round2(state: &str) -> Vec<u8> {
-    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "bench_confirm", "arguments": {"n": 7}, "_meta": meta(),
-        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}},
-        "requestState": state
-    }})
-    .to_string()
-    .into_bytes()
-}
-
-struct Bench {
-    runtime: tokio::runtime::Runtime,
-    server: Server,
-    info: RequestInfo,
-    sink: OutboundSink,
-}
-
-impl Bench {
-    fn new() -> Self {
-        Self {
-            runtime: tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap(),
-            server: server(),
-            info: RequestInfo::new().revision(Revision::V2026_07_28),
-            sink: OutboundSink::discard(),
-        }
-    }
-
-    fn handle(&self, message: Value) -> Handled {
-        self.runtime
-            .block_on(self.server.handle(None, message, &self.sink, &self.info))
-    }
-
-    /// Parse, handle, write: the transport's part included.
-    fn bytes(&self, body: &[u8]) -> Vec<u8> {
-        let message = self.server.parse_message(body).unwrap();
-        let handled = self.handle(message);
-        serde_json::to_vec(&handled.response).unwrap()
-    }
-
-    /// A fresh state from round 1.
-    fn state(&self) -> String {
-        let handled = self.handle(self.server.parse_message(&round1()).unwrap());
-        let response = handled.response.unwrap();
-        response["result"]["requestState"]
-            .as_str()
-            .expect("round 1 asks")
-            .to_string()
-    }
-}
+mod bench_call;
+use bench_call::{Bench, round1, round2};
 
 fn check_complete(handled: &Handled) {
     assert!(handled.failure.is_none(), "{:?}", handled.response);

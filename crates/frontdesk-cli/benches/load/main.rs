@@ -285,7 +285,7 @@ fn placement_report(
     };
     let want = placement.servers.id.to_string();
     for server in servers.into_iter().flatten() {
-        let got = server.cpus_allowed()?;
+        let got = support::cpus_allowed(server.pid())?;
         if got != want {
             bail!(
                 "a server (pid {}) runs on CPUs {got}, not {want}",

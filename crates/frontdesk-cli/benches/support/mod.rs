@@ -136,12 +136,6 @@ impl ServerProcess {
         Ok(server)
     }
 
-    /// The CPUs it may run on, as the kernel reports them
-    /// (`Cpus_allowed_list` in `/proc/<pid>/status`, e.g. `1` or `0-1`).
-    pub fn cpus_allowed(&self) -> anyhow::Result<String> {
-        cpus_allowed(self.pid())
-    }
-
     /// Where it listens.
     pub fn addr(&self) -> SocketAddr {
         self.addr
