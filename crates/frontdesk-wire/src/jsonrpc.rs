@@ -7,6 +7,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ErrorObject};
@@ -178,6 +179,44 @@ impl JsonRpcResponse {
     /// Parses the result as `R`.
     pub fn parse_result<R: DeserializeOwned>(&self) -> Result<R, serde_json::Error> {
         R::deserialize(&Value::Object(self.result.clone()))
+    }
+}
+
+/// A response whose result is JSON text already: what a server writes when
+/// it serialized the result once, from its typed value, and will not build a
+/// [`Value`] tree of it only to serialize that again.
+///
+/// ```
+/// use frontdesk_wire::{JsonRpcResponseText, RequestId};
+/// let result = serde_json::value::to_raw_value(&serde_json::json!({"ok": true})).unwrap();
+/// let id = RequestId::Integer(7_i64.into());
+/// let text = JsonRpcResponseText::new(&id, &result).to_text().unwrap();
+/// assert_eq!(text.get(), r#"{"jsonrpc":"2.0","id":7,"result":{"ok":true}}"#);
+/// ```
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct JsonRpcResponseText<'a> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id of the request this answers.
+    pub id: &'a RequestId,
+    /// The result object, as JSON text.
+    pub result: &'a RawValue,
+}
+
+impl<'a> JsonRpcResponseText<'a> {
+    /// The response to `id` carrying `result`.
+    pub fn new(id: &'a RequestId, result: &'a RawValue) -> Self {
+        Self {
+            jsonrpc: JsonRpcVersion,
+            id,
+            result,
+        }
+    }
+
+    /// The whole response as JSON text: the members in the order of
+    /// [`JsonRpcResponse`], the result copied as it is.
+    pub fn to_text(&self) -> Result<Box<RawValue>, serde_json::Error> {
+        serde_json::value::to_raw_value(self)
     }
 }
 

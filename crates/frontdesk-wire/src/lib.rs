@@ -93,7 +93,7 @@ pub use error::{
 pub use id::{Integer, ProgressToken, RequestId};
 pub use jsonrpc::{
     JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse,
-    JsonRpcVersion, MessageError, MessageErrorKind, ParamsError,
+    JsonRpcResponseText, JsonRpcVersion, MessageError, MessageErrorKind, ParamsError,
 };
 pub use lifecycle::{
     DiscoverResult, InitializeRequestParams, InitializeRequestParamsLenient, InitializeResult,

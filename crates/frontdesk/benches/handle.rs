@@ -29,7 +29,7 @@ fn handle(c: &mut Criterion) {
     let b = Bench::new();
     // The contract, once, before timing it.
     let done = b.handle(b.server.parse_message(&round2(&b.state())).unwrap());
-    let text = &done.response.as_ref().unwrap()["result"]["content"][0]["text"];
+    let text = &done.response_value().unwrap()["result"]["content"][0]["text"];
     assert_eq!(text, "confirmed 7");
 
     let first = b.server.parse_message(&round1()).unwrap();

@@ -315,7 +315,7 @@ fn make_seeds() -> Vec<Seed> {
                 .await
         });
         let result = handled
-            .response
+            .response_value()
             .and_then(|r| r.get("result").cloned())
             .unwrap_or(Value::Null);
         let (Some(state), Some(requests)) = (
@@ -342,11 +342,11 @@ struct Transcript(Arc<Mutex<Vec<Value>>>);
 
 impl Transcript {
     fn push(&self, handled: &Handled) {
-        if let Some(r) = &handled.response {
+        if let Some(r) = handled.response_value() {
             self.0
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push(r.clone());
+                .push(r);
         }
     }
 
@@ -493,11 +493,12 @@ fn tracing_on() -> bool {
 fn check(expect: &Expect, handled: &Handled, has_session: bool, line: &[u8]) {
     let shown = String::from_utf8_lossy(line);
     if tracing_on() {
-        let response = handled.response.as_ref().map(Value::to_string);
-        eprintln!("> {shown}\n< {}", response.as_deref().unwrap_or("(none)"));
+        let response = handled.response.as_ref().map(|r| r.get());
+        eprintln!("> {shown}\n< {}", response.unwrap_or("(none)"));
     }
+    let response = handled.response_value();
     match expect {
-        Expect::Rejected { code, id, kind } => match &handled.response {
+        Expect::Rejected { code, id, kind } => match &response {
             None => assert!(
                 has_session
                     && matches!(
@@ -514,7 +515,7 @@ fn check(expect: &Expect, handled: &Handled, has_session: bool, line: &[u8]) {
             }
         },
         Expect::Request { id, method } => {
-            let Some(r) = &handled.response else {
+            let Some(r) = &response else {
                 assert!(has_session, "no response to {shown} without a session");
                 return;
             };
@@ -554,7 +555,7 @@ fn check(expect: &Expect, handled: &Handled, has_session: bool, line: &[u8]) {
             }
         }
         Expect::Silent => {
-            assert_eq!(handled.response, None, "{shown}");
+            assert_eq!(response, None, "{shown}");
             assert_eq!(handled.failure, None, "{shown}");
         }
     }
@@ -748,14 +749,16 @@ async fn probe(run: &Run) {
     if let Some(session) = &run.session {
         let h = run.server.handle(Some(session), ping, &sink, &info).await;
         assert_eq!(
-            h.response,
+            h.response_value(),
             Some(json!({"jsonrpc": "2.0", "id": "probe", "result": {}}))
         );
     }
     let discover = json!({"jsonrpc": "2.0", "id": "probe", "method": "server/discover",
         "params": {"_meta": meta(&json!({}))}});
     let h = run.server.handle(None, discover, &sink, &info).await;
-    let result = h.response.map(|r| r["result"]["resultType"].clone());
+    let result = h
+        .response_value()
+        .map(|r| r["result"]["resultType"].clone());
     assert_eq!(result, Some(json!("complete")));
 }
 
@@ -795,7 +798,7 @@ pub fn input_responses(data: &[u8]) {
 
 /// A retry's outcome: its `resultType`, or its error code (only `-32602`).
 fn retry_outcome(h: &Handled) -> String {
-    let Some(r) = &h.response else {
+    let Some(r) = &h.response_value() else {
         panic!("a retry got no response");
     };
     assert_eq!(r["id"], 1, "{r}");

@@ -30,7 +30,7 @@ use super::headers::{self, LAST_EVENT_ID, SESSION_ID};
 use super::listen::PeerAddr;
 use super::respond::{self, HandleFuture, readable_id, rpc_error};
 use super::sessions::{Entry, Sessions};
-use super::sse::{EventLog, parse_event_id};
+use super::sse::{self, EventLog, parse_event_id};
 use crate::server::{Handled, OutboundSink, RequestInfo, Revision, Server};
 use frontdesk_wire::{ErrorCode, RequestId};
 
@@ -390,12 +390,16 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller
                 pushed.push(m);
             }
             if pushed.is_empty() || super::status::of(&handled) != StatusCode::OK {
-                return respond::handled(&handled);
+                return respond::handled(handled);
             }
-            pushed.extend(handled.response);
-            respond::request_stream(pushed, None, rx, keepalive, st.shutdown.clone())
+            let mut texts: Vec<String> = pushed.iter().map(sse::compact).collect();
+            texts.extend(handled.response.map(respond::text_of));
+            respond::request_stream(texts, None, rx, keepalive, st.shutdown.clone())
         }
-        None => respond::request_stream(pushed, Some(work), rx, keepalive, st.shutdown.clone()),
+        None => {
+            let texts = pushed.iter().map(sse::compact).collect();
+            respond::request_stream(texts, Some(work), rx, keepalive, st.shutdown.clone())
+        }
     }
 }
 
@@ -446,7 +450,7 @@ async fn post_legacy(
                 &info,
             )
             .await;
-        return respond::handled(&handled);
+        return respond::handled(handled);
     }
     let (decided_tx, decided_rx) = oneshot::channel();
     tokio::spawn(legacy_work(
@@ -458,7 +462,7 @@ async fn post_legacy(
         decided_tx,
     ));
     match decided_rx.await {
-        Ok(Decided::Json(handled)) => respond::handled(&handled),
+        Ok(Decided::Json(handled)) => respond::handled(handled),
         Ok(Decided::Stream(log)) => respond::log_stream(
             log.attach(None),
             st.options.keepalive,
@@ -479,17 +483,15 @@ async fn post_legacy(
 
 async fn initialize(st: AppState, message: Value, info: RequestInfo, client: String) -> Response {
     let session = st.server.session();
+    let id = readable_id(&message);
     let handled = st
         .server
         .handle(Some(&session), message, &OutboundSink::discard(), &info)
         .await;
-    let ok = handled
-        .response
-        .as_ref()
-        .is_some_and(|r| r.get("result").is_some());
+    let ok = handled.response.is_some() && handled.failure.is_none();
     if !ok {
         session.close();
-        return respond::handled(&handled);
+        return respond::handled(handled);
     }
     let entry = Entry::new(
         session,
@@ -511,13 +513,13 @@ async fn initialize(st: AppState, message: Value, info: RequestInfo, client: Str
         tracing::warn!("session table full; initialize refused");
         return rpc_error(
             StatusCode::SERVICE_UNAVAILABLE,
-            handled.response.as_ref().and_then(readable_id).as_ref(),
+            id.as_ref(),
             ErrorCode::INTERNAL_ERROR,
             "Too many sessions; try again later",
         );
     }
     tracing::info!(session = entry.id(), "session started");
-    let mut r = respond::handled(&handled);
+    let mut r = respond::handled(handled);
     r.headers_mut().insert(SESSION_ID, value);
     r
 }
@@ -588,7 +590,7 @@ async fn legacy_work(
         log.push(Some(&m));
     }
     if let Some(r) = &handled.response {
-        log.push(Some(r));
+        log.push_text(Some(r.get()));
     }
     log.end();
 }

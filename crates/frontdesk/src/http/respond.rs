@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use frontdesk_wire::{ErrorCode, ErrorObject, RequestId};
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, interval_at};
 use tokio_util::sync::CancellationToken;
@@ -45,12 +46,24 @@ pub(crate) fn rpc_error(
     json(status, &error.to_response(id))
 }
 
-/// The JSON (or `202`) response for a finished [`Handled`].
-pub(crate) fn handled(h: &Handled) -> Response {
-    match &h.response {
-        Some(r) => json(super::status::of(h), r),
+/// The JSON (or `202`) response for a finished [`Handled`]: its text is
+/// the body, not copied.
+pub(crate) fn handled(h: Handled) -> Response {
+    let status = super::status::of(&h);
+    match h.response {
+        Some(r) => (
+            status,
+            [(header::CONTENT_TYPE, "application/json")],
+            text_of(r),
+        )
+            .into_response(),
         None => StatusCode::ACCEPTED.into_response(),
     }
+}
+
+/// A serialized message's text, taken rather than copied.
+pub(crate) fn text_of(message: Box<RawValue>) -> String {
+    String::from(Box::<str>::from(message))
 }
 
 /// The id of a message when it is a readable JSON-RPC id.
@@ -140,7 +153,8 @@ pub(crate) fn log_stream(
 }
 
 struct RequestState {
-    pending: VecDeque<Value>,
+    /// Messages to send, as JSON text.
+    pending: VecDeque<String>,
     work: Option<HandleFuture>,
     rx: mpsc::UnboundedReceiver<Value>,
     rx_open: bool,
@@ -153,7 +167,7 @@ struct RequestState {
 /// only (no ids: nothing is resumable). Dropping the body (the client went
 /// away) drops `work`, which cancels the request.
 pub(crate) fn request_stream(
-    pushed: Vec<Value>,
+    pushed: Vec<String>,
     work: Option<HandleFuture>,
     rx: mpsc::UnboundedReceiver<Value>,
     keepalive: Duration,
@@ -170,7 +184,7 @@ pub(crate) fn request_stream(
     sse_response(futures::stream::unfold(state, |mut st| async move {
         loop {
             if let Some(m) = st.pending.pop_front() {
-                return Some((Ok(sse::frame(None, &sse::compact(&m))), st));
+                return Some((Ok(sse::frame(None, &m)), st));
             }
             let work = st.work.as_mut()?;
             tokio::select! {
@@ -180,16 +194,16 @@ pub(crate) fn request_stream(
                     return None;
                 }
                 m = st.rx.recv(), if st.rx_open => match m {
-                    Some(m) => st.pending.push_back(m),
+                    Some(m) => st.pending.push_back(sse::compact(&m)),
                     None => st.rx_open = false,
                 },
                 h = work => {
                     st.work = None;
                     while let Ok(m) = st.rx.try_recv() {
-                        st.pending.push_back(m);
+                        st.pending.push_back(sse::compact(&m));
                     }
                     if let Some(r) = h.response {
-                        st.pending.push_back(r);
+                        st.pending.push_back(text_of(r));
                     }
                 }
                 _ = st.tick.tick() => return Some((Ok(sse::keepalive()), st)),

@@ -115,7 +115,12 @@ impl EventLog {
     /// Append one message (`None`: a priming event with empty data), deliver
     /// it to the live subscriber if any; returns its id.
     pub fn push(&self, message: Option<&Value>) -> String {
-        let data = message.map(compact).unwrap_or_default();
+        self.push_text(message.map(compact).as_deref())
+    }
+
+    /// [`push`](Self::push) for a message already serialized.
+    pub fn push_text(&self, message: Option<&str>) -> String {
+        let data = message.unwrap_or_default();
         let Ok(mut inner) = self.inner.lock() else {
             return String::new();
         };
@@ -124,7 +129,7 @@ impl EventLog {
         let id = event_id(self.stream, seq);
         let event = Event {
             seq,
-            bytes: frame(Some(&id), &data),
+            bytes: frame(Some(&id), data),
         };
         if inner.buffer.len() >= self.capacity {
             inner.buffer.pop_front();

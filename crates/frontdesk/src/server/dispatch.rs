@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use frontdesk_wire::{
-    CancelledNotificationParams, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, MessageError,
-    MessageErrorKind, RequestId, Revision, meta_key, method,
+    CancelledNotificationParams, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
+    JsonRpcResponseText, MessageError, MessageErrorKind, RequestId, Revision, meta_key, method,
 };
 use serde_json::{Map, Value};
 
 use super::error::{Failure, RpcError};
 use super::legacy::{self, ClientReply, Session};
-use super::{Caller, Handled, OutboundSink, RequestInfo, ServerInner, modern};
+use super::{Caller, Handled, OutboundSink, RequestInfo, ServerInner, message_text, modern};
 
 pub(crate) fn revision_of_value(message: &Value) -> Revision {
     let method = message
@@ -70,8 +70,8 @@ pub(crate) async fn handle(
             notification(session, &n);
             Handled::nothing(info.revision)
         }
-        JsonRpcMessage::Request(request) => {
-            request_handled(server, session, &request, sink, info).await
+        JsonRpcMessage::Request(mut request) => {
+            request_handled(server, session, &mut request, sink, info).await
         }
     }
 }
@@ -92,7 +92,7 @@ fn rejected(session: Option<&Arc<Session>>, e: &MessageError, info: &RequestInfo
     let error = RpcError::rejected(e);
     tracing::warn!(code = error.code().0, error = %error.message(), "rejected message");
     Handled {
-        response: Some(error.to_response(e.id())),
+        response: message_text(&error.to_response(e.id())),
         revision: None,
         failure: Some(Failure::Unreadable),
     }
@@ -108,70 +108,85 @@ fn route(session: Option<&Arc<Session>>, id: &RequestId, reply: ClientReply) {
 async fn request_handled(
     server: &Arc<ServerInner>,
     session: Option<&Arc<Session>>,
-    request: &JsonRpcRequest,
+    request: &mut JsonRpcRequest,
     sink: &OutboundSink,
     info: &RequestInfo,
 ) -> Handled {
-    let id = &request.id;
-    let method = request.method.as_str();
     let revision = info
         .revision
-        .unwrap_or_else(|| revision_of(method, request.params.as_ref()));
+        .unwrap_or_else(|| revision_of(&request.method, request.params.as_ref()));
     let caller = Caller {
         principal: info.principal.clone().unwrap_or_default(),
         quota_key: info.quota_key(),
     };
     let Some(_slot) = server.load.request() else {
-        tracing::warn!(%id, method, "request refused: the server has its most requests in flight");
+        tracing::warn!(id = %request.id, method = request.method, "request refused: the server has its most requests in flight");
         return refused(
             RpcError::overloaded("Server busy: too many requests in flight; try again later"),
-            id,
+            &request.id,
             revision,
         );
     };
-    let work = async {
-        match revision {
-            Revision::V2026_07_28 => modern::serve(server, request, sink, caller).await,
-            Revision::V2025_11_25 => legacy::serve(server, session, request, sink, caller).await,
-        }
-    };
     // Registered with the session (when there is one), so that
     // `notifications/cancelled` or the end of the session stops it.
-    let reply = match session {
-        Some(s) => {
-            let Some(token) = s.begin_request(id) else {
-                tracing::warn!(%id, method, "request refused: the session has its most requests in flight");
+    let token = match session {
+        Some(s) => match s.begin_request(&request.id) {
+            Some(token) => Some(token),
+            None => {
+                tracing::warn!(id = %request.id, method = request.method, "request refused: the session has its most requests in flight");
                 return refused(
                     RpcError::busy(
                         "Too many requests in flight on this session; wait for one to finish",
                     ),
-                    id,
+                    &request.id,
                     revision,
                 );
-            };
+            }
+        },
+        None => None,
+    };
+    // The request is the round's to take apart (its retry fields, its
+    // capabilities); its id and method are read again once it is done.
+    let work = async {
+        match revision {
+            Revision::V2026_07_28 => modern::serve(server, &mut *request, sink, caller).await,
+            Revision::V2025_11_25 => legacy::serve(server, session, &*request, sink, caller).await,
+        }
+    };
+    let reply = match (session, token) {
+        (Some(s), Some(token)) => {
             let r = tokio::select! {
                 r = work => Some(r),
                 () = token.cancelled() => None,
             };
-            s.end_request(id);
+            s.end_request(&request.id);
             r
         }
-        None => Some(work.await),
+        _ => Some(work.await),
     };
+    let (id, method) = (&request.id, request.method.as_str());
     let Some(reply) = reply else {
         tracing::info!(%id, method, "request cancelled; no response");
         return Handled::nothing(Some(revision));
     };
+    let reply = reply.and_then(|result| {
+        JsonRpcResponseText::new(id, &result)
+            .to_text()
+            .map_err(|e| {
+                tracing::error!(error = %e, "could not serialize a response");
+                RpcError::internal("Internal error")
+            })
+    });
     match reply {
-        Ok(result) => Handled {
-            response: Some(request.respond(result).into_value()),
+        Ok(text) => Handled {
+            response: Some(text),
             revision: Some(revision),
             failure: None,
         },
         Err(e) => {
             tracing::warn!(%id, method, code = e.code().0, error = %e.message(), "request failed");
             Handled {
-                response: Some(e.to_response(Some(id))),
+                response: message_text(&e.to_response(Some(id))),
                 revision: Some(revision),
                 failure: Some(e.failure()),
             }
@@ -182,7 +197,7 @@ async fn request_handled(
 /// The response for a request refused before it ran.
 fn refused(error: RpcError, id: &RequestId, revision: Revision) -> Handled {
     Handled {
-        response: Some(error.to_response(Some(id))),
+        response: message_text(&error.to_response(Some(id))),
         revision: Some(revision),
         failure: Some(error.failure()),
     }

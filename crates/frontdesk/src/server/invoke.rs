@@ -12,12 +12,14 @@ use frontdesk_wire::{
     ResultType, method,
 };
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::call::Call;
 use super::context::ToolContext;
 use super::error::{RpcError, ToolError};
 use super::prompt::PromptDef;
+use super::requests::Reply;
 use super::resource::Read;
 use super::task::Started;
 use super::tool::{ToolDef, ToolOutput};
@@ -42,11 +44,11 @@ pub(crate) enum Completed {
 
 impl Completed {
     /// The 2025-11-25 result object.
-    pub(crate) fn into_legacy(self) -> Result<Map<String, Value>, RpcError> {
+    pub(crate) fn into_legacy(self) -> Reply {
         match self {
-            Self::Tool(r) => to_object(&r),
-            Self::Prompt(r) => to_object(&r),
-            Self::Resource(r, _) => to_object(&r),
+            Self::Tool(r) => members_json(&r),
+            Self::Prompt(r) => members_json(&r),
+            Self::Resource(r, _) => members_json(&r),
         }
     }
 
@@ -57,37 +59,37 @@ impl Completed {
         self,
         meta: &InfoMeta,
         caching: impl FnOnce(Option<(u64, CacheScope)>) -> (u64, CacheScope),
-    ) -> Result<Map<String, Value>, RpcError> {
+    ) -> Reply {
         match self {
             Self::Resource(mut r, chosen) => {
                 let (ttl, scope) = caching(chosen);
                 r.result_type = Some(ResultType::Complete);
                 r.ttl_ms = Some(ttl);
                 r.cache_scope = Some(scope);
-                meta.object_of(r)
+                meta.json_of(r)
             }
             Self::Tool(mut r) => {
                 r.result_type = Some(ResultType::Complete);
-                meta.object_of(r)
+                meta.json_of(r)
             }
             Self::Prompt(mut r) => {
                 r.result_type = Some(ResultType::Complete);
-                meta.object_of(r)
+                meta.json_of(r)
             }
         }
     }
 }
 
 /// The `_meta` of every 2026-07-28 result (who answered), built once, also
-/// as the JSON a response carries, so that a result takes one copy of it.
+/// as JSON text, so that a result copies its bytes rather than the map.
 pub(crate) struct InfoMeta {
     meta: Meta,
-    json: Value,
+    json: Option<Box<RawValue>>,
 }
 
 impl InfoMeta {
     pub(crate) fn new(meta: Meta) -> Self {
-        let json = Value::Object(meta.0.clone());
+        let json = serde_json::value::to_raw_value(&meta).ok();
         Self { meta, json }
     }
 
@@ -96,24 +98,35 @@ impl InfoMeta {
         self.meta.clone()
     }
 
-    /// `result` with this `_meta` as the JSON object a response carries.
-    /// `_meta` is the last named member of every result type, before its
-    /// flattened `extra` members: with no extra members it is added after
-    /// the others as a copy of the JSON; otherwise the typed result carries
-    /// it, so the order of the members is that of the type either way.
-    pub(crate) fn object_of<T: WithMeta>(
-        &self,
-        mut result: T,
-    ) -> Result<Map<String, Value>, RpcError> {
-        if !result.extra().is_empty() {
-            *result.meta_mut() = Some(self.meta());
-            return to_object(&result);
+    /// `result` with this `_meta`, as the JSON a response carries. `_meta`
+    /// is the last named member of every result type, before its flattened
+    /// `extra` members: with no extra members its text is written after the
+    /// others; otherwise the typed result carries it, so the order of the
+    /// members is that of the type either way.
+    pub(crate) fn json_of<T: WithMeta>(&self, mut result: T) -> Reply {
+        match &self.json {
+            Some(json) if result.extra().is_empty() => {
+                *result.meta_mut() = None;
+                result_json(&WithMetaText {
+                    result: &result,
+                    meta: json,
+                })
+            }
+            _ => {
+                *result.meta_mut() = Some(self.meta());
+                members_json(&result)
+            }
         }
-        *result.meta_mut() = None;
-        let mut object = to_object(&result)?;
-        object.insert("_meta".to_string(), self.json.clone());
-        Ok(object)
     }
+}
+
+/// A result and the text of its `_meta`, serialized as one object.
+#[derive(Serialize)]
+struct WithMetaText<'a, T: Serialize> {
+    #[serde(flatten)]
+    result: &'a T,
+    #[serde(rename = "_meta")]
+    meta: &'a RawValue,
 }
 
 /// A 2026-07-28 result type: its `_meta` and its flattened extra members.
@@ -142,10 +155,25 @@ with_meta!(
     InputRequiredResult
 );
 
-/// A wire result as the JSON object a response carries.
-pub(crate) fn to_object<T: Serialize>(result: &T) -> Result<Map<String, Value>, RpcError> {
+/// A wire result the server built (its flattened `extra` members empty or
+/// apart from its named ones) as the JSON text a response carries.
+pub(crate) fn result_json<T: Serialize>(result: &T) -> Reply {
+    serde_json::value::to_raw_value(result).map_err(|e| {
+        tracing::error!(error = %e, "a result did not serialize");
+        RpcError::internal("Internal error")
+    })
+}
+
+/// A result a handler may have given extra members: with none, as
+/// [`result_json`]; with some, through a JSON object first, so that an extra
+/// member named like one of the type's (`_meta`, `content`) replaces it in
+/// place, as one object member, instead of being written twice.
+pub(crate) fn members_json<T: WithMeta>(result: &T) -> Reply {
+    if result.extra().is_empty() {
+        return result_json(result);
+    }
     match serde_json::to_value(result) {
-        Ok(Value::Object(m)) => Ok(m),
+        Ok(object @ Value::Object(_)) => result_json(&object),
         Ok(_) | Err(_) => {
             tracing::error!("a result did not serialize to a JSON object");
             Err(RpcError::internal("Internal error"))
@@ -282,11 +310,11 @@ mod tests {
         InfoMeta::new(Meta::new().with_server_info(&Implementation::new("bench", "1.0")))
     }
 
-    /// What a result was before `object_of`: the typed `_meta` set and the
-    /// whole result serialized.
+    /// What a result was before `json_of`: the typed `_meta` set, the whole
+    /// result made a JSON object and that serialized.
     fn typed_way(mut result: CallToolResult, info: &InfoMeta) -> String {
         result.meta = Some(info.meta());
-        serde_json::to_string(&to_object(&result).unwrap()).unwrap()
+        serde_json::to_value(&result).unwrap().to_string()
     }
 
     #[test]
@@ -295,7 +323,7 @@ mod tests {
         let mut result = CallToolResult::new(vec![ContentBlock::text("confirmed 7")]);
         result.result_type = Some(ResultType::Complete);
         result.is_error = Some(false);
-        let text = serde_json::to_string(&info.object_of(result.clone()).unwrap()).unwrap();
+        let text = info.json_of(result.clone()).unwrap().get().to_string();
         assert_eq!(text, typed_way(result, &info));
         assert!(
             text.ends_with(r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1.0"}}}"#),
@@ -311,10 +339,11 @@ mod tests {
         result
             .extra
             .insert("_meta".into(), json!({"from": "the handler"}));
-        let text = serde_json::to_string(&info.object_of(result.clone()).unwrap()).unwrap();
+        let text = info.json_of(result.clone()).unwrap().get().to_string();
         assert_eq!(text, typed_way(result, &info));
         let object: Value = serde_json::from_str(&text).unwrap();
         let keys: Vec<&String> = object.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["content", "_meta", "zeta"]);
+        assert_eq!(text.matches(r#""_meta""#).count(), 1, "{text}");
     }
 }

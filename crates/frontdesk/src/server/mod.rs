@@ -189,6 +189,7 @@ use std::sync::Arc;
 
 use frontdesk_wire::{Implementation, JsonRpcMessage, JsonRpcNotification, Meta};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 pub use completion::{CompletionRequest, completions_matching};
@@ -226,19 +227,43 @@ use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
 /// log messages, 2025-11-25 server requests). Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct OutboundSink {
-    tx: Option<mpsc::UnboundedSender<Value>>,
+    tx: Option<SinkSender>,
+}
+
+#[derive(Debug, Clone)]
+enum SinkSender {
+    Values(mpsc::UnboundedSender<Value>),
+    /// A transport's one queue of lines (stdio), where responses go too.
+    Lines(mpsc::UnboundedSender<Outgoing>),
+}
+
+/// One message a transport writes in order with the others: a message the
+/// server built as a value, or a response already serialized.
+#[derive(Debug)]
+pub(crate) enum Outgoing {
+    Message(Value),
+    Text(Box<RawValue>),
 }
 
 impl OutboundSink {
     /// A sink and the receiver the transport drains.
     pub fn channel() -> (Self, mpsc::UnboundedReceiver<Value>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (Self { tx: Some(tx) }, rx)
+        (Self::from_sender(tx), rx)
     }
 
     /// A sink feeding an existing sender.
     pub fn from_sender(tx: mpsc::UnboundedSender<Value>) -> Self {
-        Self { tx: Some(tx) }
+        Self {
+            tx: Some(SinkSender::Values(tx)),
+        }
+    }
+
+    /// A sink feeding a transport's queue of lines.
+    pub(crate) fn into_lines(tx: mpsc::UnboundedSender<Outgoing>) -> Self {
+        Self {
+            tx: Some(SinkSender::Lines(tx)),
+        }
     }
 
     /// A sink that drops everything (for transports that cannot stream).
@@ -248,7 +273,11 @@ impl OutboundSink {
 
     /// Queue one message; `false` when the transport is gone.
     pub fn send(&self, message: Value) -> bool {
-        self.tx.as_ref().is_some_and(|tx| tx.send(message).is_ok())
+        match &self.tx {
+            None => false,
+            Some(SinkSender::Values(tx)) => tx.send(message).is_ok(),
+            Some(SinkSender::Lines(tx)) => tx.send(Outgoing::Message(message)).is_ok(),
+        }
     }
 }
 
@@ -333,11 +362,13 @@ pub(crate) struct Caller {
 }
 
 /// The outcome of [`Server::handle`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Handled {
     /// The response to send, if any (`None` for notifications, the client's
-    /// answers to our requests, and cancelled requests).
-    pub response: Option<Value>,
+    /// answers to our requests, and cancelled requests), as the JSON text a
+    /// transport writes: the result is serialized once, from its typed
+    /// value. [`Handled::response_value`] parses it, for a look inside.
+    pub response: Option<Box<RawValue>>,
     /// The revision the message was served in (`None` when it could not be
     /// read).
     pub revision: Option<Revision>,
@@ -354,6 +385,44 @@ impl Handled {
             failure: None,
         }
     }
+
+    /// The response parsed as a JSON value (`None` without a response).
+    ///
+    /// ```
+    /// # async fn run() {
+    /// use frontdesk::server::{OutboundSink, RequestInfo, Server};
+    /// let server = Server::builder("demo", "1.0.0").build();
+    /// let ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    /// let handled = server.handle(None, ping, &OutboundSink::discard(), &RequestInfo::new()).await;
+    /// assert_eq!(handled.response_value().unwrap()["result"], serde_json::json!({}));
+    /// # }
+    /// ```
+    pub fn response_value(&self) -> Option<Value> {
+        let text = self.response.as_ref()?;
+        match serde_json::from_str(text.get()) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::error!(error = %e, "a response that is not JSON");
+                None
+            }
+        }
+    }
+}
+
+impl PartialEq for Handled {
+    fn eq(&self, other: &Self) -> bool {
+        self.response.as_ref().map(|r| r.get()) == other.response.as_ref().map(|r| r.get())
+            && self.revision == other.revision
+            && self.failure == other.failure
+    }
+}
+
+/// `message` as the JSON text a transport writes (`None`, logged, in the
+/// case serialization fails, which a [`Value`] does not).
+pub(crate) fn message_text(message: &Value) -> Option<Box<RawValue>> {
+    serde_json::value::to_raw_value(message)
+        .map_err(|e| tracing::error!(error = %e, "could not serialize an outgoing message"))
+        .ok()
 }
 
 pub(crate) struct ServerInner {

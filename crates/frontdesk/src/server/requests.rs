@@ -15,7 +15,11 @@ use super::prompt::PromptDef;
 use super::tool::ToolDef;
 
 /// A request's result object, or the error it is answered with.
-pub(crate) type Reply = Result<Map<String, Value>, RpcError>;
+pub(crate) type Reply = Result<ResultJson, RpcError>;
+
+/// A result object serialized once, from its typed value: the `result` of
+/// the response, written as it is.
+pub(crate) type ResultJson = Box<serde_json::value::RawValue>;
 
 /// The typed params of `request`, or the `-32602` naming what is wrong. The
 /// wire type decides; the common mistakes keep the server's short wording.

@@ -17,7 +17,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::{OutboundSink, RequestInfo, Server};
+use super::{OutboundSink, Outgoing, RequestInfo, Server};
 
 /// Serve on the process's stdin and stdout until stdin closes, or Ctrl-C or
 /// SIGTERM arrive.
@@ -87,7 +87,7 @@ where
     F: std::future::Future<Output = ()> + Send,
 {
     tokio::pin!(signal);
-    let (out_tx, out_rx) = mpsc::unbounded_channel::<Value>();
+    let (out_tx, out_rx) = mpsc::unbounded_channel::<Outgoing>();
     let writer_task = tokio::spawn(write_loop(writer, out_rx));
     let session = server.session();
     // Messages unrelated to any request (e.g. `notifications/elicitation/complete`
@@ -96,13 +96,13 @@ where
         let out = out_tx.clone();
         tokio::spawn(async move {
             while let Some(message) = rx.recv().await {
-                if out.send(message).is_err() {
+                if out.send(Outgoing::Message(message)).is_err() {
                     break;
                 }
             }
         })
     });
-    let sink = OutboundSink::from_sender(out_tx.clone());
+    let sink = OutboundSink::into_lines(out_tx.clone());
     let info = RequestInfo {
         principal,
         ..RequestInfo::default()
@@ -121,7 +121,7 @@ where
             LineRead::Eof => break,
             LineRead::TooLong => {
                 tracing::warn!(limit, "line over the size limit skipped");
-                let _ = out_tx.send(server.oversize_error());
+                let _ = out_tx.send(Outgoing::Message(server.oversize_error()));
                 continue;
             }
             LineRead::Line => {}
@@ -133,7 +133,7 @@ where
         let message = match server.parse_message(text) {
             Ok(m) => m,
             Err(error_response) => {
-                let _ = out_tx.send(error_response);
+                let _ = out_tx.send(Outgoing::Message(error_response));
                 continue;
             }
         };
@@ -156,13 +156,13 @@ where
             tasks.spawn(async move {
                 let handled = server.handle(Some(&session), message, &sink, &info).await;
                 if let Some(r) = handled.response {
-                    let _ = out.send(r);
+                    let _ = out.send(Outgoing::Text(r));
                 }
             });
         } else {
             let handled = server.handle(Some(&session), message, &sink, &info).await;
             if let Some(r) = handled.response {
-                let _ = out_tx.send(r);
+                let _ = out_tx.send(Outgoing::Text(r));
             }
         }
     }
@@ -242,15 +242,18 @@ fn trim_line(line: &[u8]) -> &[u8] {
 
 async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: W,
-    mut rx: mpsc::UnboundedReceiver<Value>,
+    mut rx: mpsc::UnboundedReceiver<Outgoing>,
 ) -> std::io::Result<()> {
     while let Some(message) = rx.recv().await {
-        let mut bytes = match serde_json::to_vec(&message) {
-            Ok(b) => b,
-            Err(e) => {
-                tracing::error!(error = %e, "could not serialize an outgoing message");
-                continue;
-            }
+        let mut bytes = match message {
+            Outgoing::Text(text) => String::from(Box::<str>::from(text)).into_bytes(),
+            Outgoing::Message(value) => match serde_json::to_vec(&value) {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::error!(error = %e, "could not serialize an outgoing message");
+                    continue;
+                }
+            },
         };
         bytes.push(b'\n');
         let written = async {

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use super::call::Call;
 use super::error::{AskError, RpcError, ToolError};
-use super::invoke::{Outcome, Target, invoke, to_object};
+use super::invoke::{Outcome, Target, invoke, result_json};
 use super::requests::{self, Reply};
 use super::{Caller, OutboundSink, ServerInner, completion};
 
@@ -37,7 +37,7 @@ pub(crate) async fn serve(
 ) -> Reply {
     let method = request.method.as_str();
     if method == method::PING {
-        return to_object(&EmptyResult::default());
+        return result_json(&EmptyResult::default());
     }
     let session = session.ok_or_else(|| {
         RpcError::invalid_request(
@@ -53,7 +53,7 @@ pub(crate) async fn serve(
         ));
     }
     match method {
-        method::TOOLS_LIST => to_object(&ListToolsResult::new(server.tools.listing())),
+        method::TOOLS_LIST => result_json(&ListToolsResult::new(server.tools.listing())),
         method::TOOLS_CALL => {
             let p: frontdesk_wire::CallToolRequestParams = requests::params(request)?;
             let tool = requests::find_tool(server, &p.name)?;
@@ -62,7 +62,7 @@ pub(crate) async fn serve(
             finish(Target::Tool(tool), outcome, &session.client_capabilities())
         }
         method::PROMPTS_LIST if !server.prompts.is_empty() => {
-            to_object(&ListPromptsResult::new(requests::prompt_listing(server)))
+            result_json(&ListPromptsResult::new(requests::prompt_listing(server)))
         }
         method::PROMPTS_GET if !server.prompts.is_empty() => {
             let p: frontdesk_wire::GetPromptRequestParams = requests::params(request)?;
@@ -81,9 +81,9 @@ pub(crate) async fn serve(
             )
         }
         method::RESOURCES_LIST if !server.resources.is_empty() => {
-            to_object(&ListResourcesResult::new(server.resources.listing()))
+            result_json(&ListResourcesResult::new(server.resources.listing()))
         }
-        method::RESOURCES_TEMPLATES_LIST if !server.resources.is_empty() => to_object(
+        method::RESOURCES_TEMPLATES_LIST if !server.resources.is_empty() => result_json(
             &ListResourceTemplatesResult::new(server.resources.template_listing()),
         ),
         method::RESOURCES_READ if !server.resources.is_empty() => {
@@ -112,11 +112,11 @@ pub(crate) async fn serve(
                 .subscribers
                 .set_subscribed(session, &p.uri, subscribe);
             tracing::debug!(uri = %p.uri, subscribe, "resource subscription changed");
-            to_object(&EmptyResult::default())
+            result_json(&EmptyResult::default())
         }
         method::COMPLETION_COMPLETE if requests::has_completions(server) => {
             let p: CompleteRequestParams = requests::typed(request)?;
-            to_object(&completion::complete(server, p, None).await?)
+            result_json(&completion::complete(server, p, None).await?)
         }
         method::LOGGING_SET_LEVEL => {
             #[derive(Deserialize)]
@@ -130,7 +130,7 @@ pub(crate) async fn serve(
                 )
             })?;
             session.set_log_level(p.level);
-            to_object(&EmptyResult::default())
+            result_json(&EmptyResult::default())
         }
         _ => Err(RpcError::method_not_found(method)),
     }
@@ -153,7 +153,7 @@ fn initialize(server: &ServerInner, session: &Arc<Session>, request: &JsonRpcReq
         server.info.clone(),
     );
     result.instructions.clone_from(&server.instructions);
-    to_object(&result)
+    result_json(&result)
 }
 
 fn call(

@@ -12,7 +12,7 @@ use frontdesk_wire::{
 };
 use serde_json::Map;
 
-use crate::server::invoke::to_object;
+use crate::server::invoke::result_json;
 use crate::server::requests::{self, Reply};
 use crate::server::{OutboundSink, ServerInner, typed_notification};
 
@@ -64,7 +64,7 @@ pub(crate) async fn listen(
     }
     drop(guard);
     tracing::info!(id = %request.id, "listen stream ended");
-    to_object(&SubscriptionsListenResult {
+    result_json(&SubscriptionsListenResult {
         result_type: ResultType::Complete,
         meta: tag,
         extra: Map::new(),

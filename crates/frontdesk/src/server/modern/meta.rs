@@ -6,7 +6,7 @@
 use frontdesk_wire::{
     ErrorObject, LoggingLevel, MetaRef, ProgressToken, Revision, meta_key, version,
 };
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::server::error::RpcError;
 
@@ -19,10 +19,13 @@ pub(crate) struct RequestMeta {
     pub(crate) log_level: Option<LoggingLevel>,
 }
 
-/// Check `params._meta` of a 2026-07-28 request.
-pub(crate) fn validate(meta: Option<MetaRef<'_>>) -> Result<RequestMeta, RpcError> {
+/// Check `params._meta` of a 2026-07-28 request, and take its client
+/// capabilities out of it (the round keeps them; nothing reads them from
+/// the params again).
+pub(crate) fn validate(meta: Option<&mut Map<String, Value>>) -> Result<RequestMeta, RpcError> {
     let meta = meta.ok_or_else(|| RpcError::missing_meta("_meta"))?;
-    let requested = meta.protocol_version().ok_or_else(|| {
+    let view = MetaRef(meta);
+    let requested = view.protocol_version().ok_or_else(|| {
         RpcError::missing_meta(&format!("_meta[\"{}\"]", meta_key::PROTOCOL_VERSION))
     })?;
     if requested != Revision::V2026_07_28.as_str() {
@@ -32,16 +35,18 @@ pub(crate) fn validate(meta: Option<MetaRef<'_>>) -> Result<RequestMeta, RpcErro
         )
         .into());
     }
-    let capabilities = match meta.client_capabilities() {
-        Some(Ok(_)) => meta.get(meta_key::CLIENT_CAPABILITIES).cloned(),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        RpcError::missing_meta(&format!("_meta[\"{}\"]", meta_key::CLIENT_CAPABILITIES))
-    })?;
+    let readable = matches!(view.client_capabilities(), Some(Ok(_)));
+    let progress_token = view.progress_token().and_then(Result::ok);
+    let log_level = view.log_level().and_then(Result::ok);
+    let capabilities = readable
+        .then(|| meta.shift_remove(meta_key::CLIENT_CAPABILITIES))
+        .flatten()
+        .ok_or_else(|| {
+            RpcError::missing_meta(&format!("_meta[\"{}\"]", meta_key::CLIENT_CAPABILITIES))
+        })?;
     Ok(RequestMeta {
         capabilities,
-        progress_token: meta.progress_token().and_then(Result::ok),
-        log_level: meta.log_level().and_then(Result::ok),
+        progress_token,
+        log_level,
     })
 }

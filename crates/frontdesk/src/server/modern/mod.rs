@@ -16,15 +16,15 @@ use std::sync::Arc;
 use frontdesk_wire::{
     CacheScope, CallToolRequestParams, CompleteRequestParams, DiscoverResult, ErrorCode,
     GetPromptRequestParams, InputRequiredResult, JsonRpcRequest, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaRef,
-    ReadResourceRequestParams, ResultType, Revision, method, version,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ReadResourceRequestParams,
+    ResultType, Revision, method, version,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::call::Call;
 use super::error::{AskError, RpcError, ToolError};
-use super::invoke::{Completed, Outcome, Target, invoke, to_object};
+use super::invoke::{Completed, Outcome, Target, invoke, result_json};
 use super::requests::{self, Reply};
 use super::tool::TaskSupport;
 use super::{Caller, OutboundSink, ServerInner, completion, task};
@@ -37,16 +37,16 @@ use tracing::Instrument;
 /// Serve one 2026-07-28 request.
 pub(crate) async fn serve(
     server: &Arc<ServerInner>,
-    request: &JsonRpcRequest,
+    request: &mut JsonRpcRequest,
     sink: &OutboundSink,
     caller: Caller,
 ) -> Reply {
-    let method = request.method.as_str();
     let meta = {
         // Only `_meta` is read here, where it lies: no copy of the params.
-        let raw = request.params.as_ref().and_then(|p| p.get("_meta"));
-        meta::validate(raw.and_then(Value::as_object).map(MetaRef))?
+        let raw = request.params.as_mut().and_then(|p| p.get_mut("_meta"));
+        meta::validate(raw.and_then(Value::as_object_mut))?
     };
+    let method = request.method.as_str();
     let ttl = server.config.list_ttl_ms;
     let info = || server.info_meta.meta();
     match method {
@@ -62,12 +62,12 @@ pub(crate) async fn serve(
             );
             r.instructions.clone_from(&server.instructions);
             r.meta = Some(info());
-            to_object(&r)
+            result_json(&r)
         }
         method::TOOLS_LIST if !server.tools.is_empty() => {
             let mut r = ListToolsResult::modern(server.tools.listing(), ttl, CacheScope::Public);
             r.meta = Some(info());
-            to_object(&r)
+            result_json(&r)
         }
         method::PROMPTS_LIST if !server.prompts.is_empty() => {
             let mut r = ListPromptsResult::modern(
@@ -76,13 +76,13 @@ pub(crate) async fn serve(
                 CacheScope::Public,
             );
             r.meta = Some(info());
-            to_object(&r)
+            result_json(&r)
         }
         method::RESOURCES_LIST if !server.resources.is_empty() => {
             let mut r =
                 ListResourcesResult::modern(server.resources.listing(), ttl, CacheScope::Public);
             r.meta = Some(info());
-            to_object(&r)
+            result_json(&r)
         }
         method::RESOURCES_TEMPLATES_LIST if !server.resources.is_empty() => {
             let mut r = ListResourceTemplatesResult::modern(
@@ -91,7 +91,7 @@ pub(crate) async fn serve(
                 CacheScope::Public,
             );
             r.meta = Some(info());
-            to_object(&r)
+            result_json(&r)
         }
         method::RESOURCES_READ if !server.resources.is_empty() => {
             let (p, retry) = retry_params::<ReadResourceRequestParams>(request)?;
@@ -114,15 +114,15 @@ pub(crate) async fn serve(
             let p: CompleteRequestParams = requests::typed(request)?;
             let mut r = completion::complete(server, p, Some(ResultType::Complete)).await?;
             r.meta = Some(info());
-            to_object(&r)
+            result_json(&r)
         }
         method::SUBSCRIPTIONS_LISTEN if requests::has_subscriptions(server) => {
-            listen::listen(server, request, sink).await
+            listen::listen(server, &*request, sink).await
         }
         method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL
             if server.tools.has_tasks() =>
         {
-            task::serve(server, request, &meta.capabilities, &caller.principal)
+            task::serve(server, &*request, &meta.capabilities, &caller.principal)
         }
         method::TOOLS_CALL => {
             let (name, args, retry) = call_params(request)?;
@@ -144,11 +144,12 @@ pub(crate) async fn serve(
             )
             .await
         }
-        _ => Err(RpcError::method_not_found(method)),
+        _ => Err(RpcError::method_not_found(&request.method)),
     }
 }
 
 /// The two MRTR fields of a retry, read apart from the typed params.
+#[derive(Default)]
 struct Retry {
     /// `inputResponses`, kept raw: each answer is read when its question is
     /// asked, because answers to questions not asked are ignored whatever
@@ -157,23 +158,28 @@ struct Retry {
     state: Option<String>,
 }
 
-/// The retry fields of a request (copies of just those two). A
-/// `requestState` that is not a string gets the one fixed state error.
-fn retry_fields(request: &JsonRpcRequest) -> Result<Retry, RpcError> {
-    let field = |key: &str| request.params.as_ref().and_then(|p| p.get(key));
-    let state = match field("requestState") {
-        None => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(_) => return Err(state::rejected()),
+/// The retry fields of a request, taken out of its params (which are read
+/// once). A `requestState` that is not a string gets the one fixed state
+/// error; nothing is taken from a request with either field malformed.
+fn take_retry_fields(request: &mut JsonRpcRequest) -> Result<Retry, RpcError> {
+    let Some(params) = request.params.as_mut() else {
+        return Ok(Retry::default());
     };
-    let responses = match field("inputResponses") {
-        None => Map::new(),
-        Some(Value::Object(r)) => r.clone(),
-        Some(_) => {
-            return Err(RpcError::invalid_params(
-                "Invalid params: inputResponses must be an object",
-            ));
-        }
+    if !matches!(params.get("requestState"), None | Some(Value::String(_))) {
+        return Err(state::rejected());
+    }
+    if !matches!(params.get("inputResponses"), None | Some(Value::Object(_))) {
+        return Err(RpcError::invalid_params(
+            "Invalid params: inputResponses must be an object",
+        ));
+    }
+    let state = match params.shift_remove("requestState") {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let responses = match params.shift_remove("inputResponses") {
+        Some(Value::Object(r)) => r,
+        _ => Map::new(),
     };
     Ok(Retry { responses, state })
 }
@@ -181,49 +187,46 @@ fn retry_fields(request: &JsonRpcRequest) -> Result<Retry, RpcError> {
 /// The typed params of a request that may be a retry, and its retry fields.
 /// The typed params are read without the retry fields, as a request that is
 /// not a retry would be.
-fn retry_params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<(P, Retry), RpcError> {
-    let retry = retry_fields(request)?;
-    let params = request.params.as_ref();
-    let is_retry_field = |k: &str| k == "requestState" || k == "inputResponses";
-    if !params.is_some_and(|p| p.keys().any(|k| is_retry_field(k))) {
-        return Ok((requests::params(request)?, retry));
-    }
-    let rest: Map<String, Value> = params
-        .into_iter()
-        .flatten()
-        .filter(|(k, _)| !is_retry_field(k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let stripped = JsonRpcRequest::new(request.id.clone(), request.method.clone(), Some(rest));
-    Ok((requests::params(&stripped)?, retry))
+fn retry_params<P: DeserializeOwned>(request: &mut JsonRpcRequest) -> Result<(P, Retry), RpcError> {
+    let retry = take_retry_fields(request)?;
+    Ok((requests::params(request)?, retry))
 }
 
 /// `tools/call`'s tool name, arguments and retry fields. When the params
 /// have their usual shape (a string `name`, `arguments` and `task` objects
-/// or absent), the two are read straight from the borrowed params: the typed
-/// params would parse the same and copy every member (`_meta` included)
-/// only to be dropped. Any other shape goes through the typed params, so its
-/// error is the one it always was.
-fn call_params(request: &JsonRpcRequest) -> Result<(String, Map<String, Value>, Retry), RpcError> {
-    let field = |key: &str| request.params.as_ref().and_then(|p| p.get(key));
-    let object_or_absent =
-        |v: Option<&Value>| matches!(v, None | Some(Value::Null | Value::Object(_)));
-    match field("name") {
-        Some(Value::String(name))
-            if object_or_absent(field("arguments")) && object_or_absent(field("task")) =>
-        {
-            let retry = retry_fields(request)?;
-            let args = match field("arguments") {
-                Some(Value::Object(a)) => a.clone(),
-                _ => Map::new(),
-            };
-            Ok((name.clone(), args, retry))
-        }
-        _ => {
-            let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
-            Ok((p.name, p.arguments.unwrap_or_default(), retry))
-        }
+/// or absent), the three are taken out of the params: the typed params
+/// would parse the same and copy every member (`_meta` included) only to be
+/// dropped. Any other shape goes through the typed params, so its error is
+/// the one it always was.
+fn call_params(
+    request: &mut JsonRpcRequest,
+) -> Result<(String, Map<String, Value>, Retry), RpcError> {
+    let usual = {
+        let field = |key: &str| request.params.as_ref().and_then(|p| p.get(key));
+        let object_or_absent =
+            |v: Option<&Value>| matches!(v, None | Some(Value::Null | Value::Object(_)));
+        matches!(field("name"), Some(Value::String(_)))
+            && object_or_absent(field("arguments"))
+            && object_or_absent(field("task"))
+    };
+    if !usual {
+        let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
+        return Ok((p.name, p.arguments.unwrap_or_default(), retry));
     }
+    let retry = take_retry_fields(request)?;
+    let Some(Value::String(name)) = request.params.as_mut().and_then(|p| p.shift_remove("name"))
+    else {
+        return Err(RpcError::internal("Internal error"));
+    };
+    let args = match request
+        .params
+        .as_mut()
+        .and_then(|p| p.shift_remove("arguments"))
+    {
+        Some(Value::Object(a)) => a,
+        _ => Map::new(),
+    };
+    Ok((name, args, retry))
 }
 
 /// One round of a tool call, prompt or resource read; a tool may continue
@@ -390,7 +393,7 @@ async fn play(
             };
             let token = state::seal(server, &next, binding)?;
             let r = InputRequiredResult::new(Some(requests), Some(token));
-            server.info_meta.object_of(r)
+            server.info_meta.json_of(r)
         }
         Outcome::Detached(work, started) => {
             let name = target.name().to_string();

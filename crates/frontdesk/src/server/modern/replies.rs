@@ -31,10 +31,9 @@ pub(crate) struct RetryReplies {
     max_per_owner: usize,
 }
 
-/// A kept reply: the result object as JSON text (one allocation to keep
-/// and to free, where a copy of the value tree is one per member), or the
-/// error.
-type KeptReply = Result<String, RpcError>;
+/// A kept reply: the result object's JSON text (one allocation to keep
+/// and to free), or the error.
+type KeptReply = Reply;
 
 #[derive(Debug)]
 struct Slot {
@@ -71,10 +70,7 @@ pub(crate) struct Running {
 impl Running {
     /// Publish the reply to everyone waiting for it, and keep it.
     pub(crate) fn finish(self, reply: &Reply) {
-        let kept = match reply {
-            Ok(result) => Ok(serde_json::to_string(result).unwrap_or_default()),
-            Err(e) => Err(e.clone()),
-        };
+        let kept = reply.clone();
         // `send_replace` keeps the value even with no receiver right now.
         self.sender.send_replace(Some(kept));
     }
@@ -232,11 +228,7 @@ fn finished(rx: &watch::Receiver<Option<KeptReply>>) -> bool {
 pub(crate) async fn wait(mut rx: watch::Receiver<Option<KeptReply>>) -> Reply {
     let internal = || RpcError::internal("Internal error");
     match rx.wait_for(Option::is_some).await {
-        Ok(reply) => match reply.as_ref() {
-            Some(Ok(text)) => serde_json::from_str(text).map_err(|_| internal()),
-            Some(Err(e)) => Err(e.clone()),
-            None => Err(internal()),
-        },
+        Ok(reply) => reply.clone().unwrap_or_else(|| Err(internal())),
         // The round that held the state ended without a reply (it panicked).
         Err(_) => Err(internal()),
     }
@@ -245,7 +237,11 @@ pub(crate) async fn wait(mut rx: watch::Receiver<Option<KeptReply>>) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Map, Value};
+    use serde_json::value::RawValue;
+
+    fn text_of(json: &str) -> Box<RawValue> {
+        RawValue::from_string(json.to_string()).unwrap()
+    }
 
     fn id(n: u8) -> StateId {
         StateId::from_bytes([n; 16])
@@ -261,13 +257,10 @@ mod tests {
             panic!("second claim");
         };
         let waiter = tokio::spawn(wait(rx));
-        let mut reply = Map::new();
-        reply.insert("z".into(), 1.5.into());
-        reply.insert("a".into(), serde_json::json!({"y": [1, "x"], "b": null}));
-        running.finish(&Ok(reply.clone()));
-        // The same members in the same order (maps compare without order).
-        let text = |r: Reply| Value::Object(r.unwrap()).to_string();
-        let expected = Value::Object(reply).to_string();
+        let expected = r#"{"z":1.5,"a":{"y":[1,"x"],"b":null}}"#;
+        running.finish(&Ok(text_of(expected)));
+        // The same text: the same members in the same order.
+        let text = |r: Reply| r.unwrap().get().to_string();
         assert_eq!(text(waiter.await.unwrap()), expected);
         // And after it finished.
         let Claim::Repeat(rx) = replies.claim(id(1), "a") else {
@@ -299,7 +292,7 @@ mod tests {
             panic!()
         };
         assert!(matches!(replies.claim(id(3), "a"), Claim::Untracked));
-        a.finish(&Ok(Map::new()));
+        a.finish(&Ok(text_of("{}")));
         let Claim::First(_c) = replies.claim(id(3), "a") else {
             panic!("finished id 1 makes room")
         };
@@ -314,12 +307,12 @@ mod tests {
             let Claim::First(r) = replies.claim(id(n), "flood") else {
                 panic!("claim {n}")
             };
-            r.finish(&Ok(Map::new()));
+            r.finish(&Ok(text_of("{}")));
             if n == 0 {
                 let Claim::First(mine) = replies.claim(id(255), "good") else {
                     panic!("good claim")
                 };
-                mine.finish(&Ok(Map::new()));
+                mine.finish(&Ok(text_of("{}")));
             }
         }
         // The flood kept its latest 64; the other owner's reply is still there.
@@ -336,7 +329,7 @@ mod tests {
         };
         // Running: kept whatever its age.
         assert!(matches!(replies.claim(id(1), "a"), Claim::Repeat(_)));
-        a.finish(&Ok(Map::new()));
+        a.finish(&Ok(text_of("{}")));
         assert!(matches!(replies.claim(id(1), "a"), Claim::First(_)));
     }
 }

@@ -13,7 +13,7 @@ use super::{Started, TaskEntry};
 use crate::server::ServerInner;
 use crate::server::call::{Call, Conversation, TaskStarter};
 use crate::server::error::{RpcError, ToolError};
-use crate::server::invoke::{Completed, to_object};
+use crate::server::invoke::{Completed, result_json};
 use crate::server::requests::Reply;
 use crate::store::BoxFuture;
 
@@ -71,7 +71,7 @@ pub(crate) fn run(
             }
         }
     });
-    to_object(&created)
+    result_json(&created)
 }
 
 fn task_id(entry: &TaskEntry) -> String {
@@ -80,7 +80,13 @@ fn task_id(entry: &TaskEntry) -> String {
 
 /// Record a finished run: a result (tool errors included) completes the
 /// task, a JSON-RPC error fails it.
-fn finish(entry: &TaskEntry, reply: Result<Map<String, Value>, RpcError>) {
+fn finish(entry: &TaskEntry, reply: Reply) {
+    let reply = reply.and_then(|text| {
+        serde_json::from_str::<Map<String, Value>>(text.get()).map_err(|e| {
+            tracing::error!(error = %e, "a task's result is not a JSON object");
+            RpcError::internal("Internal error")
+        })
+    });
     match reply {
         Ok(result) => entry.complete(result),
         Err(e) => entry.fail(e.error_object().clone()),

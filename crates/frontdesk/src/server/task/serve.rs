@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::server::ServerInner;
 use crate::server::error::RpcError;
-use crate::server::invoke::to_object;
+use crate::server::invoke::result_json;
 use crate::server::requests::{self, Reply};
 
 /// Whether `caps` (a request's client capabilities) declare the extension.
@@ -37,7 +37,7 @@ fn unknown(id: &str) -> RpcError {
 
 /// The empty acknowledgement of update and cancel.
 fn ack(server: &ServerInner) -> Reply {
-    to_object(&EmptyResult {
+    result_json(&EmptyResult {
         result_type: Some(ResultType::Complete),
         meta: Some(server.info_meta.meta()),
         ..EmptyResult::default()
@@ -63,7 +63,7 @@ pub(crate) fn serve(
                 .ok_or_else(|| unknown(&p.task_id))?;
             let mut detailed = entry.detailed();
             detailed.meta = Some(server.info_meta.meta());
-            to_object(&detailed)
+            result_json(&detailed)
         }
         method::TASKS_UPDATE => {
             let p: UpdateTaskRequestParams = requests::typed(request)?;

@@ -167,7 +167,7 @@ async fn failures_from_handle() {
         )
         .await;
     assert_eq!(
-        h.response.unwrap()["error"],
+        h.response_value().unwrap()["error"],
         json!({"code": -32021, "message": "This request requires a client capability that was not declared",
             "data": {"requiredCapabilities": {"sampling": {}}}})
     );
@@ -179,7 +179,7 @@ async fn failures_from_handle() {
             &info,
         )
         .await;
-    assert_eq!((h.response, h.failure), (None, None));
+    assert_eq!((h.response_value(), h.failure), (None, None));
 }
 
 #[tokio::test]
@@ -439,7 +439,7 @@ async fn state_is_bound_to_the_principal() {
     let h = server
         .handle(None, msg(call(tool, json!({}), FORM())), &sink, &alice)
         .await;
-    let state = h.response.unwrap()["result"]["requestState"]
+    let state = h.response_value().unwrap()["result"]["requestState"]
         .as_str()
         .unwrap()
         .to_string();
@@ -455,7 +455,7 @@ async fn state_is_bound_to_the_principal() {
             &mallory,
         )
         .await;
-    assert_eq!(h.response.unwrap()["error"]["code"], -32602);
+    assert_eq!(h.response_value().unwrap()["error"]["code"], -32602);
 }
 
 #[tokio::test]
@@ -685,7 +685,7 @@ async fn a_retry_dropped_mid_round_is_not_lost() {
     let h = server
         .handle(None, msg(1, call("book", json!({}), FORM())), &sink, &info)
         .await;
-    let state = h.response.unwrap()["result"]["requestState"]
+    let state = h.response_value().unwrap()["result"]["requestState"]
         .as_str()
         .unwrap()
         .to_string();
@@ -706,7 +706,7 @@ async fn a_retry_dropped_mid_round_is_not_lost() {
     let h = server
         .handle(None, msg(3, retry("book", answers, &state)), &sink, &info)
         .await;
-    let r = h.response.unwrap();
+    let r = h.response_value().unwrap();
     assert_eq!(r["result"]["content"][0]["text"], "booked #1", "{r}");
     assert_eq!(bookings.load(Ordering::SeqCst), 1);
 }

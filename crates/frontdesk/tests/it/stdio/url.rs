@@ -188,7 +188,7 @@ async fn connect_token_is_single_use_and_bound_to_the_principal() {
             &info,
         )
         .await;
-    let r = h.response.unwrap();
+    let r = h.response_value().unwrap();
     let url = r["result"]["inputRequests"]["signin"]["params"]["url"]
         .as_str()
         .unwrap()
