@@ -491,11 +491,17 @@ impl InputRequest {
         match &self.kind {
             Kind::Form { message, schema } => match parse_elicit_result(raw).map_err(invalid)? {
                 ElicitOutcome::Accept(content) => {
-                    match schema.accept(content.clone(), Defaults::Apply) {
+                    match schema.accept(content, Defaults::Apply) {
                         Ok(accepted) => Ok(Checked::Valid(
                             json!({"action": "accept", "content": accepted.into_content()}),
                         )),
                         Err(e) => {
+                            // The content again, for the defaults of the
+                            // re-ask (only a failing answer pays this copy).
+                            let content = match parse_elicit_result(raw) {
+                                Ok(ElicitOutcome::Accept(content)) => content,
+                                _ => Map::new(),
+                            };
                             tracing::warn!(key, error = %e, "accepted content does not fit the form; asking again");
                             Ok(Checked::AskAgain(InputRequest::form(
                                 format!(

@@ -381,7 +381,7 @@ async fn play(
     let outcome = invoke(&call, target, args).await;
     match outcome {
         Outcome::Finished(result) => {
-            if round.next_round().is_some() {
+            if round.has_pending() {
                 tracing::debug!("handler finished with questions pending; returning its result");
             }
             settle(server, target, result, caching)

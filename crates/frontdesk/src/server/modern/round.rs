@@ -101,27 +101,31 @@ impl Round {
                                 key.to_string(),
                                 RecordedAnswer {
                                     digest: digest.to_string(),
-                                    result: valid.clone(),
+                                    result: valid,
                                 },
                             );
                         })?;
-                        Ok(Lookup::Answer(valid))
+                        Ok(Lookup::Answered)
                     }
                     Checked::AskAgain(again) => Ok(Lookup::Ask(again)),
                 };
             }
             tracing::debug!(key, "answer is for another question; asking again");
         }
-        let recorded = self.with_record(|r| {
-            r.answers
-                .get(key)
-                .filter(|a| a.digest == digest)
-                .map(|a| a.result.clone())
-        })?;
-        Ok(match recorded {
-            Some(v) => Lookup::Answer(v),
-            None => Lookup::Ask(request.clone()),
+        let recorded =
+            self.with_record(|r| r.answers.get(key).is_some_and(|a| a.digest == digest))?;
+        Ok(if recorded {
+            Lookup::Answered
+        } else {
+            Lookup::Ask(request.clone())
         })
+    }
+
+    /// Read the answer recorded under `key` (where [`Lookup::Answered`]
+    /// points), without a copy of it.
+    fn answer<R>(&self, key: &str, read: impl FnOnce(&Value) -> R) -> Result<R, AskError> {
+        self.with_record(|r| r.answers.get(key).map(|a| read(&a.result)))?
+            .ok_or_else(|| AskError::Internal("a recorded answer went missing".into()))
     }
 
     /// Record `sent` for this round's `input_required`, pinned to `digest`,
@@ -150,7 +154,7 @@ impl Round {
     ) -> Result<Answer<Map<String, Value>>, AskError> {
         let digest = request.digest();
         match self.lookup(key, request, &digest)? {
-            Lookup::Answer(result) => match parse_elicit_result(&result) {
+            Lookup::Answered => match self.answer(key, parse_elicit_result)? {
                 Ok(ElicitOutcome::Accept(content)) => Ok(Answer::Accepted(content)),
                 Ok(ElicitOutcome::Decline) => Ok(Answer::Declined),
                 Ok(ElicitOutcome::Cancel) => Ok(Answer::Cancelled),
@@ -172,7 +176,7 @@ impl Round {
         for (key, request) in questions {
             let digest = request.digest();
             match self.lookup(key, request, &digest)? {
-                Lookup::Answer(v) => found.push(v),
+                Lookup::Answered => found.push(self.answer(key, Value::clone)?),
                 Lookup::Ask(sent) => {
                     self.register(key, digest, sent)?;
                     missing = true;
@@ -224,12 +228,12 @@ impl Round {
         let request = InputRequest::url(message.to_string(), flow.url);
         let digest = request.digest();
         let action = match self.lookup(key, &request, &digest)? {
-            Lookup::Answer(result) => {
-                parse_elicit_result(&result).map_err(|reason| AskError::InvalidResponse {
+            Lookup::Answered => self.answer(key, parse_elicit_result)?.map_err(|reason| {
+                AskError::InvalidResponse {
                     key: key.to_string(),
                     reason,
-                })?
-            }
+                }
+            })?,
             Lookup::Ask(sent) => {
                 self.register(key, digest, sent)?;
                 return self.suspend().await;
@@ -267,24 +271,30 @@ impl Round {
         }
     }
 
-    /// The questions of this round and the state for the next one, or `None`
+    /// Whether a question waits for the next round.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.record.lock().is_ok_and(|rec| !rec.pending.is_empty())
+    }
+
+    /// The questions of this round and the state for the next one, taken
+    /// out of the round (it is over once its handler suspended), or `None`
     /// when nothing is pending.
     pub(crate) fn next_round(&self) -> Option<(InputRequests, RoundState)> {
-        let rec = self.record.lock().ok()?;
+        let mut rec = self.record.lock().ok()?;
         if rec.pending.is_empty() {
             return None;
         }
         let mut requests = InputRequests::new();
         let mut pending = IndexMap::new();
-        for (key, request, digest) in &rec.pending {
+        for (key, request, digest) in std::mem::take(&mut rec.pending) {
             requests = requests.with(key.clone(), request.to_wire(None));
-            pending.insert(key.clone(), digest.clone());
+            pending.insert(key, digest);
         }
         let state = RoundState {
-            answers: rec.answers.clone(),
+            answers: std::mem::take(&mut rec.answers),
             pending,
-            flows: rec.flows.clone(),
-            once: rec.once.clone(),
+            flows: std::mem::take(&mut rec.flows),
+            once: std::mem::take(&mut rec.once),
             owner: self.owner.clone(),
         };
         Some((requests, state))
@@ -348,8 +358,8 @@ impl Conversation for Round {
 
 /// What [`Round::lookup`] found for a question.
 enum Lookup {
-    /// Its (validated) answer.
-    Answer(Value),
+    /// Its (validated) answer is in the round's record under its key.
+    Answered,
     /// No usable answer: ask this.
     Ask(InputRequest),
 }
