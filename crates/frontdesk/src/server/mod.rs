@@ -97,8 +97,9 @@
 //!    to this request (progress, log messages and, on 2025-11-25, the
 //!    server's `elicitation/create` requests): on HTTP, the POST's SSE stream;
 //!    on stdio, the single writer. Everything pushed to the sink is sent
-//!    before the final response, which `handle` returns in [`Handled`]
-//!    (`None` for notifications, client responses and cancelled requests).
+//!    before the final response, which `handle` returns in [`Handled`] as
+//!    JSON text ready to write (`None` for notifications, client responses
+//!    and cancelled requests).
 //! 4. A JSON-RPC *response* from the client (the answer to our
 //!    `elicitation/create`) also goes through `handle`; the session routes it
 //!    to the waiting question (HTTP: answer `202`).
