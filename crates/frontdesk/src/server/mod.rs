@@ -235,11 +235,13 @@ pub struct OutboundSink {
 enum SinkSender {
     Values(mpsc::UnboundedSender<Value>),
     /// A transport's one queue of lines (stdio), where responses go too.
+    #[cfg(feature = "stdio")]
     Lines(mpsc::UnboundedSender<Outgoing>),
 }
 
 /// One message a transport writes in order with the others: a message the
 /// server built as a value, or a response already serialized.
+#[cfg(feature = "stdio")]
 #[derive(Debug)]
 pub(crate) enum Outgoing {
     Message(Value),
@@ -261,6 +263,7 @@ impl OutboundSink {
     }
 
     /// A sink feeding a transport's queue of lines.
+    #[cfg(feature = "stdio")]
     pub(crate) fn into_lines(tx: mpsc::UnboundedSender<Outgoing>) -> Self {
         Self {
             tx: Some(SinkSender::Lines(tx)),
@@ -277,6 +280,7 @@ impl OutboundSink {
         match &self.tx {
             None => false,
             Some(SinkSender::Values(tx)) => tx.send(message).is_ok(),
+            #[cfg(feature = "stdio")]
             Some(SinkSender::Lines(tx)) => tx.send(Outgoing::Message(message)).is_ok(),
         }
     }
