@@ -31,7 +31,7 @@ use super::listen::PeerAddr;
 use super::respond::{self, HandleFuture, readable_id, rpc_error};
 use super::sessions::{Entry, Sessions};
 use super::sse::{self, EventLog, parse_event_id};
-use crate::server::{Handled, OutboundSink, RequestInfo, Revision, Server};
+use crate::server::{Handled, OutboundSink, RequestInfo, Revision, Server, into_text};
 use frontdesk_wire::{ErrorCode, RequestId};
 
 /// Everything the handlers share.
@@ -366,7 +366,8 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller
     });
     // Most requests finish in their first poll: only one that does not arms
     // the JSON window's timer.
-    let mut pushed = Vec::new();
+    // What the handler pushed before its response, as JSON text.
+    let mut pushed: Vec<String> = Vec::new();
     let finished = match (&mut work).now_or_never() {
         Some(h) => Some(h),
         None => {
@@ -376,7 +377,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller
                 biased;
                 h = &mut work => Some(h),
                 m = rx.recv() => {
-                    pushed.extend(m);
+                    pushed.extend(m.as_ref().map(sse::compact));
                     None
                 }
                 () = &mut window => None,
@@ -387,19 +388,15 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller
     match finished {
         Some(handled) => {
             while let Ok(m) = rx.try_recv() {
-                pushed.push(m);
+                pushed.push(sse::compact(&m));
             }
             if pushed.is_empty() || super::status::of(&handled) != StatusCode::OK {
                 return respond::handled(handled);
             }
-            let mut texts: Vec<String> = pushed.iter().map(sse::compact).collect();
-            texts.extend(handled.response.map(respond::text_of));
-            respond::request_stream(texts, None, rx, keepalive, st.shutdown.clone())
+            pushed.extend(handled.response.map(into_text));
+            respond::request_stream(pushed, None, rx, keepalive, st.shutdown.clone())
         }
-        None => {
-            let texts = pushed.iter().map(sse::compact).collect();
-            respond::request_stream(texts, Some(work), rx, keepalive, st.shutdown.clone())
-        }
+        None => respond::request_stream(pushed, Some(work), rx, keepalive, st.shutdown.clone()),
     }
 }
 

@@ -14,13 +14,12 @@ use axum::response::{IntoResponse, Response};
 use frontdesk_wire::{ErrorCode, ErrorObject, RequestId};
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, interval_at};
 use tokio_util::sync::CancellationToken;
 
 use super::sse::{self, Attached, Event};
-use crate::server::{Handled, RpcError};
+use crate::server::{Handled, RpcError, into_text};
 
 /// A boxed `Server::handle` future.
 pub(crate) type HandleFuture = Pin<Box<dyn Future<Output = Handled> + Send>>;
@@ -54,16 +53,11 @@ pub(crate) fn handled(h: Handled) -> Response {
         Some(r) => (
             status,
             [(header::CONTENT_TYPE, "application/json")],
-            text_of(r),
+            into_text(r),
         )
             .into_response(),
         None => StatusCode::ACCEPTED.into_response(),
     }
-}
-
-/// A serialized message's text, taken rather than copied.
-pub(crate) fn text_of(message: Box<RawValue>) -> String {
-    String::from(Box::<str>::from(message))
 }
 
 /// The id of a message when it is a readable JSON-RPC id.
@@ -203,7 +197,7 @@ pub(crate) fn request_stream(
                         st.pending.push_back(sse::compact(&m));
                     }
                     if let Some(r) = h.response {
-                        st.pending.push_back(text_of(r));
+                        st.pending.push_back(into_text(r));
                     }
                 }
                 _ = st.tick.tick() => return Some((Ok(sse::keepalive()), st)),

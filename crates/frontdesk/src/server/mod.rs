@@ -422,6 +422,13 @@ impl PartialEq for Handled {
     }
 }
 
+/// A serialized message's text, taken rather than copied (a transport's
+/// body or line).
+#[cfg(any(feature = "stdio", feature = "http-server"))]
+pub(crate) fn into_text(message: Box<RawValue>) -> String {
+    String::from(Box::<str>::from(message))
+}
+
 /// `message` as the JSON text a transport writes (`None`, logged, in the
 /// case serialization fails, which a [`Value`] does not).
 pub(crate) fn message_text(message: &Value) -> Option<Box<RawValue>> {

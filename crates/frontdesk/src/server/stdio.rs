@@ -17,7 +17,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::{OutboundSink, Outgoing, RequestInfo, Server};
+use super::{OutboundSink, Outgoing, RequestInfo, Server, into_text};
 
 /// Serve on the process's stdin and stdout until stdin closes, or Ctrl-C or
 /// SIGTERM arrive.
@@ -246,7 +246,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     while let Some(message) = rx.recv().await {
         let mut bytes = match message {
-            Outgoing::Text(text) => String::from(Box::<str>::from(text)).into_bytes(),
+            Outgoing::Text(text) => into_text(text).into_bytes(),
             Outgoing::Message(value) => match serde_json::to_vec(&value) {
                 Ok(b) => b,
                 Err(e) => {
