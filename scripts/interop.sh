@@ -79,6 +79,9 @@ URL=""
 start_http() { # <log> <command…>
   local log="$1"
   shift
+  # Emptied here, before the start: the redirection below happens in the
+  # background job, and a log left by an earlier run could be read first.
+  : > "$log"
   "$@" > "$log" 2>&1 < /dev/null &
   PIDS+=($!)
   local i
