@@ -50,6 +50,7 @@
 mod accept;
 mod build;
 mod builders;
+pub mod canonical;
 mod defaults;
 mod describe;
 pub mod formats;

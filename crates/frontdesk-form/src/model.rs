@@ -1,5 +1,7 @@
 //! The typed form model: a schema, its fields, and each field's kind.
 
+use std::sync::{Arc, OnceLock};
+
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -21,9 +23,51 @@ pub struct FormSchema {
     pub(crate) required: Vec<String>,
     pub(crate) extra: Map<String, Value>,
     pub(crate) limits: Limits,
+    /// [`canonical_json`](Self::canonical_json), written on first use.
+    pub(crate) canonical: CanonicalCache,
+}
+
+/// A schema's canonical JSON, once written (the schema never changes after
+/// it is built, so neither does this; clones share it). Behind a pointer so
+/// a schema, which hosts keep in their own types, grows by one word.
+#[derive(Clone, Default)]
+pub(crate) struct CanonicalCache(Arc<OnceLock<Box<[u8]>>>);
+
+impl std::fmt::Debug for CanonicalCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "written"
+        } else {
+            "not yet written"
+        })
+    }
 }
 
 impl FormSchema {
+    /// The wire JSON as [canonical JSON](crate::canonical) (compact, keys
+    /// sorted), written on the first call and kept: a server that digests
+    /// the same shared schema on every call walks it once.
+    ///
+    /// ```
+    /// use frontdesk_form::FormSchema;
+    /// use serde_json::json;
+    ///
+    /// let schema = FormSchema::parse_strict(&json!({
+    ///     "type": "object", "required": ["ok"], "properties": {"ok": {"type": "boolean"}}
+    /// })).unwrap();
+    /// assert_eq!(
+    ///     schema.canonical_json(),
+    ///     br#"{"properties":{"ok":{"type":"boolean"}},"required":["ok"],"type":"object"}"#
+    /// );
+    /// ```
+    pub fn canonical_json(&self) -> &[u8] {
+        self.canonical.0.get_or_init(|| {
+            let mut out = Vec::with_capacity(64);
+            crate::canonical::write_object(&self.raw, &mut out);
+            out.into_boxed_slice()
+        })
+    }
+
     /// The fields, in the order the schema lists them.
     pub fn fields(&self) -> &[Field] {
         &self.fields

@@ -287,6 +287,7 @@ pub(crate) fn parse_schema(
             required,
             extra,
             limits: *limits,
+            canonical: Default::default(),
         },
         diagnostics: cx.diags,
     })

@@ -21,9 +21,9 @@ use super::context::ToolContext;
 use super::error::AskError;
 use super::flow_port::FlowTicket;
 use super::form::{Form, FormError, FormSchema};
-use crate::state::binding::{write_canonical_object, write_string};
 use crate::state::canonical_json;
 use crate::store::BoxFuture;
+use frontdesk_form::canonical::write_string;
 
 /// The person's answer to one question.
 ///
@@ -422,8 +422,10 @@ impl InputRequest {
     /// [`to_wire`](Self::to_wire), in hex.
     ///
     /// A form's canonical JSON is written directly (no `Value` tree built,
-    /// no copy of the schema); it is the same bytes, so states sealed before
-    /// this shortcut still match (see the test `form_digest_is_unchanged`).
+    /// no copy of the schema, the schema's part written once per schema:
+    /// [`FormSchema::canonical_json`]); it is the same bytes, so states sealed
+    /// before this shortcut still match (see the test
+    /// `form_digest_is_unchanged`).
     pub(crate) fn digest(&self) -> String {
         let hash = match &self.kind {
             Kind::Form { message, schema } => {
@@ -432,7 +434,7 @@ impl InputRequest {
                     .extend_from_slice(br#"{"method":"elicitation/create","params":{"message":"#);
                 write_string(message, &mut canonical);
                 canonical.extend_from_slice(br#","mode":"form","requestedSchema":"#);
-                write_canonical_object(schema.as_json_object(), &mut canonical);
+                canonical.extend_from_slice(schema.canonical_json());
                 canonical.extend_from_slice(b"}}");
                 Sha256::digest(&canonical)
             }

@@ -23,12 +23,21 @@ fn form_digest_is_unchanged() {
     ];
     for schema in schemas {
         let parsed = FormSchema::parse(&schema).expect("a valid schema").schema;
+        // One schema shared by every question, as a tool shares it: its
+        // canonical JSON is written by the first digest and read by the rest.
+        let shared = std::sync::Arc::new(parsed.clone());
         for message in ["Confirm 7?", "", "tab\there \u{202e} \"q\" é 😀"] {
             let request = InputRequest::form(message, parsed.clone());
             assert_eq!(
                 request.digest(),
                 digest_via_value(&request),
                 "{message:?} {schema}"
+            );
+            let request = InputRequest::form_shared(message.to_string(), shared.clone());
+            assert_eq!(
+                request.digest(),
+                digest_via_value(&request),
+                "shared: {message:?} {schema}"
             );
         }
     }

@@ -97,77 +97,13 @@ impl Binding {
 
 /// `value` as canonical JSON bytes: object keys sorted (by their UTF-8 bytes) at
 /// every depth, no insignificant whitespace, strings and numbers as serde_json
-/// writes them.
-///
-/// Two values that differ only in key order give the same bytes. Nesting depth
-/// is whatever the value has; values parsed by serde_json are bounded by its
-/// recursion limit.
-pub fn canonical_json(value: &Value) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64);
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
-        Value::String(s) => write_string(s, out),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(b']');
-        }
-        Value::Object(map) => write_canonical_object(map, out),
-    }
-}
-
-/// Append the canonical JSON of `map` (as [`canonical_json`] writes an
-/// object) to `out`.
-pub(crate) fn write_canonical_object(map: &serde_json::Map<String, Value>, out: &mut Vec<u8>) {
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    out.push(b'{');
-    for (i, (k, v)) in entries.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_string(k, out);
-        out.push(b':');
-        write_canonical(v, out);
-    }
-    out.push(b'}');
-}
-
-/// Append `s` as a JSON string (as [`canonical_json`] writes one) to `out`.
-pub(crate) fn write_string(s: &str, out: &mut Vec<u8>) {
-    // Writing a &str into a Vec cannot fail; fall back to an escaped-nothing
-    // marker rather than panic if serde_json ever reports an error.
-    if serde_json::to_writer(&mut *out, s).is_err() {
-        out.extend_from_slice(b"\"\"");
-    }
-}
+/// writes them (the writer is the form crate's, which schema digests share).
+pub use frontdesk_form::canonical::canonical_json;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn canonical_json_sorts_keys_recursively() {
-        let v = json!({"b": 1, "a": {"z": [1, {"y": true, "x": null}], "c": "é\n"}});
-        assert_eq!(
-            String::from_utf8(canonical_json(&v)).unwrap(),
-            r#"{"a":{"c":"é\n","z":[1,{"x":null,"y":true}]},"b":1}"#
-        );
-    }
 
     #[test]
     fn key_order_does_not_change_the_digest() {
