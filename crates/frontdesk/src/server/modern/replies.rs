@@ -114,10 +114,10 @@ impl RetryReplies {
             },
         );
         kept.order.push_back((now, id));
-        let (ids, count) = kept.owners.entry(owner).or_default();
+        let (ids, count) = kept.owners.entry(Arc::clone(&owner)).or_default();
         ids.push_back(id);
         *count += 1;
-        kept.compact(self.max, self.max_per_owner);
+        kept.compact(&owner, self.max, self.max_per_owner);
         Claim::First(Running { sender })
     }
 }
@@ -203,17 +203,19 @@ impl Kept {
         })
     }
 
-    /// Drop forgotten ids from the queues once they outnumber kept ones.
-    fn compact(&mut self, max: usize, max_per_owner: usize) {
+    /// Drop forgotten ids from the claim order, and from `owner`'s queue
+    /// (the one that just grew), once they outnumber kept ones. Only the
+    /// claiming owner's queue is looked at: a claim costs the same however
+    /// many owners have replies kept.
+    fn compact(&mut self, owner: &str, max: usize, max_per_owner: usize) {
+        let slots = &self.slots;
         if self.order.len() > 2 * max {
-            let slots = &self.slots;
             self.order.retain(|(_, id)| slots.contains_key(id));
         }
-        for (ids, _) in self.owners.values_mut() {
-            if ids.len() > 2 * max_per_owner {
-                let slots = &self.slots;
-                ids.retain(|id| slots.contains_key(id));
-            }
+        if let Some((ids, _)) = self.owners.get_mut(owner)
+            && ids.len() > 2 * max_per_owner
+        {
+            ids.retain(|id| slots.contains_key(id));
         }
     }
 }
