@@ -60,16 +60,20 @@ pub(crate) struct InFlightSlot {
 }
 
 impl InFlight {
-    fn enter(table: &Arc<Self>, client: &str, max: usize) -> Option<InFlightSlot> {
+    /// Count a request of `client` unless it has `max` in flight; the slot
+    /// keeps the key (one copy per request, made only when counted anew).
+    fn enter(table: &Arc<Self>, client: String, max: usize) -> Option<InFlightSlot> {
         let mut map = table.by_client.lock().ok()?;
-        let n = map.entry(client.to_string()).or_insert(0);
-        if *n >= max.max(1) {
-            return None;
+        match map.get_mut(&client) {
+            Some(n) if *n >= max.max(1) => return None,
+            Some(n) => *n += 1,
+            None => {
+                map.insert(client.clone(), 1);
+            }
         }
-        *n += 1;
         Some(InFlightSlot {
             table: Arc::clone(table),
-            client: client.to_string(),
+            client,
         })
     }
 }
@@ -98,18 +102,15 @@ pub(crate) struct Caller {
 impl Caller {
     /// What quotas count against: the principal, else the address.
     pub(crate) fn client(&self) -> String {
-        match (&self.principal, &self.address) {
-            (Some(p), _) => format!("principal:{p}"),
-            (None, Some(a)) => format!("client:{a}"),
-            (None, None) => "anonymous".to_string(),
-        }
+        crate::server::quota_key(self.principal.as_deref(), self.address.as_deref())
     }
 
-    fn info(&self, revision: Revision) -> RequestInfo {
+    /// What the core is told about the caller (moved, not copied).
+    fn into_info(self, revision: Revision) -> RequestInfo {
         RequestInfo {
-            principal: self.principal.clone(),
+            principal: self.principal,
             revision: Some(revision),
-            client: self.address.clone(),
+            client: self.address,
         }
     }
 }
@@ -314,7 +315,10 @@ pub(crate) async fn post(State(st): State<AppState>, request: axum::extract::Req
     if modern {
         post_modern(st, h, message, caller).await
     } else {
-        post_legacy(st, h, header_version, message, caller).await
+        // Boxed: the 2025-11-25 path is the larger state machine; inline,
+        // it would make the future of every POST (which axum moves into a
+        // box) as large as itself.
+        Box::pin(post_legacy(st, h, header_version, message, caller)).await
     }
 }
 
@@ -342,7 +346,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller
     }
     let Some(slot) = InFlight::enter(
         &st.in_flight,
-        &caller.client(),
+        caller.client(),
         st.options.max_requests_per_client,
     ) else {
         tracing::warn!(id = ?id, client = %caller.client(), "request refused: the client has its most requests in flight");
@@ -356,7 +360,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return r;
     };
-    let info = caller.info(Revision::V2026_07_28);
+    let info = caller.into_info(Revision::V2026_07_28);
     let (sink, mut rx) = OutboundSink::channel();
     let server = st.server.clone();
     let mut work: HandleFuture = Box::pin(async move {
@@ -413,10 +417,11 @@ async fn post_legacy(
     caller: Caller,
 ) -> Response {
     let id = readable_id(&message);
-    let info = caller.info(Revision::V2025_11_25);
+    let client = caller.client();
+    let info = caller.into_info(Revision::V2025_11_25);
     let is_request = message.get("method").is_some() && message.get("id").is_some();
     if is_request && message.get("method").and_then(Value::as_str) == Some("initialize") {
-        return initialize(st, message, info, caller.client()).await;
+        return initialize(st, message, info, client).await;
     }
     if let Some(v) = &header_version
         && !frontdesk_wire::version::HANDSHAKE.contains(&v.as_str())

@@ -350,11 +350,17 @@ impl RequestInfo {
     /// The key quotas count against: the principal, else the transport's
     /// client, else `"anonymous"`.
     pub(crate) fn quota_key(&self) -> String {
-        match (&self.principal, &self.client) {
-            (Some(p), _) if !p.is_empty() => format!("principal:{p}"),
-            (_, Some(c)) => format!("client:{c}"),
-            _ => "anonymous".to_string(),
-        }
+        quota_key(self.principal.as_deref(), self.client.as_deref())
+    }
+}
+
+/// The key quotas count against: `principal:…` for an authenticated caller,
+/// else `client:…` for the transport's client, else `"anonymous"`.
+pub(crate) fn quota_key(principal: Option<&str>, client: Option<&str>) -> String {
+    match (principal, client) {
+        (Some(p), _) if !p.is_empty() => format!("principal:{p}"),
+        (_, Some(c)) => format!("client:{c}"),
+        _ => "anonymous".to_string(),
     }
 }
 
