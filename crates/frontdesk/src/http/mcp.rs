@@ -252,6 +252,9 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
+    // A body that arrives in one chunk (the usual case) is parsed where it
+    // lies; only one in several chunks is gathered into `bytes`.
+    let mut first: Option<axum::body::Bytes> = None;
     let mut bytes = Vec::new();
     let mut chunks = body.into_data_stream();
     let deadline = tokio::time::Instant::now() + st.options.body_read_timeout;
@@ -281,12 +284,22 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
                 ));
             }
         };
-        if bytes.len() + chunk.len() > limit {
+        let received = first.as_ref().map_or(0, |f| f.len()) + bytes.len();
+        if received + chunk.len() > limit {
             return Err(too_large());
         }
-        bytes.extend_from_slice(&chunk);
+        match first.take() {
+            None if bytes.is_empty() => first = Some(chunk),
+            earlier => {
+                if let Some(earlier) = earlier {
+                    bytes.extend_from_slice(&earlier);
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+        }
     }
-    st.server.parse_message(&bytes).map_err(|err| {
+    let bytes: &[u8] = first.as_deref().unwrap_or(&bytes);
+    st.server.parse_message(bytes).map_err(|err| {
         let status = if bytes.len() > st.server.config().max_message_bytes {
             StatusCode::PAYLOAD_TOO_LARGE
         } else {

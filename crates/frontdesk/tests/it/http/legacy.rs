@@ -281,6 +281,26 @@ async fn bad_input() {
         )
         .await;
     assert_eq!(json_of(r, 413).await["error"]["code"], -32600);
+    // A message that arrives in several chunks is gathered, then read
+    // (one in a single chunk is read where it lies).
+    let ping = json!({"jsonrpc": "2.0", "id": 7, "method": "ping"}).to_string();
+    let (a, rest) = ping.split_at(5);
+    let (b, c) = rest.split_at(9);
+    let chunks = futures::stream::iter(
+        [a, "", b, c].map(|piece| Ok::<_, std::io::Error>(piece.as_bytes().to_vec())),
+    );
+    let r = s
+        .post_with(
+            &[("mcp-session-id", &sid)],
+            reqwest::Body::wrap_stream(chunks),
+        )
+        .await;
+    let v = json_of(r, 200).await;
+    assert_eq!(
+        (v["id"].as_i64(), v["result"].is_object()),
+        (Some(7), true),
+        "{v}"
+    );
 
     // Bad Origin: 403, id-less error body.
     let r = s
