@@ -3,7 +3,7 @@
 //! must mirror the body, values may use the base64 sentinel
 //! `=?base64?…?=`. Every failure is `-32020` (HTTP 400).
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderName};
 use frontdesk_wire::header::{MCP_PARAM_PREFIX, decode_value, name_field};
 use frontdesk_wire::{meta_key, method};
 use serde_json::Value;
@@ -21,6 +21,19 @@ pub const SESSION_ID: &str = "mcp-session-id";
 /// `Last-Event-ID` (2025-11-25 resumability).
 pub const LAST_EVENT_ID: &str = "last-event-id";
 
+/// The header names as [`HeaderName`]s, so a lookup compares instead of
+/// parsing the name again on every request.
+pub(crate) mod names {
+    use axum::http::HeaderName;
+
+    pub(crate) const PROTOCOL_VERSION: HeaderName =
+        HeaderName::from_static(super::PROTOCOL_VERSION);
+    pub(crate) const METHOD: HeaderName = HeaderName::from_static(super::METHOD);
+    pub(crate) const NAME: HeaderName = HeaderName::from_static(super::NAME);
+    pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static(super::SESSION_ID);
+    pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static(super::LAST_EVENT_ID);
+}
+
 /// Why a header check failed (the message of the `-32020` error).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderMismatch(pub String);
@@ -33,7 +46,7 @@ impl std::fmt::Display for HeaderMismatch {
 
 /// One decoded header: `Ok(None)` when absent, `Err` when present but
 /// unreadable (repeated, invalid characters, bad sentinel).
-fn header(headers: &HeaderMap, name: &str) -> Result<Option<String>, HeaderMismatch> {
+fn header(headers: &HeaderMap, name: &HeaderName) -> Result<Option<String>, HeaderMismatch> {
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else {
         return Ok(None);
@@ -52,7 +65,7 @@ fn header(headers: &HeaderMap, name: &str) -> Result<Option<String>, HeaderMisma
 
 /// The raw `MCP-Protocol-Version` value, if present and readable.
 pub fn protocol_version(headers: &HeaderMap) -> Option<String> {
-    header(headers, PROTOCOL_VERSION).ok().flatten()
+    header(headers, &names::PROTOCOL_VERSION).ok().flatten()
 }
 
 fn mismatch(what: &str) -> HeaderMismatch {
@@ -70,9 +83,9 @@ fn mismatch(what: &str) -> HeaderMismatch {
 /// `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of the
 /// task methods).
 pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), HeaderMismatch> {
-    let version = header(headers, PROTOCOL_VERSION)?;
-    let method_header = header(headers, METHOD)?;
-    let name_header = header(headers, NAME)?;
+    let version = header(headers, &names::PROTOCOL_VERSION)?;
+    let method_header = header(headers, &names::METHOD)?;
+    let name_header = header(headers, &names::NAME)?;
     let Some(method) = body.get("method").and_then(Value::as_str) else {
         return Ok(());
     };
@@ -136,7 +149,11 @@ fn check_param(
     param: &HeaderParam,
 ) -> Result<(), HeaderMismatch> {
     let name = format!("{MCP_PARAM_PREFIX}{}", param.header());
-    let sent = header(headers, &name.to_ascii_lowercase())?;
+    // A name that is no valid header name cannot have been sent.
+    let sent = match HeaderName::try_from(name.to_ascii_lowercase()) {
+        Ok(header_name) => header(headers, &header_name)?,
+        Err(_) => None,
+    };
     let value = params
         .and_then(|p| p.get("arguments"))
         .and_then(|a| a.get(param.argument()))

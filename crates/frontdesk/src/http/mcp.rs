@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Extension, State};
+use axum::http::header::AsHeaderName;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::{FutureExt as _, StreamExt};
@@ -26,7 +27,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::HttpOptions;
-use super::headers::{self, LAST_EVENT_ID, SESSION_ID};
+use super::headers::{self, names};
 use super::listen::PeerAddr;
 use super::respond::{self, HandleFuture, readable_id, rpc_error};
 use super::sessions::{Entry, Sessions};
@@ -122,7 +123,7 @@ pub(crate) async fn admit(
     h: &HeaderMap,
     peer: Option<&PeerAddr>,
 ) -> Result<Caller, Response> {
-    let host = header_str(h, header::HOST.as_str());
+    let host = header_str(h, header::HOST);
     if !st.options.hosts.allows(host, st.loopback) {
         tracing::warn!(host = ?host, "request for a disallowed Host");
         return Err(rpc_error(
@@ -141,7 +142,7 @@ pub(crate) async fn admit(
     })
 }
 
-fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn header_str(h: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -211,7 +212,7 @@ pub(crate) async fn other() -> Response {
 
 /// Check the request line up to the body; then read and parse the body.
 async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value, Response> {
-    let content_type = header_str(h, header::CONTENT_TYPE.as_str()).unwrap_or_default();
+    let content_type = header_str(h, header::CONTENT_TYPE).unwrap_or_default();
     let essence = content_type.split(';').next().unwrap_or_default().trim();
     if !essence.eq_ignore_ascii_case("application/json") {
         tracing::warn!(content_type, "POST without application/json");
@@ -222,7 +223,7 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
             "Unsupported Media Type: Content-Type must be application/json",
         ));
     }
-    if let Some(accept) = header_str(h, header::ACCEPT.as_str())
+    if let Some(accept) = header_str(h, header::ACCEPT)
         && !(headers::accepts(accept, "application/json")
             && headers::accepts(accept, "text/event-stream"))
     {
@@ -247,8 +248,7 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
             &format!("Invalid request: message larger than {limit} bytes"),
         )
     };
-    let declared =
-        header_str(h, header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
+    let declared = header_str(h, header::CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
@@ -445,7 +445,7 @@ async fn post_legacy(
             &format!("Bad Request: unsupported MCP-Protocol-Version {v:?}"),
         );
     }
-    let Some(sid) = header_str(h, SESSION_ID) else {
+    let Some(sid) = header_str(h, names::SESSION_ID) else {
         return session_error(
             StatusCode::BAD_REQUEST,
             id.as_ref(),
@@ -535,7 +535,7 @@ async fn initialize(st: AppState, message: Value, info: RequestInfo, client: Str
     }
     tracing::info!(session = entry.id(), "session started");
     let mut r = respond::handled(handled);
-    r.headers_mut().insert(SESSION_ID, value);
+    r.headers_mut().insert(names::SESSION_ID, value);
     r
 }
 
@@ -622,10 +622,10 @@ pub(crate) async fn get(
         Ok(c) => c,
         Err(r) => return r,
     };
-    let Some(sid) = header_str(&h, SESSION_ID) else {
+    let Some(sid) = header_str(&h, names::SESSION_ID) else {
         return method_not_allowed("POST");
     };
-    if let Some(accept) = header_str(&h, header::ACCEPT.as_str())
+    if let Some(accept) = header_str(&h, header::ACCEPT)
         && !headers::accepts(accept, "text/event-stream")
     {
         return rpc_error(
@@ -646,7 +646,7 @@ pub(crate) async fn get(
             "Conflict: this stream already has a reader",
         )
     };
-    if let Some(last) = header_str(&h, LAST_EVENT_ID) {
+    if let Some(last) = header_str(&h, names::LAST_EVENT_ID) {
         let Some((stream, seq)) = parse_event_id(last) else {
             return session_error(
                 StatusCode::BAD_REQUEST,
@@ -707,7 +707,7 @@ pub(crate) async fn delete(
         Ok(c) => c,
         Err(r) => return r,
     };
-    let Some(sid) = header_str(&h, SESSION_ID) else {
+    let Some(sid) = header_str(&h, names::SESSION_ID) else {
         return method_not_allowed("POST");
     };
     if session_of(&st, sid, caller.principal.as_deref()).is_some() && st.sessions.remove(sid) {

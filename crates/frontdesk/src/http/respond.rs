@@ -26,12 +26,19 @@ pub(crate) type HandleFuture = Pin<Box<dyn Future<Output = Handled> + Send>>;
 
 /// A JSON body with `status`.
 pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        sse::compact(body),
-    )
-        .into_response()
+    json_text(status, sse::compact(body))
+}
+
+/// A response with `status` whose body is the JSON `text`, built directly
+/// (the header value is a constant, not parsed per response).
+fn json_text(status: StatusCode, text: String) -> Response {
+    let mut r = Response::new(Body::from(text));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
 }
 
 /// A JSON-RPC error response with `status` (`id` `None`: written as `null`).
@@ -50,12 +57,7 @@ pub(crate) fn rpc_error(
 pub(crate) fn handled(h: Handled) -> Response {
     let status = super::status::of(&h);
     match h.response {
-        Some(r) => (
-            status,
-            [(header::CONTENT_TYPE, "application/json")],
-            into_text(r),
-        )
-            .into_response(),
+        Some(r) => json_text(status, into_text(r)),
         None => StatusCode::ACCEPTED.into_response(),
     }
 }
