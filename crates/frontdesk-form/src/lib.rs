@@ -15,6 +15,9 @@
 //!   render-neutral **field description** ([`Field::widget`], [`Field::parse_input`], …), a
 //!   **sensitive-field lint** ([`FormSchema::lint`]) and **bounds** on every input
 //!   ([`Limits`]).
+//! - **Canonical JSON** ([`canonical`], [`FormSchema::canonical_json`]): the sorted,
+//!   compact form a digest of a question (or of any JSON) is taken over; a schema writes
+//!   its own once and keeps it.
 //! - **Typed forms** ([`Form`], [`FormEnum`], [`Email`], [`Url`], [`Date`], [`DateTime`]):
 //!   a Rust type that knows its schema and reads its answers; derived by `frontdesk-derive`.
 //!
