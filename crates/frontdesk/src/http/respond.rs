@@ -31,7 +31,7 @@ pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
 
 /// A response with `status` whose body is the JSON `text`, built directly
 /// (the header value is a constant, not parsed per response).
-fn json_text(status: StatusCode, text: String) -> Response {
+pub(crate) fn json_text(status: StatusCode, text: String) -> Response {
     let mut r = Response::new(Body::from(text));
     *r.status_mut() = status;
     r.headers_mut().insert(

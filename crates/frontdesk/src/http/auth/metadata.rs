@@ -23,8 +23,8 @@
 //! ```
 
 use axum::Router;
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
 use axum::routing::get;
 use serde_json::{Value, json};
 
@@ -129,12 +129,8 @@ impl ProtectedResource {
 }
 
 fn json_response(body: String) -> Response {
-    let mut r = body.into_response();
+    let mut r = super::super::respond::json_text(StatusCode::OK, body);
     let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
     // Public metadata: any web client may read it.
     h.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
