@@ -47,6 +47,7 @@ mod tests;
 pub use binding::{Binding, RequestDigest, canonical_json};
 pub use keyring::{KeyConfigError, Keyring, StateKey};
 pub use nonce::{InMemoryNonceStore, NonceStore, RedeemError, Redemption, open_single_use};
+pub(crate) use sealer::IdHasher;
 pub use sealer::{OpenedState, SealError, StateId, StateRejected, StateSealer};
 
 /// The environment variable the keyring is read from by convention:

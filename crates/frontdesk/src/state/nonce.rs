@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
 use super::binding::Binding;
-use super::sealer::{OpenedState, StateId, StateRejected, StateSealer};
+use super::sealer::{IdHasher, OpenedState, StateId, StateRejected, StateSealer};
 use crate::clock::{Clock, SystemClock};
 use crate::store::{BoxFuture, StoreError};
 
@@ -191,10 +191,6 @@ struct Owner {
     /// States of this owner issued at or before this time are refused.
     floor: Option<u64>,
 }
-
-/// A fast keyed hash for ids: they are random bytes the server drew, and
-/// only an authenticated state reaches the store.
-type IdHasher = foldhash::fast::RandomState;
 
 #[derive(Debug, Default)]
 struct Seen {

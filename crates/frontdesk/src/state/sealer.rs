@@ -56,6 +56,11 @@ pub enum SealError {
     Encrypt,
 }
 
+/// The hash of maps keyed by [`StateId`]: fast and keyed per process. Ids are
+/// random bytes the server drew, and only an authenticated state's id reaches
+/// such a map, so SipHash's resistance to chosen keys buys nothing there.
+pub(crate) type IdHasher = foldhash::fast::RandomState;
+
 /// A random 128-bit identifier of one sealed state, for single-use redemption.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StateId([u8; 16]);

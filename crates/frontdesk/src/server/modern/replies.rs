@@ -18,7 +18,7 @@ use tokio::sync::watch;
 
 use super::super::error::RpcError;
 use super::super::requests::Reply;
-use crate::state::StateId;
+use crate::state::{IdHasher, StateId};
 
 /// The replies of recent retries, by state id, with a share per owner (the
 /// client the call's states are charged to), so one client's flood of
@@ -43,7 +43,7 @@ struct Slot {
 
 #[derive(Debug, Default)]
 struct Kept {
-    slots: HashMap<StateId, Slot>,
+    slots: HashMap<StateId, Slot, IdHasher>,
     /// Claim order, for expiry and the bound; may hold ids already
     /// forgotten (skipped, and compacted now and then).
     order: VecDeque<(Instant, StateId)>,
