@@ -141,7 +141,7 @@ pub mod header {
     /// SSE resumption (2025-11-25 only).
     pub const LAST_EVENT_ID: &str = "Last-Event-ID";
 
-    pub use crate::header_value::{decode_value, encode_value};
+    pub use crate::header_value::{decode_value, decode_value_in_place, encode_value};
 
     /// The body field `Mcp-Name` mirrors for `method` (2026-07-28):
     /// `params.name` for `tools/call` and `prompts/get`, `params.uri` for

@@ -5,6 +5,8 @@
 //! One codec for every side: clients encode with [`encode_value`], servers
 //! decode with [`decode_value`] before comparing with the body.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
@@ -50,6 +52,22 @@ pub fn encode_value(value: &str) -> String {
 /// trimmed, as HTTP does) as is, or the sentinel decoded. `None` when the
 /// value has other bytes, or the sentinel is not base64 of UTF-8.
 pub fn decode_value(raw: &[u8]) -> Option<String> {
+    decode_value_in_place(raw).map(Cow::into_owned)
+}
+
+/// [`decode_value`] without a copy when the value is plain: borrowed from
+/// `raw`, owned only when the sentinel was decoded (a server compares most
+/// mirrored headers with the body and drops them).
+///
+/// ```
+/// use std::borrow::Cow;
+/// use frontdesk_wire::header::decode_value_in_place;
+///
+/// assert!(matches!(decode_value_in_place(b" tools/call "), Some(Cow::Borrowed("tools/call"))));
+/// assert_eq!(decode_value_in_place(b"=?base64?Y2Fmw6k=?=").as_deref(), Some("café"));
+/// assert_eq!(decode_value_in_place(b"caf\xc3\xa9"), None);
+/// ```
+pub fn decode_value_in_place(raw: &[u8]) -> Option<Cow<'_, str>> {
     if !raw.iter().all(|b| (0x20..=0x7e).contains(b) || *b == b'\t') {
         return None;
     }
@@ -58,9 +76,11 @@ pub fn decode_value(raw: &[u8]) -> Option<String> {
         .strip_prefix(SENTINEL_START)
         .and_then(|rest| rest.strip_suffix(SENTINEL_END))
     else {
-        return Some(text.to_owned());
+        return Some(Cow::Borrowed(text));
     };
-    String::from_utf8(STANDARD.decode(inner).ok()?).ok()
+    String::from_utf8(STANDARD.decode(inner).ok()?)
+        .ok()
+        .map(Cow::Owned)
 }
 
 #[cfg(test)]

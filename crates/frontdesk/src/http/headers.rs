@@ -4,7 +4,9 @@
 //! `=?base64?…?=`. Every failure is `-32020` (HTTP 400).
 
 use axum::http::{HeaderMap, HeaderName};
-use frontdesk_wire::header::{MCP_PARAM_PREFIX, decode_value, name_field};
+use std::borrow::Cow;
+
+use frontdesk_wire::header::{MCP_PARAM_PREFIX, decode_value_in_place, name_field};
 use frontdesk_wire::{meta_key, method};
 use serde_json::Value;
 
@@ -46,7 +48,10 @@ impl std::fmt::Display for HeaderMismatch {
 
 /// One decoded header: `Ok(None)` when absent, `Err` when present but
 /// unreadable (repeated, invalid characters, bad sentinel).
-fn header(headers: &HeaderMap, name: &HeaderName) -> Result<Option<String>, HeaderMismatch> {
+fn header<'a>(
+    headers: &'a HeaderMap,
+    name: &HeaderName,
+) -> Result<Option<Cow<'a, str>>, HeaderMismatch> {
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else {
         return Ok(None);
@@ -56,15 +61,22 @@ fn header(headers: &HeaderMap, name: &HeaderName) -> Result<Option<String>, Head
             "Header mismatch: {name} appears more than once"
         )));
     }
-    decode_value(first.as_bytes()).map(Some).ok_or_else(|| {
-        HeaderMismatch(format!(
-            "Header mismatch: {name} has invalid characters or a bad base64 value"
-        ))
-    })
+    decode_value_in_place(first.as_bytes())
+        .map(Some)
+        .ok_or_else(|| {
+            HeaderMismatch(format!(
+                "Header mismatch: {name} has invalid characters or a bad base64 value"
+            ))
+        })
 }
 
 /// The raw `MCP-Protocol-Version` value, if present and readable.
 pub fn protocol_version(headers: &HeaderMap) -> Option<String> {
+    protocol_version_in_place(headers).map(Cow::into_owned)
+}
+
+/// [`protocol_version`], borrowed from the headers when it needs no decoding.
+pub(crate) fn protocol_version_in_place(headers: &HeaderMap) -> Option<Cow<'_, str>> {
     header(headers, &names::PROTOCOL_VERSION).ok().flatten()
 }
 

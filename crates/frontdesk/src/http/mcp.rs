@@ -322,12 +322,13 @@ pub(crate) async fn post(State(st): State<AppState>, request: axum::extract::Req
         Ok(m) => m,
         Err(r) => return r,
     };
-    let header_version = headers::protocol_version(h);
+    let header_version = headers::protocol_version_in_place(h);
     let modern = header_version.as_deref() == Some(Revision::V2026_07_28.as_str())
         || Server::revision_of(&message) == Revision::V2026_07_28;
     if modern {
         post_modern(st, h, message, caller).await
     } else {
+        let header_version = header_version.map(std::borrow::Cow::into_owned);
         // Boxed: the 2025-11-25 path is the larger state machine; inline,
         // it would make the future of every POST (which axum moves into a
         // box) as large as itself.
