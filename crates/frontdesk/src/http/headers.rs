@@ -3,9 +3,9 @@
 //! must mirror the body, values may use the base64 sentinel
 //! `=?base64?…?=`. Every failure is `-32020` (HTTP 400).
 
-use axum::http::{HeaderMap, HeaderName};
 use std::borrow::Cow;
 
+use axum::http::{HeaderMap, HeaderName};
 use frontdesk_wire::header::{MCP_PARAM_PREFIX, decode_value_in_place, name_field};
 use frontdesk_wire::{meta_key, method};
 use serde_json::Value;
