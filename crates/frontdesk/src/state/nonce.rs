@@ -175,7 +175,7 @@ struct Entry {
 ///
 /// A bucket may hold ids the store no longer remembers ("stale" copies: the
 /// id was forgotten through its other index). They are skipped when met,
-/// counted in [`Seen::stale`], and dropped by [`Seen::compact`], so an
+/// counted in [`Seen::stale`], and dropped by [`Seen::compact_if_stale`], so an
 /// insertion costs a lookup among the few distinct seconds plus a push
 /// instead of an ordered insert among every id.
 type Buckets = BTreeMap<u64, VecDeque<StateId>>;
@@ -225,6 +225,20 @@ fn take_front(buckets: &mut Buckets, second: u64, id: StateId) -> bool {
         buckets.remove(&second);
     }
     true
+}
+
+/// Move `owner` in the by-size index from `before` remembered ids to
+/// `after` (an owner with none is not in it).
+fn resize(
+    by_size: &mut BTreeSet<(usize, Arc<str>)>,
+    owner: &Arc<str>,
+    before: usize,
+    after: usize,
+) {
+    by_size.remove(&(before, Arc::clone(owner)));
+    if after > 0 {
+        by_size.insert((after, Arc::clone(owner)));
+    }
 }
 
 impl Seen {
@@ -293,11 +307,7 @@ impl Seen {
             }
             let before = o.live;
             o.live = before.saturating_sub(1);
-            let after = o.live;
-            self.by_size.remove(&(before, Arc::clone(owner)));
-            if after > 0 {
-                self.by_size.insert((after, Arc::clone(owner)));
-            }
+            resize(&mut self.by_size, owner, before, o.live);
         }
     }
 
@@ -333,10 +343,7 @@ impl Seen {
                 o.floor = Some(o.floor.map_or(issued_at, |f| f.max(issued_at)));
                 let before = o.live;
                 o.live = before.saturating_sub(1);
-                self.by_size.remove(&(before, Arc::clone(owner)));
-                if o.live > 0 {
-                    self.by_size.insert((o.live, Arc::clone(owner)));
-                }
+                resize(&mut self.by_size, owner, before, o.live);
             }
             tracing::debug!(owner = %owner, floor = issued_at, "nonce share full; floor raised");
             return;
@@ -348,11 +355,8 @@ impl Seen {
         self.by_expiry.entry(expires_at).or_default().push_back(id);
         let o = self.owners.entry(Arc::clone(&owner)).or_default();
         o.by_issue.entry(issued_at).or_default().push_back(id);
-        let before = o.live;
         o.live += 1;
-        let after = o.live;
-        self.by_size.remove(&(before, Arc::clone(&owner)));
-        self.by_size.insert((after, Arc::clone(&owner)));
+        resize(&mut self.by_size, &owner, o.live - 1, o.live);
         self.ids.insert(
             id,
             Entry {
@@ -364,9 +368,9 @@ impl Seen {
     }
 
     /// Rebuild the buckets from the remembered ids once the stale copies
-    /// outnumber them (and a floor of 1,024), so the buckets never hold more
-    /// than about twice what is remembered; each rebuild follows at least as
-    /// many operations as it costs.
+    /// outnumber them (and a floor of 1,024), so the buckets hold at most
+    /// about three copies per remembered id (its two live ones and one
+    /// stale); each rebuild follows at least as many operations as it costs.
     fn compact_if_stale(&mut self) {
         if self.stale <= self.ids.len().max(1024) {
             return;
