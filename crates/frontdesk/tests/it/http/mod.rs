@@ -10,3 +10,4 @@ mod modern;
 mod signin;
 mod surface;
 mod tasks;
+mod uri_bounds;
