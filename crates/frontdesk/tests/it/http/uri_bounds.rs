@@ -5,9 +5,22 @@
 //! lookup (read, subscribe, unsubscribe, a completion's resource reference),
 //! while an unrelated request sent at the same time is answered.
 
+use frontdesk::server::{Server, ServerBuilder, ServerConfig};
+use frontdesk_demo::{self as demo, DemoOptions};
 use serde_json::{Value, json};
 
-use crate::support::http::{TestServer, json_of, meta, start};
+use crate::support::http::{TestServer, json_of, meta, start, start_with};
+
+/// The demo with its conformance fixtures, signing in at `base`.
+fn demo_server_builder(base: &str) -> ServerBuilder {
+    demo::register(
+        Server::builder("uri-bounds-test", "0.0.1"),
+        base,
+        &DemoOptions {
+            conformance_fixtures: true,
+        },
+    )
+}
 
 /// The demo's template is `test://template/{id}/data`.
 const PREFIX: &str = "test://template/";
@@ -108,3 +121,43 @@ async fn oversize_uris_are_refused_while_an_unrelated_request_is_answered() {
     assert_refused_for_length(&r, 10, 8193);
 }
 
+/// With the bound raised to the body limit, the matcher itself must hold:
+/// a hostile URI of nearly 4 MiB is matched (and found to match nothing)
+/// while a tools/list sent at the same time is answered, and a 400 KB URI
+/// that matches is read with its whole value.
+#[tokio::test]
+async fn with_the_bound_raised_the_matcher_takes_any_uri_the_body_allows() {
+    let s = start_with(
+        |base| {
+            demo_server_builder(base)
+                .config(ServerConfig::new().max_uri_bytes(4 * 1024 * 1024))
+                .build()
+        },
+        |_| {},
+    )
+    .await;
+    let sid = s.initialize(json!({})).await;
+    let huge = hostile_uri(4 * 1024 * 1024 - 1024);
+    let read = |id, uri: &str| legacy_request(id, "resources/read", json!({"uri": uri}));
+    let (missed, listed) = tokio::join!(
+        legacy(&s, &sid, read(1, &huge)),
+        legacy(
+            &s,
+            &sid,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        ),
+    );
+    assert_eq!(missed["error"]["code"], -32002, "{missed:.300}");
+    assert_eq!(missed["error"]["message"], "Resource not found");
+    assert!(
+        listed["result"]["tools"].as_array().is_some(),
+        "{listed:.300}"
+    );
+
+    let uri = matching_uri(400 * 1024);
+    let r = legacy(&s, &sid, read(3, &uri)).await;
+    assert_eq!(r["result"]["contents"][0]["uri"], uri.as_str());
+    let text = r["result"]["contents"][0]["text"].as_str().unwrap();
+    let data: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(data["id"], uri[PREFIX.len()..uri.len() - 5]);
+}
