@@ -5,6 +5,7 @@
 mod auth;
 #[cfg(feature = "jwt")]
 mod jwt;
+mod last_event_id;
 mod legacy;
 mod modern;
 mod signin;
