@@ -350,8 +350,8 @@ fn decode(raw: &str, reserved: bool) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-#[cfg(test)]
-mod reference;
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) mod reference;
 
 #[cfg(test)]
 mod props;

@@ -42,3 +42,18 @@ fn match_parts(parts: &[Part], uri: &str, out: &mut Vec<(String, String)>) -> bo
     }
 }
 
+/// The template with each variable replaced by its value as it is (no
+/// encoding), for checking a match the other way round.
+pub(crate) fn expand(template: &UriTemplate, values: &[(String, String)]) -> String {
+    template
+        .parts
+        .iter()
+        .map(|part| match part {
+            Part::Literal(lit) => lit.as_str(),
+            Part::Var { name, .. } => values
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or("", |(_, v)| v.as_str()),
+        })
+        .collect()
+}
