@@ -501,11 +501,45 @@ def input_responses():
     write("input_responses", "not-json", bytes([0]) + b"{\"details\": ")
 
 
+# ---------------------------------------------------------------- uri_template
+def uri_template():
+    """The template, a newline, the URI."""
+    seeds = {
+        "simple": ("test://template/{id}/data", "test://template/123/data"),
+        "simple-two-segments": ("test://template/{id}/data", "test://template/1/2/data"),
+        "simple-empty": ("test://template/{id}/data", "test://template//data"),
+        "reserved": ("file:///{+path}", "file:///a/b/c.txt"),
+        "reserved-then-simple": ("x://{+a}/{b}/z", "x://1/2/3/z"),
+        "two-variables-escaped": ("db://{table}/{row}", "db://users/caf%C3%A9"),
+        "broken-escape": ("db://{table}/{row}", "db://users/%zz"),
+        "escape-split-char": ("x://{a}.x", "x://%C3.x"),
+        "escape-overlong": ("x://{a}.x", "x://%C0%AF.x"),
+        "escape-surrogate": ("x://{a}.x", "x://%ED%A0%80.x"),
+        "escape-plus": ("x://{a}.x", "x://%+1.x"),
+        "escape-four-bytes": ("x://{a}.{b}", "x://%F0%9F%98%80.%E6%97%A5.x"),
+        "dot-inside-value": ("x://{a}.json", "x://v1.2.json"),
+        "overlapping-literal": ("x://{a}aa", "x://baaa"),
+        "overlapping-literal-long": ("x://{a}abab{b}abab", "x://ababababababababab"),
+        "multibyte": ("x://é/{a}/日", "x://é/😀é/日"),
+        "query-and-fragment": ("x://{a}?q={b}#{+c}", "x://p?q=1#f/g?h"),
+        "fixed": ("x://fixed", "x://fixed"),
+        "empty-template": ("", ""),
+        "unsupported-operator": ("x://{?q}", "x://?q=1"),
+        "unsupported-adjacent": ("x://{a}{b}", "x://ab"),
+        "hostile-no-tail": ("test://template/{id}/data", "test://template/" + "a" * 3000 + "x"),
+        "hostile-escapes": ("test://template/{id}/data", "test://template/" + "%41" * 1000 + "/dat"),
+        "hostile-three-variables": ("x://{a}-{+b}-{c}-end", "x://" + "-" * 2000),
+        "hostile-reserved": ("x://{+a}/{+b}/{+c}/z", "x://" + "/" * 2000 + "y"),
+    }
+    for name, (template, uri) in seeds.items():
+        write("uri_template", name, template + "\n" + uri)
+
+
 def main():
     if os.path.isdir(ROOT):
         shutil.rmtree(ROOT)
     for make in (classify, schema, url_review, headers, sse, stdio_lines, handle_legacy, handle_modern,
-                 input_responses):
+                 input_responses, uri_template):
         make()
     for target in sorted(os.listdir(ROOT)):
         print(f"{target}: {len(os.listdir(os.path.join(ROOT, target)))} seeds")

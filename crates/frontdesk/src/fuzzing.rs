@@ -18,6 +18,7 @@
 //! | [`stdio_lines`] | the stdio server's bounded line reader | the lines an independent split finds; never more than the bound held |
 //! | [`handle_legacy`], [`handle_modern`] | `Server::parse_message` + `Server::handle`, a script of messages | every bad message gets the error the classifier names, every request a response with its id, and the server keeps answering |
 //! | [`input_responses`] | a 2026-07-28 retry with a valid `requestState` and fuzzed `inputResponses` | a result or `-32602`, never another error; replaying it is refused or gets the same kind of result |
+//! | [`uri_template`] | the resource template matcher, a template and a URI | on short inputs what the old (backtracking) matcher answered; the captured values lie end to end between the literals |
 //!
 //! The server targets run on a fresh fixture server per input (the tools,
 //! the sealing key and the seeded states are made once per process), so an
@@ -26,6 +27,7 @@
 //! that is still running after a virtual day is a hang, reported as a panic.
 
 mod server;
+mod uri_template;
 
 use std::time::Duration;
 
@@ -40,6 +42,7 @@ use crate::client::sse::SseParser;
 use crate::server::stdio::{LineRead, read_line_bounded};
 
 pub use server::{handle_legacy, handle_modern, input_responses, seeds};
+pub use uri_template::{uri_template, uri_template_matches};
 
 /// One fuzz target: the name of its cargo-fuzz binary and corpus folder,
 /// and the function it calls.
@@ -88,6 +91,10 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "input_responses",
         run: input_responses,
+    },
+    Target {
+        name: "uri_template",
+        run: uri_template,
     },
 ];
 

@@ -180,6 +180,8 @@
 #[cfg(feature = "client")]
 pub mod client;
 pub mod clock;
+#[cfg(any(feature = "server", feature = "client"))]
+mod fingerprint;
 #[cfg(feature = "server")]
 pub mod flows;
 #[cfg(feature = "fuzzing")]

@@ -11,6 +11,7 @@ mod connect;
 mod errors;
 mod hostile;
 mod lab;
+mod log_secrets;
 mod park;
 mod requests;
 mod serve_restart;

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use super::connection::Core;
 use super::error::ClientError;
 use super::{modern, mrtr};
+use crate::fingerprint::fingerprint;
 
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
 const MIN_POLL: Duration = Duration::from_millis(50);
@@ -40,7 +41,7 @@ pub(crate) async fn follow(
     cancel: &CancellationToken,
 ) -> Result<Map<String, Value>, ClientError> {
     let id = created.task.task_id.clone();
-    tracing::info!(task = %id, "the call became a task; polling it");
+    tracing::info!(task = %fingerprint(&id), "the call became a task; polling it");
     let mut every = poll_interval(created.task.poll_interval_ms);
     let mut answered: HashSet<String> = HashSet::new();
     loop {
@@ -114,6 +115,6 @@ async fn cancel_task(core: &Core, id: &str) {
     let cancel = TaskRequestParams::new(id);
     let Ok(p) = params(&cancel) else { return };
     if let Err(e) = modern::request(core, TASKS_CANCEL, p).await {
-        tracing::debug!(error = %e, task = id, "tasks/cancel failed");
+        tracing::debug!(error = %e, task = %fingerprint(id), "tasks/cancel failed");
     }
 }

@@ -32,6 +32,7 @@ use super::listen::PeerAddr;
 use super::respond::{self, HandleFuture, readable_id, rpc_error};
 use super::sessions::{Entry, Sessions};
 use super::sse::{self, EventLog, parse_event_id};
+use crate::fingerprint::fingerprint;
 use crate::server::{Handled, OutboundSink, RequestInfo, Revision, Server, into_text};
 use frontdesk_wire::{ErrorCode, RequestId};
 
@@ -534,7 +535,7 @@ async fn initialize(st: AppState, message: Value, info: RequestInfo, client: Str
             "Too many sessions; try again later",
         );
     }
-    tracing::info!(session = entry.id(), "session started");
+    tracing::info!(session = %fingerprint(entry.id()), "session started");
     let mut r = respond::handled(handled);
     r.headers_mut().insert(names::SESSION_ID, value);
     r
@@ -665,13 +666,13 @@ pub(crate) async fn get(
         // A live reader keeps its stream: resuming is for a reader that is gone.
         let Some(attached) = log.attach_exclusive(Some(seq)) else {
             tracing::warn!(
-                session = sid,
+                session = %fingerprint(sid),
                 stream,
                 "resume refused: the stream has a live reader"
             );
             return busy();
         };
-        tracing::info!(session = sid, stream, after = seq, "stream resumed");
+        tracing::info!(session = %fingerprint(sid), stream, after = seq, "stream resumed");
         let bounds = (stream == 0).then(|| get_bounds(&st));
         return respond::log_stream(attached, keepalive, st.shutdown.clone(), bounds);
     }
@@ -681,7 +682,7 @@ pub(crate) async fn get(
     let Some(attached) = entry.get_log.attach_exclusive(None) else {
         return busy();
     };
-    tracing::info!(session = sid, "GET stream opened");
+    tracing::info!(session = %fingerprint(sid), "GET stream opened");
     respond::log_stream(
         attached,
         keepalive,
@@ -712,7 +713,7 @@ pub(crate) async fn delete(
         return method_not_allowed("POST");
     };
     if session_of(&st, sid, caller.principal.as_deref()).is_some() && st.sessions.remove(sid) {
-        tracing::info!(session = sid, "session ended by the client");
+        tracing::info!(session = %fingerprint(sid), "session ended by the client");
         StatusCode::NO_CONTENT.into_response()
     } else {
         session_error(StatusCode::NOT_FOUND, None, "Session not found")

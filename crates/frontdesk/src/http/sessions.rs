@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::sse::EventLog;
+use crate::fingerprint::fingerprint;
 use crate::server::Session;
 
 /// Ended POST streams kept for replay per session.
@@ -201,7 +202,7 @@ impl Sessions {
             ok
         };
         for e in ended {
-            tracing::info!(session = e.id(), "session ended to make room");
+            tracing::info!(session = %fingerprint(e.id()), "session ended to make room");
             e.close();
         }
         if outcome { Ok(()) } else { Err(Full) }
@@ -245,7 +246,7 @@ impl Sessions {
             Err(_) => Vec::new(),
         };
         for e in stale {
-            tracing::info!(session = e.id(), "idle session closed");
+            tracing::info!(session = %fingerprint(e.id()), "idle session closed");
             e.close();
         }
     }

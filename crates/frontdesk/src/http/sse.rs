@@ -190,12 +190,16 @@ impl EventLog {
 
     fn attach_locked(&self, inner: &mut LogInner, after: Option<u64>) -> Attached {
         let from = after.unwrap_or(inner.delivered);
-        if let Some(first) = inner.buffer.front()
-            && first.seq > from + 1
-        {
+        // Events after `from` the buffer no longer holds. None after the
+        // largest number: like any id past the last event, it misses nothing.
+        let lost = match (inner.buffer.front(), from.checked_add(1)) {
+            (Some(first), Some(next)) => first.seq.saturating_sub(next),
+            _ => 0,
+        };
+        if lost > 0 {
             tracing::warn!(
                 stream = self.stream,
-                missed = first.seq - from - 1,
+                missed = lost,
                 "replay buffer no longer holds every missed event"
             );
         }
@@ -266,6 +270,18 @@ mod tests {
         let c = log.attach(Some(0));
         assert!(c.live.is_none());
         assert_eq!(c.replay.len(), 3);
+    }
+
+    #[test]
+    fn an_id_past_every_event_replays_nothing() {
+        let log = EventLog::new(0, 4);
+        log.push(None);
+        log.push(Some(&serde_json::json!({"n": 1})));
+        let attached = log.attach(Some(u64::MAX));
+        assert!(attached.replay.is_empty());
+        assert!(attached.live.is_some());
+        // The log is still usable: an earlier id replays what followed it.
+        assert_eq!(log.attach(Some(1)).replay.len(), 1);
     }
 
     #[test]

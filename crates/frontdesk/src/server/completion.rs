@@ -99,19 +99,22 @@ pub(crate) async fn complete(
             let known = prompt.arguments.iter().any(|a| a.name == argument);
             (prompt.completion.clone(), known)
         }
-        CompletionReference::Resource(r) => match server.resources.template(&r.uri) {
-            Some(t) => (
-                t.completion.clone(),
-                t.template.variables().any(|v| v == argument),
-            ),
-            None if server.resources.get(&r.uri).is_some() => (None, false),
-            None => {
-                return Err(RpcError::invalid_params(format!(
-                    "Unknown resource template: {}",
-                    r.uri
-                )));
+        CompletionReference::Resource(r) => {
+            super::requests::check_uri_length(server, &r.uri)?;
+            match server.resources.template(&r.uri) {
+                Some(t) => (
+                    t.completion.clone(),
+                    t.template.variables().any(|v| v == argument),
+                ),
+                None if server.resources.get(&r.uri).is_some() => (None, false),
+                None => {
+                    return Err(RpcError::invalid_params(format!(
+                        "Unknown resource template: {}",
+                        r.uri
+                    )));
+                }
             }
-        },
+        }
     };
     if !known {
         return Err(RpcError::invalid_params(format!(

@@ -32,6 +32,11 @@ pub struct ServerConfig {
     pub reask_limit: u32,
     /// Largest accepted message, in bytes (default 4 MiB).
     pub max_message_bytes: usize,
+    /// Longest resource URI a client may send, in bytes (default 8 KiB):
+    /// checked before any lookup or template matching (`resources/read`,
+    /// `resources/subscribe`, `resources/unsubscribe`, a completion's
+    /// resource reference); a longer one is answered `-32602`.
+    pub max_uri_bytes: usize,
     /// `ttlMs` of 2026-07-28 list and discover results, and of resource
     /// reads whose handler chose none (default 5 min).
     pub list_ttl_ms: u64,
@@ -84,6 +89,7 @@ impl Default for ServerConfig {
             state_ttl: Duration::from_secs(1800),
             reask_limit: 1,
             max_message_bytes: 4 * 1024 * 1024,
+            max_uri_bytes: 8 * 1024,
             list_ttl_ms: 300_000,
             max_requests: 20_000,
             max_requests_per_session: 32,
@@ -139,6 +145,12 @@ impl ServerConfig {
     /// Largest accepted message, in bytes.
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.max_message_bytes = bytes;
+        self
+    }
+
+    /// Longest resource URI a client may send, in bytes.
+    pub fn max_uri_bytes(mut self, bytes: usize) -> Self {
+        self.max_uri_bytes = bytes;
         self
     }
 

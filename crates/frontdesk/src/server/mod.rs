@@ -184,7 +184,7 @@ mod states;
 pub mod stdio;
 mod task;
 mod tool;
-mod uri_template;
+pub(crate) mod uri_template;
 
 use std::sync::Arc;
 

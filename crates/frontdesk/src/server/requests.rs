@@ -62,6 +62,21 @@ pub(crate) fn resource_not_found(uri: &str, revision: Revision) -> RpcError {
     RpcError::new(code, "Resource not found").with_data(json!({"uri": uri}))
 }
 
+/// `-32602` for a client's resource URI longer than
+/// [`ServerConfig::max_uri_bytes`](super::ServerConfig::max_uri_bytes),
+/// checked before any lookup or template matching.
+pub(crate) fn check_uri_length(server: &ServerInner, uri: &str) -> Result<(), RpcError> {
+    let limit = server.config.max_uri_bytes;
+    if uri.len() > limit {
+        return Err(RpcError::invalid_params(format!(
+            "Invalid params: resource URI is {} bytes; the limit is {limit} \
+             (ServerConfig::max_uri_bytes)",
+            uri.len()
+        )));
+    }
+    Ok(())
+}
+
 /// Whether `completion/complete` is served (some prompt or template has a
 /// completion handler).
 pub(crate) fn has_completions(server: &ServerInner) -> bool {

@@ -17,5 +17,6 @@
 
 mod connections;
 mod harness;
+mod resources;
 mod sessions;
 mod stores;

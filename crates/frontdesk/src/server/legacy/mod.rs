@@ -88,6 +88,7 @@ pub(crate) async fn serve(
         ),
         method::RESOURCES_READ if !server.resources.is_empty() => {
             let p: ReadResourceRequestParams = requests::params(request)?;
+            requests::check_uri_length(server, &p.uri)?;
             let read = server
                 .resources
                 .resolve(&p.uri)
@@ -104,6 +105,7 @@ pub(crate) async fn serve(
             if !server.resources.is_empty() =>
         {
             let p: SubscribeRequestParams = requests::typed(request)?;
+            requests::check_uri_length(server, &p.uri)?;
             let subscribe = method == method::RESOURCES_SUBSCRIBE;
             if subscribe && server.resources.resolve(&p.uri).is_none() {
                 return Err(requests::resource_not_found(&p.uri, Revision::V2025_11_25));

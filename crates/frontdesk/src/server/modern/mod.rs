@@ -95,6 +95,7 @@ pub(crate) async fn serve(
         }
         method::RESOURCES_READ if !server.resources.is_empty() => {
             let (p, retry) = retry_params::<ReadResourceRequestParams>(request)?;
+            requests::check_uri_length(server, &p.uri)?;
             let read = server
                 .resources
                 .resolve(&p.uri)
@@ -314,6 +315,7 @@ async fn replay(
             play(server, Target::Prompt(prompt), input, sink, binding).await
         }
         method::RESOURCES_READ => {
+            requests::check_uri_length(server, name)?;
             let read = server
                 .resources
                 .resolve(name)

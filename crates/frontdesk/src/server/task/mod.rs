@@ -32,6 +32,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::config::ServerConfig;
+use crate::fingerprint::fingerprint;
 
 /// A task a call just became, handed from the call to the runtime.
 pub(crate) struct Started {
@@ -221,7 +222,7 @@ impl TaskEntry {
             Some("Cancelled by the client.".into()),
             |_| {},
         ) {
-            tracing::info!(task = %self.id, "task cancelled");
+            tracing::info!(task = %fingerprint(&self.id), "task cancelled");
         }
         self.cancel.cancel();
     }
@@ -250,7 +251,7 @@ impl Tasks {
         entries.retain(|_, e| {
             let keep = !e.expired(now);
             if !keep {
-                tracing::info!(task = %e.id, "task expired");
+                tracing::info!(task = %fingerprint(&e.id), "task expired");
                 e.cancel.cancel();
             }
             keep
@@ -293,7 +294,7 @@ impl Tasks {
             }),
         });
         entries.insert(id, Arc::clone(&entry));
-        tracing::info!(task = %entry.id, "task created");
+        tracing::info!(task = %fingerprint(&entry.id), "task created");
         Ok(entry)
     }
 
@@ -303,7 +304,7 @@ impl Tasks {
         let mut entries = self.entries();
         let entry = entries.get(id).cloned()?;
         if entry.expired(SystemTime::now()) {
-            tracing::info!(task = %entry.id, "task expired");
+            tracing::info!(task = %fingerprint(&entry.id), "task expired");
             entry.cancel.cancel();
             entries.remove(id);
             return None;

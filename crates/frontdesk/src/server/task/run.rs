@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::conversation::InTask;
 use super::{Started, TaskEntry};
+use crate::fingerprint::fingerprint;
 use crate::server::ServerInner;
 use crate::server::call::{Call, Conversation, TaskStarter};
 use crate::server::error::{RpcError, ToolError};
@@ -60,7 +61,7 @@ pub(crate) fn run(
             joined = handler => match joined {
                 Ok(outcome) => finish(&task, settle(&server, outcome)),
                 Err(e) if e.is_panic() => {
-                    tracing::error!(task = %task_id(&task), "task handler panicked");
+                    tracing::error!(task = %fingerprint(&task_id(&task)), "task handler panicked");
                     task.fail(ErrorObject::internal_error("Internal error"));
                 }
                 Err(_) => task.cancel(),

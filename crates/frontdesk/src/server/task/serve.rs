@@ -10,6 +10,7 @@ use frontdesk_wire::{
 };
 use serde_json::{Value, json};
 
+use crate::fingerprint::fingerprint;
 use crate::server::ServerInner;
 use crate::server::error::RpcError;
 use crate::server::invoke::result_json;
@@ -72,12 +73,12 @@ pub(crate) fn serve(
                     for (key, response) in p.input_responses.0 {
                         let raw = serde_json::to_value(&response).unwrap_or(Value::Null);
                         if !entry.answer(&key, raw) {
-                            tracing::debug!(task = %p.task_id, key, "answer for no outstanding question; ignored");
+                            tracing::debug!(task = %fingerprint(&p.task_id), key, "answer for no outstanding question; ignored");
                         }
                     }
                 }
                 None => {
-                    tracing::debug!(task = %p.task_id, "update for an unknown task; acknowledged")
+                    tracing::debug!(task = %fingerprint(&p.task_id), "update for an unknown task; acknowledged")
                 }
             }
             ack(server)

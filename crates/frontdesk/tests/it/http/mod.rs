@@ -5,8 +5,10 @@
 mod auth;
 #[cfg(feature = "jwt")]
 mod jwt;
+mod last_event_id;
 mod legacy;
 mod modern;
 mod signin;
 mod surface;
 mod tasks;
+mod uri_bounds;
