@@ -96,7 +96,9 @@ impl Drop for InFlightSlot {
 pub(crate) struct Caller {
     /// The authenticated principal, if any.
     pub(crate) principal: Option<String>,
-    /// The address it came from (`None` when embedded without one).
+    /// The client its address makes it (the address, or an IPv6 address's
+    /// /64: [`ClientNet`](crate::server::ClientNet)); `None` when embedded
+    /// without one.
     pub(crate) address: Option<String>,
 }
 
@@ -138,7 +140,7 @@ pub(crate) async fn admit(
     }
     Ok(Caller {
         principal: principal(st, h).await?,
-        address: peer.map(|p| p.0.ip().to_string()),
+        address: peer.map(|p| crate::server::ClientNet::of(p.0.ip()).to_string()),
     })
 }
 
