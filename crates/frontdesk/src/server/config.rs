@@ -36,7 +36,8 @@ pub struct ServerConfig {
     /// reads whose handler chose none (default 5 min).
     pub list_ttl_ms: u64,
     /// Most requests in flight on the whole server, both revisions (default
-    /// 20 000; more are answered `-32000`, HTTP `503`).
+    /// 20 000; more are answered `-32000`, HTTP `503`). A 2026-07-28 retry
+    /// whose request was dropped counts until its round ends.
     pub max_requests: usize,
     /// Most requests in flight on one 2025-11-25 session (default 32; more are
     /// answered `-32000`, HTTP `429`).

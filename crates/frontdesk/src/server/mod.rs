@@ -211,6 +211,7 @@ pub use frontdesk_wire::{
     LoggingLevel, Resource, ResourceContents, Revision, Role, Root, SamplingMessage,
 };
 pub use legacy::Session;
+pub(crate) use load::Held;
 pub(crate) use peer::ClientNet;
 pub use prompt::{PromptArgument, PromptDef, PromptOutput};
 pub use question::{
@@ -579,7 +580,29 @@ impl Server {
         sink: &OutboundSink,
         info: &RequestInfo,
     ) -> Handled {
-        dispatch::handle(&self.inner, session, message, sink, info).await
+        dispatch::handle(
+            &self.inner,
+            session,
+            message,
+            sink,
+            info,
+            load::Held::default(),
+        )
+        .await
+    }
+
+    /// [`handle`](Self::handle), the request's work owning `held` (the
+    /// transport's place in its own count of requests in flight): a retry's
+    /// round that outlives its request keeps it until the round ends.
+    #[cfg(feature = "http-server")]
+    pub(crate) async fn handle_holding(
+        &self,
+        message: Value,
+        sink: &OutboundSink,
+        info: &RequestInfo,
+        held: load::Held,
+    ) -> Handled {
+        dispatch::handle(&self.inner, None, message, sink, info, held).await
     }
 
     /// Complete the URL flow whose connect token is `token`: the call the

@@ -1,4 +1,6 @@
-//! Every table a client can fill has a share per client (issue 24), and one
-//! anonymous client is one share however many addresses it has ([`peers`]).
+//! Every table a client can fill has a share per client (issue 24): the
+//! in-flight places a dropped retry holds ([`retries`]), and what one
+//! anonymous client is when it comes from IPv6 ([`peers`]).
 
 mod peers;
+mod retries;
