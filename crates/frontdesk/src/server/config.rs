@@ -71,9 +71,17 @@ pub struct ServerConfig {
     pub task_ttl: Duration,
     /// The polling interval tasks suggest (`pollIntervalMs`, default 1 s).
     pub task_poll_interval: Duration,
-    /// Most tasks kept at once (default 10 000); a call that would make
+    /// Most tasks kept at once (default 10 000). To make room for a new
+    /// task the oldest finished one (completed, failed or cancelled) is
+    /// forgotten; when every task is still running, a call that would make
     /// another continues within the call instead.
     pub max_tasks: usize,
+    /// Most tasks kept at once for one client (its principal, or its address
+    /// when anonymous; default 256). To make room the client's own oldest
+    /// finished task is forgotten; when all of them are still running, its
+    /// call continues within the call instead. A running task is never
+    /// forgotten to make room, so other clients are not affected.
+    pub max_tasks_per_client: usize,
 }
 
 impl Default for ServerConfig {
@@ -97,6 +105,7 @@ impl Default for ServerConfig {
             task_ttl: Duration::from_secs(3600),
             task_poll_interval: Duration::from_secs(1),
             max_tasks: 10_000,
+            max_tasks_per_client: 256,
         }
     }
 }
@@ -212,6 +221,12 @@ impl ServerConfig {
     /// Most tasks kept at once.
     pub fn max_tasks(mut self, tasks: usize) -> Self {
         self.max_tasks = tasks;
+        self
+    }
+
+    /// Most tasks kept at once for one client.
+    pub fn max_tasks_per_client(mut self, tasks: usize) -> Self {
+        self.max_tasks_per_client = tasks;
         self
     }
 }

@@ -4,3 +4,4 @@
 
 mod peers;
 mod retries;
+mod tasks;
