@@ -82,6 +82,21 @@ pub struct ServerConfig {
     /// call continues within the call instead. A running task is never
     /// forgotten to make room, so other clients are not affected.
     pub max_tasks_per_client: usize,
+    /// Most resource subscriptions on the whole server (default 20 000):
+    /// those of 2025-11-25 sessions (`resources/subscribe`) and of
+    /// 2026-07-28 `subscriptions/listen` streams. Over it a subscription is
+    /// refused `-32000` (HTTP `503`).
+    pub max_subscriptions: usize,
+    /// Most resource subscriptions of one client, over all its sessions and
+    /// listen streams (its principal, or its address when anonymous; default
+    /// 1 024). Over it a subscription is refused `-32000` (HTTP `429`);
+    /// other clients are not affected.
+    pub max_subscriptions_per_client: usize,
+    /// Most resources one 2025-11-25 session, or one `subscriptions/listen`
+    /// stream, subscribes to (default 64). Over it a subscription is refused
+    /// `-32000` (HTTP `429`). A session's subscriptions are given back when
+    /// it ends.
+    pub max_subscriptions_per_session: usize,
 }
 
 impl Default for ServerConfig {
@@ -106,6 +121,9 @@ impl Default for ServerConfig {
             task_poll_interval: Duration::from_secs(1),
             max_tasks: 10_000,
             max_tasks_per_client: 256,
+            max_subscriptions: 20_000,
+            max_subscriptions_per_client: 1_024,
+            max_subscriptions_per_session: 64,
         }
     }
 }
@@ -227,6 +245,24 @@ impl ServerConfig {
     /// Most tasks kept at once for one client.
     pub fn max_tasks_per_client(mut self, tasks: usize) -> Self {
         self.max_tasks_per_client = tasks;
+        self
+    }
+
+    /// Most resource subscriptions on the whole server.
+    pub fn max_subscriptions(mut self, n: usize) -> Self {
+        self.max_subscriptions = n;
+        self
+    }
+
+    /// Most resource subscriptions of one client.
+    pub fn max_subscriptions_per_client(mut self, n: usize) -> Self {
+        self.max_subscriptions_per_client = n;
+        self
+    }
+
+    /// Most resources one session or listen stream subscribes to.
+    pub fn max_subscriptions_per_session(mut self, n: usize) -> Self {
+        self.max_subscriptions_per_session = n;
         self
     }
 }

@@ -183,6 +183,7 @@ mod resource;
 mod states;
 #[cfg(feature = "stdio")]
 pub mod stdio;
+mod subscribed;
 mod task;
 mod tool;
 mod uri_template;
@@ -787,7 +788,7 @@ impl ServerBuilder {
                 prompts: self.prompts,
                 resources: self.resources,
                 list_changed: self.list_changed,
-                subscribers: Arc::new(notify::Subscribers::default()),
+                subscribers: Arc::new(notify::Subscribers::new(&self.config)),
                 tasks: task::Tasks::default(),
                 states: self.states,
                 sealer: self.sealer.unwrap_or_else(StateSealer::development),

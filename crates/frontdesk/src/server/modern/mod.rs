@@ -120,7 +120,7 @@ pub(crate) async fn serve(
             result_json(&r)
         }
         method::SUBSCRIPTIONS_LISTEN if requests::has_subscriptions(server) => {
-            listen::listen(server, &*request, sink).await
+            listen::listen(server, &*request, sink, &caller.quota_key).await
         }
         method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL
             if server.tools.has_tasks() =>
