@@ -18,4 +18,5 @@
 mod connections;
 mod harness;
 mod sessions;
+mod shares;
 mod stores;
