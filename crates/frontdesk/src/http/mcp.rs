@@ -14,7 +14,7 @@
 //! with `Last-Event-ID` picks them up. 2026-07-28 request work is owned by
 //! the HTTP response: a disconnect drops it, which is the cancellation
 //! (except a retry's round, which goes on to keep its reply; it keeps the
-//! client's place in [`InFlight`] until it ends).
+//! client's place among its requests in flight until it ends).
 
 use std::sync::Arc;
 
