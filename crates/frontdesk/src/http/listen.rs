@@ -9,7 +9,8 @@
 //! from one address, `429`.
 //!
 //! Each request carries the peer's address ([`PeerAddr`]), which anonymous
-//! clients are told apart by (quotas, fairness).
+//! clients are told apart by (quotas, fairness): an IPv4 address, or an
+//! IPv6 address's /64, here as everywhere ([`ClientNet`]).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -29,6 +30,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
+
+use crate::server::ClientNet;
 
 /// The address a request came from, as a request extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,16 +133,16 @@ const TOO_MANY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\
 /// The answer to a connection over its address's cap.
 const TOO_MANY_FROM_YOU: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
 
-/// Open connections per address.
+/// Open connections per client (address, or IPv6 /64).
 struct PerClient {
     limit: usize,
-    open: Mutex<HashMap<IpAddr, usize>>,
+    open: Mutex<HashMap<ClientNet, usize>>,
 }
 
 /// One counted connection; uncounted when dropped.
 struct Counted {
     table: Arc<PerClient>,
-    ip: IpAddr,
+    net: ClientNet,
 }
 
 impl PerClient {
@@ -150,17 +153,19 @@ impl PerClient {
         }
     }
 
-    /// Count a connection from `ip`, unless it has its limit open already.
+    /// Count a connection from `ip`, unless its client has its limit open
+    /// already.
     fn admit(table: &Arc<Self>, ip: IpAddr) -> Option<Counted> {
+        let net = ClientNet::of(ip);
         let mut open = table.open.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = open.entry(ip).or_insert(0);
+        let n = open.entry(net).or_insert(0);
         if *n >= table.limit {
             return None;
         }
         *n += 1;
         Some(Counted {
             table: Arc::clone(table),
-            ip,
+            net,
         })
     }
 }
@@ -172,10 +177,10 @@ impl Drop for Counted {
             .open
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = open.get_mut(&self.ip) {
+        if let Some(n) = open.get_mut(&self.net) {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                open.remove(&self.ip);
+                open.remove(&self.net);
             }
         }
     }
@@ -188,4 +193,37 @@ async fn refuse(mut stream: TcpStream, response: &'static [u8]) {
         let _ = stream.shutdown().await;
     })
     .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn two_addresses_of_one_ipv6_64_share_one_share() {
+        let table = Arc::new(PerClient::new(1));
+        let first = PerClient::admit(&table, ip("2001:db8:1:2::1"));
+        assert!(first.is_some());
+        assert!(
+            PerClient::admit(&table, ip("2001:db8:1:2:abcd::9")).is_none(),
+            "another address of the same /64 is the same client"
+        );
+        let other = PerClient::admit(&table, ip("2001:db8:1:3::1"));
+        assert!(other.is_some(), "another /64 is another client");
+        drop(first);
+        assert!(PerClient::admit(&table, ip("2001:db8:1:2:abcd::9")).is_some());
+    }
+
+    #[test]
+    fn an_ipv4_mapped_address_shares_the_ipv4_share() {
+        let table = Arc::new(PerClient::new(1));
+        let v4 = PerClient::admit(&table, ip("192.0.2.7"));
+        assert!(v4.is_some());
+        assert!(PerClient::admit(&table, ip("::ffff:192.0.2.7")).is_none());
+        assert!(PerClient::admit(&table, ip("192.0.2.8")).is_some());
+    }
 }

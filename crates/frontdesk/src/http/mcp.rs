@@ -12,7 +12,9 @@
 //! 2025-11-25 request work runs in its own task: a disconnect is not a
 //! cancellation, and the events land in the stream's replay buffer, so a GET
 //! with `Last-Event-ID` picks them up. 2026-07-28 request work is owned by
-//! the HTTP response: a disconnect drops it, which is the cancellation.
+//! the HTTP response: a disconnect drops it, which is the cancellation
+//! (except a retry's round, which goes on to keep its reply; it keeps the
+//! client's place among its requests in flight until it ends).
 
 use std::sync::Arc;
 
@@ -33,7 +35,7 @@ use super::respond::{self, HandleFuture, readable_id, rpc_error};
 use super::sessions::{Entry, Sessions};
 use super::sse::{self, EventLog, parse_event_id};
 use crate::fingerprint::fingerprint;
-use crate::server::{Handled, OutboundSink, RequestInfo, Revision, Server, into_text};
+use crate::server::{Handled, Held, OutboundSink, RequestInfo, Revision, Server, into_text};
 use frontdesk_wire::{ErrorCode, RequestId};
 
 /// Everything the handlers share.
@@ -97,7 +99,9 @@ impl Drop for InFlightSlot {
 pub(crate) struct Caller {
     /// The authenticated principal, if any.
     pub(crate) principal: Option<String>,
-    /// The address it came from (`None` when embedded without one).
+    /// The client its address makes it (the address, or an IPv6 address's
+    /// /64: [`ClientNet`](crate::server::ClientNet)); `None` when embedded
+    /// without one.
     pub(crate) address: Option<String>,
 }
 
@@ -139,7 +143,7 @@ pub(crate) async fn admit(
     }
     Ok(Caller {
         principal: principal(st, h).await?,
-        address: peer.map(|p| p.0.ip().to_string()),
+        address: peer.map(|p| crate::server::ClientNet::of(p.0.ip()).to_string()),
     })
 }
 
@@ -378,11 +382,11 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller
     let info = caller.into_info(Revision::V2026_07_28);
     let (sink, mut rx) = OutboundSink::channel();
     let server = st.server.clone();
-    let mut work: HandleFuture = Box::pin(async move {
-        let handled = server.handle(None, message, &sink, &info).await;
-        drop(slot);
-        handled
-    });
+    // The client's place goes with the request's work: a retry's round that
+    // outlives a dropped connection still counts against the client's cap.
+    let held = Held::transport(slot);
+    let mut work: HandleFuture =
+        Box::pin(async move { server.handle_holding(message, &sink, &info, held).await });
     // Most requests finish in their first poll: only one that does not arms
     // the JSON window's timer.
     // What the handler pushed before its response, as JSON text.

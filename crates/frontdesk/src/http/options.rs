@@ -139,7 +139,8 @@ pub struct HttpOptions {
     /// 10 min; keep-alive comments do not count).
     pub get_stream_idle: Duration,
     /// Most 2026-07-28 requests in flight from one client (default 64; more
-    /// is `429`).
+    /// is `429`). A retry whose connection dropped counts until its round
+    /// ends.
     pub max_requests_per_client: usize,
     /// How long open connections may take to finish at shutdown (default 5 s).
     pub shutdown_grace: Duration,

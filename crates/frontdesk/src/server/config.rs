@@ -41,7 +41,8 @@ pub struct ServerConfig {
     /// reads whose handler chose none (default 5 min).
     pub list_ttl_ms: u64,
     /// Most requests in flight on the whole server, both revisions (default
-    /// 20 000; more are answered `-32000`, HTTP `503`).
+    /// 20 000; more are answered `-32000`, HTTP `503`). A 2026-07-28 retry
+    /// whose request was dropped counts until its round ends.
     pub max_requests: usize,
     /// Most requests in flight on one 2025-11-25 session (default 32; more are
     /// answered `-32000`, HTTP `429`).
@@ -75,9 +76,32 @@ pub struct ServerConfig {
     pub task_ttl: Duration,
     /// The polling interval tasks suggest (`pollIntervalMs`, default 1 s).
     pub task_poll_interval: Duration,
-    /// Most tasks kept at once (default 10 000); a call that would make
+    /// Most tasks kept at once (default 10 000). To make room for a new
+    /// task the oldest finished one (completed, failed or cancelled) is
+    /// forgotten; when every task is still running, a call that would make
     /// another continues within the call instead.
     pub max_tasks: usize,
+    /// Most tasks kept at once for one client (its principal, or its address
+    /// when anonymous; default 256). To make room the client's own oldest
+    /// finished task is forgotten; when all of them are still running, its
+    /// call continues within the call instead. A running task is never
+    /// forgotten to make room, so other clients are not affected.
+    pub max_tasks_per_client: usize,
+    /// Most resource subscriptions on the whole server (default 20 000):
+    /// those of 2025-11-25 sessions (`resources/subscribe`) and of
+    /// 2026-07-28 `subscriptions/listen` streams. Over it a subscription is
+    /// refused `-32000` (HTTP `503`).
+    pub max_subscriptions: usize,
+    /// Most resource subscriptions of one client, over all its sessions and
+    /// listen streams (its principal, or its address when anonymous; default
+    /// 1 024). Over it a subscription is refused `-32000` (HTTP `429`);
+    /// other clients are not affected.
+    pub max_subscriptions_per_client: usize,
+    /// Most resources one 2025-11-25 session, or one `subscriptions/listen`
+    /// stream, subscribes to (default 64). Over it a subscription is refused
+    /// `-32000` (HTTP `429`). A session's subscriptions are given back when
+    /// it ends.
+    pub max_subscriptions_per_session: usize,
 }
 
 impl Default for ServerConfig {
@@ -102,6 +126,10 @@ impl Default for ServerConfig {
             task_ttl: Duration::from_secs(3600),
             task_poll_interval: Duration::from_secs(1),
             max_tasks: 10_000,
+            max_tasks_per_client: 256,
+            max_subscriptions: 20_000,
+            max_subscriptions_per_client: 1_024,
+            max_subscriptions_per_session: 64,
         }
     }
 }
@@ -223,6 +251,30 @@ impl ServerConfig {
     /// Most tasks kept at once.
     pub fn max_tasks(mut self, tasks: usize) -> Self {
         self.max_tasks = tasks;
+        self
+    }
+
+    /// Most tasks kept at once for one client.
+    pub fn max_tasks_per_client(mut self, tasks: usize) -> Self {
+        self.max_tasks_per_client = tasks;
+        self
+    }
+
+    /// Most resource subscriptions on the whole server.
+    pub fn max_subscriptions(mut self, n: usize) -> Self {
+        self.max_subscriptions = n;
+        self
+    }
+
+    /// Most resource subscriptions of one client.
+    pub fn max_subscriptions_per_client(mut self, n: usize) -> Self {
+        self.max_subscriptions_per_client = n;
+        self
+    }
+
+    /// Most resources one session or listen stream subscribes to.
+    pub fn max_subscriptions_per_session(mut self, n: usize) -> Self {
+        self.max_subscriptions_per_session = n;
         self
     }
 }

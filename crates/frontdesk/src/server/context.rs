@@ -317,9 +317,11 @@ impl ToolContext {
     /// `false` when the call cannot become a task: a prompt or resource, a
     /// tool without [`ToolDef::task_support`](super::ToolDef::task_support),
     /// a 2025-11-25 session, a 2026-07-28 client that did not declare the
-    /// extension, or the task table is full. The handler then simply
-    /// continues within the call. Calling it again after `true` returns
-    /// `true`.
+    /// extension, or no room for a task (the client's share,
+    /// [`max_tasks_per_client`](super::ServerConfig::max_tasks_per_client),
+    /// or the table, [`max_tasks`](super::ServerConfig::max_tasks), full of
+    /// running tasks). The handler then simply continues within the call.
+    /// Calling it again after `true` returns `true`.
     ///
     /// ```
     /// # use frontdesk::server::{NoArgs, ToolContext, ToolError, ToolOutput};

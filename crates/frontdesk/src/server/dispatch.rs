@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use super::error::{Failure, RpcError};
 use super::legacy::{self, ClientReply, Session};
+use super::load::Held;
 use super::{Caller, Handled, OutboundSink, RequestInfo, ServerInner, message_text, modern};
 
 pub(crate) fn revision_of_value(message: &Value) -> Revision {
@@ -43,12 +44,15 @@ fn revision_of(method: &str, params: Option<&Map<String, Value>>) -> Revision {
     }
 }
 
+/// Handle one message; a request's work owns `held` (the transport's place
+/// in its count of requests in flight, if any) and the server's place.
 pub(crate) async fn handle(
     server: &Arc<ServerInner>,
     session: Option<&Arc<Session>>,
     message: Value,
     sink: &OutboundSink,
     info: &RequestInfo,
+    held: Held,
 ) -> Handled {
     let message = match JsonRpcMessage::from_value(message) {
         Ok(m) => m,
@@ -71,7 +75,7 @@ pub(crate) async fn handle(
             Handled::nothing(info.revision)
         }
         JsonRpcMessage::Request(mut request) => {
-            request_handled(server, session, &mut request, sink, info).await
+            request_handled(server, session, &mut request, sink, info, held).await
         }
     }
 }
@@ -111,6 +115,7 @@ async fn request_handled(
     request: &mut JsonRpcRequest,
     sink: &OutboundSink,
     info: &RequestInfo,
+    held: Held,
 ) -> Handled {
     let revision = info
         .revision
@@ -119,7 +124,7 @@ async fn request_handled(
         principal: info.principal.clone().unwrap_or_default(),
         quota_key: info.quota_key(),
     };
-    let Some(_slot) = server.load.request() else {
+    let Some(slot) = server.load.request() else {
         tracing::warn!(id = %request.id, method = request.method, "request refused: the server has its most requests in flight");
         return refused(
             RpcError::overloaded("Server busy: too many requests in flight; try again later"),
@@ -145,12 +150,19 @@ async fn request_handled(
         },
         None => None,
     };
+    // The places the request holds are its work's: a 2026-07-28 retry's
+    // round that outlives the request takes them along.
+    let held = held.with_server(slot);
     // The request is the round's to take apart (its retry fields, its
     // capabilities); its id and method are read again once it is done.
     let work = async {
         match revision {
-            Revision::V2026_07_28 => modern::serve(server, &mut *request, sink, caller).await,
-            Revision::V2025_11_25 => legacy::serve(server, session, &*request, sink, caller).await,
+            Revision::V2026_07_28 => modern::serve(server, &mut *request, sink, caller, held).await,
+            Revision::V2025_11_25 => {
+                let reply = legacy::serve(server, session, &*request, sink, caller).await;
+                drop(held);
+                reply
+            }
         }
     };
     let reply = match (session, token) {

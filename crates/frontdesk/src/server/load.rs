@@ -1,7 +1,8 @@
 //! The server's load: requests in flight and 2025-11-25 questions waiting
 //! for an answer, counted against [`ServerConfig`](super::ServerConfig)
 //! bounds. A slot is held while the work runs and given back when it ends,
-//! however it ends.
+//! however it ends: the places a request holds ([`Held`]) go with the part of
+//! its work that outlives it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -30,6 +31,36 @@ impl Drop for Slot {
             &self.load.requests
         };
         counter.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The places one request holds in the counts of requests in flight: the
+/// server's ([`Load::request`]) and the transport's own (the HTTP
+/// endpoint's per-client count). Owned by the request's work: when the work
+/// outlives its request (a 2026-07-28 retry whose connection dropped goes
+/// on by itself, see `modern::finishing`), they go with it, and are given
+/// back only when the work ends. Otherwise sending retries and dropping
+/// them at once would run any number of rounds past both caps.
+#[derive(Default)]
+pub(crate) struct Held {
+    server: Option<Slot>,
+    /// Never read: it is given back by being dropped.
+    _transport: Option<Box<dyn Send + Sync>>,
+}
+
+impl Held {
+    /// The transport's place (given back when dropped).
+    pub(crate) fn transport(place: impl Send + Sync + 'static) -> Self {
+        Self {
+            server: None,
+            _transport: Some(Box::new(place)),
+        }
+    }
+
+    /// Add the server's place.
+    pub(crate) fn with_server(mut self, slot: Slot) -> Self {
+        self.server = Some(slot);
+        self
     }
 }
 
@@ -101,5 +132,23 @@ mod tests {
         drop(q);
         assert_eq!(load.questions(), 0);
         assert_eq!(load.requests(), 1);
+    }
+
+    #[test]
+    fn held_places_are_given_back_when_dropped() {
+        struct Flag(Arc<std::sync::atomic::AtomicBool>);
+        impl Drop for Flag {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let load = Load::new(1, 1);
+        let given_back = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let held =
+            Held::transport(Flag(Arc::clone(&given_back))).with_server(load.request().unwrap());
+        assert!(load.request().is_none());
+        drop(held);
+        assert!(given_back.load(Ordering::SeqCst));
+        assert_eq!(load.requests(), 0);
     }
 }

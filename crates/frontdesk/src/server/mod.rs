@@ -175,6 +175,7 @@ mod legacy;
 mod load;
 mod modern;
 mod notify;
+mod peer;
 mod prompt;
 mod question;
 mod requests;
@@ -182,6 +183,7 @@ mod resource;
 mod states;
 #[cfg(feature = "stdio")]
 pub mod stdio;
+mod subscribed;
 mod task;
 mod tool;
 pub(crate) mod uri_template;
@@ -210,6 +212,8 @@ pub use frontdesk_wire::{
     LoggingLevel, Resource, ResourceContents, Revision, Role, Root, SamplingMessage,
 };
 pub use legacy::Session;
+pub(crate) use load::Held;
+pub(crate) use peer::ClientNet;
 pub use prompt::{PromptArgument, PromptDef, PromptOutput};
 pub use question::{
     Answer, Ask, FormQuestion, InputRequest, Question, SchemaQuestion, UrlQuestion,
@@ -317,9 +321,10 @@ pub struct RequestInfo {
     /// Force the revision (e.g. HTTP with `MCP-Protocol-Version:
     /// 2026-07-28`); `None` lets [`Server::revision_of`] decide from the body.
     pub revision: Option<Revision>,
-    /// Who the client is when it is anonymous (HTTP: its address), so one
-    /// anonymous client's quotas (URL flows, redeemed states) are not every
-    /// anonymous client's. An authenticated client is its principal.
+    /// Who the client is when it is anonymous (HTTP: its address, an IPv6
+    /// address's /64; see [`RequestInfo::peer`]), so one anonymous client's
+    /// quotas (URL flows, redeemed states, tasks) are not every anonymous
+    /// client's. An authenticated client is its principal.
     pub client: Option<String>,
 }
 
@@ -344,6 +349,24 @@ impl RequestInfo {
     /// Who an anonymous client is (e.g. its address).
     pub fn client(mut self, client: impl Into<String>) -> Self {
         self.client = Some(client.into());
+        self
+    }
+
+    /// An anonymous client known by the address it connects from, keyed as
+    /// the HTTP transport keys it: an IPv4 address as itself, an IPv6
+    /// address as its /64 (one host usually has the whole /64), an
+    /// IPv4-mapped IPv6 address as its IPv4 address.
+    ///
+    /// ```
+    /// use frontdesk::server::RequestInfo;
+    ///
+    /// let a = RequestInfo::new().peer("2001:db8:1:2::1".parse().unwrap());
+    /// let b = RequestInfo::new().peer("2001:db8:1:2::beef".parse().unwrap());
+    /// assert_eq!(a.client, b.client);
+    /// assert_eq!(a.client.as_deref(), Some("2001:db8:1:2::/64"));
+    /// ```
+    pub fn peer(mut self, ip: std::net::IpAddr) -> Self {
+        self.client = Some(ClientNet::of(ip).to_string());
         self
     }
 
@@ -558,7 +581,29 @@ impl Server {
         sink: &OutboundSink,
         info: &RequestInfo,
     ) -> Handled {
-        dispatch::handle(&self.inner, session, message, sink, info).await
+        dispatch::handle(
+            &self.inner,
+            session,
+            message,
+            sink,
+            info,
+            load::Held::default(),
+        )
+        .await
+    }
+
+    /// [`handle`](Self::handle), the request's work owning `held` (the
+    /// transport's place in its own count of requests in flight): a retry's
+    /// round that outlives its request keeps it until the round ends.
+    #[cfg(feature = "http-server")]
+    pub(crate) async fn handle_holding(
+        &self,
+        message: Value,
+        sink: &OutboundSink,
+        info: &RequestInfo,
+        held: load::Held,
+    ) -> Handled {
+        dispatch::handle(&self.inner, None, message, sink, info, held).await
     }
 
     /// Complete the URL flow whose connect token is `token`: the call the
@@ -743,7 +788,7 @@ impl ServerBuilder {
                 prompts: self.prompts,
                 resources: self.resources,
                 list_changed: self.list_changed,
-                subscribers: Arc::new(notify::Subscribers::default()),
+                subscribers: Arc::new(notify::Subscribers::new(&self.config)),
                 tasks: task::Tasks::default(),
                 states: self.states,
                 sealer: self.sealer.unwrap_or_else(StateSealer::development),

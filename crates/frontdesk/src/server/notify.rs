@@ -4,8 +4,9 @@
 //! the updates of the resources it `resources/subscribe`d to, on its
 //! unsolicited channel (the HTTP GET stream); a 2026-07-28
 //! `subscriptions/listen` stream gets exactly what its filter asked for.
+//! What each subscribes to is bounded ([`super::subscribed`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -15,7 +16,9 @@ use frontdesk_wire::{
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::config::ServerConfig;
 use super::legacy::Session;
+use super::subscribed::{Charge, Ledger, Refused};
 use super::typed_notification;
 
 /// Something a client may want to hear about.
@@ -67,12 +70,6 @@ impl Change {
     }
 }
 
-/// A 2025-11-25 session and the resources it subscribed to.
-struct SessionSubscriber {
-    session: Weak<Session>,
-    uris: HashSet<String>,
-}
-
 /// One 2026-07-28 listen stream.
 struct Listener {
     filter: SubscriptionFilter,
@@ -80,17 +77,21 @@ struct Listener {
 }
 
 /// Everyone to tell about changes.
-#[derive(Default)]
 pub(crate) struct Subscribers {
-    sessions: Mutex<HashMap<String, SessionSubscriber>>,
+    /// Every 2025-11-25 session since the last prune; each keeps the
+    /// resources it subscribed to itself, so they go when it does.
+    sessions: Mutex<HashMap<String, Weak<Session>>>,
     listeners: Mutex<HashMap<u64, Listener>>,
     next_listener: AtomicU64,
+    ledger: Arc<Ledger>,
 }
 
-/// Keeps a listen stream registered; dropping it unregisters.
+/// Keeps a listen stream registered and its subscriptions counted; dropping
+/// it unregisters.
 pub(crate) struct ListenGuard {
     subscribers: Arc<Subscribers>,
     id: u64,
+    _charge: Charge,
 }
 
 impl Drop for ListenGuard {
@@ -102,67 +103,83 @@ impl Drop for ListenGuard {
 }
 
 impl Subscribers {
+    pub(crate) fn new(config: &ServerConfig) -> Self {
+        Self {
+            sessions: Mutex::new(HashMap::new()),
+            listeners: Mutex::new(HashMap::new()),
+            next_listener: AtomicU64::new(0),
+            ledger: Ledger::new(config),
+        }
+    }
+
     /// Start telling `session` (after its `initialize`).
     pub(crate) fn attach(&self, session: &Arc<Session>) {
         if let Ok(mut s) = self.sessions.lock() {
-            s.retain(|_, sub| sub.session.strong_count() > 0);
-            s.insert(
-                session.id().to_string(),
-                SessionSubscriber {
-                    session: Arc::downgrade(session),
-                    uris: HashSet::new(),
-                },
-            );
+            s.retain(|_, weak| weak.strong_count() > 0);
+            s.insert(session.id().to_string(), Arc::downgrade(session));
         }
     }
 
-    /// `resources/subscribe` (`subscribe`) or `resources/unsubscribe`.
-    pub(crate) fn set_subscribed(&self, session: &Arc<Session>, uri: &str, subscribe: bool) {
-        let Ok(mut s) = self.sessions.lock() else {
-            return;
-        };
-        let sub = s
-            .entry(session.id().to_string())
-            .or_insert_with(|| SessionSubscriber {
-                session: Arc::downgrade(session),
-                uris: HashSet::new(),
-            });
-        if subscribe {
-            sub.uris.insert(uri.to_string());
-        } else {
-            sub.uris.remove(uri);
+    /// `resources/subscribe` (`subscribe`) or `resources/unsubscribe`, by
+    /// `client` (the quota key the subscription is charged to). Refused
+    /// over a bound.
+    pub(crate) fn set_subscribed(
+        &self,
+        session: &Arc<Session>,
+        client: &str,
+        uri: &str,
+        subscribe: bool,
+    ) -> Result<(), Refused> {
+        if let Ok(mut s) = self.sessions.lock() {
+            s.entry(session.id().to_string())
+                .or_insert_with(|| Arc::downgrade(session));
         }
+        let mut subscriptions = session.subscriptions();
+        if !subscribe {
+            subscriptions.unsubscribe(uri);
+            return Ok(());
+        }
+        if session.is_closed() {
+            // Nothing would be told, and nothing would give it back.
+            return Ok(());
+        }
+        subscriptions.subscribe(&self.ledger, client, uri)
     }
 
-    /// Register a listen stream with the (honoured) `filter`.
+    /// Register a listen stream of `client` with the (honoured) `filter`;
+    /// refused when it subscribes to more resources than a bound allows.
     pub(crate) fn listen(
         self: &Arc<Self>,
         filter: SubscriptionFilter,
-    ) -> (ListenGuard, mpsc::UnboundedReceiver<Change>) {
+        client: &str,
+    ) -> Result<(ListenGuard, mpsc::UnboundedReceiver<Change>), Refused> {
+        let resources = filter.resource_subscriptions.as_ref().map_or(0, Vec::len);
+        let charge = self.ledger.reserve(client, resources)?;
         let (tx, rx) = mpsc::unbounded_channel();
         let id = self.next_listener.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut l) = self.listeners.lock() {
             l.insert(id, Listener { filter, tx });
         }
-        (
+        Ok((
             ListenGuard {
                 subscribers: Arc::clone(self),
                 id,
+                _charge: charge,
             },
             rx,
-        )
+        ))
     }
 
     /// Tell everyone who asked about `change`.
     pub(crate) fn publish(&self, change: &Change) {
         if let Ok(mut s) = self.sessions.lock() {
             let untagged = change.notification(None);
-            s.retain(|_, sub| {
-                let Some(session) = sub.session.upgrade().filter(|s| !s.is_closed()) else {
+            s.retain(|_, weak| {
+                let Some(session) = weak.upgrade().filter(|s| !s.is_closed()) else {
                     return false;
                 };
                 let wanted = match change {
-                    Change::ResourceUpdated(uri) => sub.uris.contains(uri),
+                    Change::ResourceUpdated(uri) => session.subscriptions().contains(uri),
                     _ => true,
                 };
                 if wanted && let Some(m) = &untagged {

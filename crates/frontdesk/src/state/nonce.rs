@@ -119,8 +119,9 @@ pub enum RedeemError {
 ///
 /// [`InMemoryNonceStore`] does neither. Each redemption is charged to the
 /// *owner* of the state (the principal, or the client's address when
-/// anonymous, sealed into the state when it was first issued, so presenting it
-/// from elsewhere does not change who pays). Each owner has a share
+/// anonymous, an IPv6 address's /64 so one host is one owner, sealed into the
+/// state when it was first issued, so presenting it from elsewhere does not
+/// change who pays). Each owner has a share
 /// ([`InMemoryNonceStore::with_max_per_owner`]); when a share is used up, the
 /// owner's entry issued earliest is forgotten and the owner's *floor* rises to
 /// that entry's issue time: from then on every state of that owner issued at

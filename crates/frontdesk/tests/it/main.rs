@@ -11,6 +11,7 @@ mod client_streams;
 mod client_tasks;
 mod fuzz_props;
 mod http;
+mod shares;
 mod stdio;
 mod stores;
 mod support;

@@ -19,4 +19,5 @@ mod connections;
 mod harness;
 mod resources;
 mod sessions;
+mod shares;
 mod stores;

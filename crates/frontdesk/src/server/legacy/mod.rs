@@ -112,7 +112,11 @@ pub(crate) async fn serve(
             }
             server
                 .subscribers
-                .set_subscribed(session, &p.uri, subscribe);
+                .set_subscribed(session, &caller.quota_key, &p.uri, subscribe)
+                .map_err(|refused| {
+                    tracing::warn!(client = %caller.quota_key, ?refused, "resource subscription refused");
+                    refused.into_error()
+                })?;
             tracing::debug!(uri = %p.uri, subscribe, "resource subscription changed");
             result_json(&EmptyResult::default())
         }

@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::error::AskError;
+use crate::server::subscribed::SessionSubscriptions;
 
 /// What the client answered to one of our requests.
 #[derive(Debug)]
@@ -53,6 +54,8 @@ pub struct Session {
     initialized: watch::Sender<bool>,
     unsolicited_tx: mpsc::UnboundedSender<Value>,
     unsolicited_rx: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
+    /// The resources it subscribed to (emptied when it closes).
+    subscriptions: Mutex<SessionSubscriptions>,
 }
 
 impl std::fmt::Debug for Session {
@@ -88,6 +91,7 @@ impl Session {
             initialized: watch::Sender::new(false),
             unsolicited_tx: tx,
             unsolicited_rx: Mutex::new(Some(rx)),
+            subscriptions: Mutex::new(SessionSubscriptions::default()),
         }
     }
 
@@ -121,7 +125,8 @@ impl Session {
     }
 
     /// The client went away: every question waiting on it ends with
-    /// [`AskError::Disconnected`] and every in-flight request is cancelled.
+    /// [`AskError::Disconnected`], every in-flight request is cancelled, and
+    /// its resource subscriptions are given back.
     pub fn close(&self) {
         self.closed.cancel();
         if let Ok(map) = self.inflight.lock() {
@@ -129,6 +134,14 @@ impl Session {
                 token.cancel();
             }
         }
+        self.subscriptions().clear();
+    }
+
+    /// The resources the session subscribed to.
+    pub(crate) fn subscriptions(&self) -> std::sync::MutexGuard<'_, SessionSubscriptions> {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Whether [`close`](Self::close) was called.

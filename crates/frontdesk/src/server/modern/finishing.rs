@@ -5,7 +5,10 @@
 //! does not wait on anything completes in its first poll). When the request's
 //! future is dropped first (the connection dropped), the rest of the round
 //! moves to a task of its own, so its reply is still published for the same
-//! retry sent again (see [`super::replies`]).
+//! retry sent again (see [`super::replies`]). The places the request held
+//! in the counts of requests in flight ([`Held`]) move with it and are given
+//! back when the round ends, so a dropped retry still counts against the
+//! server's and its client's caps while it runs.
 
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -13,25 +16,28 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use super::super::error::RpcError;
+use super::super::load::Held;
 use super::super::requests::Reply;
 
 /// A round's future that is polled in place and, when dropped unfinished,
-/// handed to the runtime to finish.
+/// handed to the runtime to finish, with the places its request held.
 pub(super) struct Finishing<F>
 where
     F: Future<Output = Reply> + Send + 'static,
 {
     work: Option<Pin<Box<F>>>,
+    held: Option<Held>,
 }
 
 impl<F> Finishing<F>
 where
     F: Future<Output = Reply> + Send + 'static,
 {
-    /// Own `work` until it finishes here or is handed off.
-    pub(super) fn new(work: F) -> Self {
+    /// Own `work` and `held` until the work finishes here or is handed off.
+    pub(super) fn new(work: F, held: Held) -> Self {
         Self {
             work: Some(Box::pin(work)),
+            held: Some(held),
         }
     }
 }
@@ -49,18 +55,17 @@ where
         };
         // A panicking handler ends its round with -32603, as a panicking
         // task would; the round's waiters see its reply never came.
-        match catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(reply)) => {
-                self.work = None;
-                Poll::Ready(reply)
-            }
+        let reply = match catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => return Poll::Pending,
+            Ok(Poll::Ready(reply)) => reply,
             Err(_) => {
                 tracing::error!("a handler panicked during a retry's round");
-                self.work = None;
-                Poll::Ready(Err(RpcError::internal("Internal error")))
+                Err(RpcError::internal("Internal error"))
             }
-        }
+        };
+        self.work = None;
+        self.held = None;
+        Poll::Ready(reply)
     }
 }
 
@@ -76,7 +81,12 @@ where
         // round's waiters see its reply never came.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             tracing::debug!("request dropped while its round runs; the round goes on");
-            drop(runtime.spawn(work));
+            let held = self.held.take();
+            drop(runtime.spawn(async move {
+                let reply = work.await;
+                drop(held);
+                reply
+            }));
         }
     }
 }
@@ -84,6 +94,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::load::Load;
     use serde_json::value::RawValue;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -95,7 +106,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_round_that_waits_on_nothing_finishes_in_place() {
-        let r = Finishing::new(async { Ok(empty()) }).await;
+        let r = Finishing::new(async { Ok(empty()) }, Held::default()).await;
         assert_eq!(r.ok().map(|t| t.get().to_string()), Some("{}".into()));
     }
 
@@ -103,11 +114,14 @@ mod tests {
     async fn a_dropped_round_finishes_on_its_own() {
         let done = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&done);
-        let round = Finishing::new(async move {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            flag.store(true, Ordering::SeqCst);
-            Ok(empty())
-        });
+        let round = Finishing::new(
+            async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                flag.store(true, Ordering::SeqCst);
+                Ok(empty())
+            },
+            Held::default(),
+        );
         let waited = tokio::time::timeout(Duration::from_millis(1), round).await;
         assert!(waited.is_err(), "the round should still be running");
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -118,13 +132,43 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_dropped_round_holds_its_places_until_it_finishes() {
+        let load = Load::new(1, 1);
+        let held = Held::default().with_server(load.request().unwrap());
+        let round = Finishing::new(
+            async {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok(empty())
+            },
+            held,
+        );
+        let waited = tokio::time::timeout(Duration::from_millis(1), round).await;
+        assert!(waited.is_err(), "the round should still be running");
+        assert_eq!(load.requests(), 1, "the dropped round gave its place back");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(load.requests(), 0, "the finished round kept its place");
+    }
+
+    #[tokio::test]
+    async fn a_round_finished_in_place_gives_its_places_back() {
+        let load = Load::new(1, 1);
+        let held = Held::default().with_server(load.request().unwrap());
+        let r = Finishing::new(async { Ok(empty()) }, held).await;
+        assert!(r.is_ok());
+        assert_eq!(load.requests(), 0);
+    }
+
+    #[tokio::test]
     async fn a_panicking_round_is_an_internal_error() {
-        let r = Finishing::new(async {
-            if true {
-                panic!("handler bug");
-            }
-            Ok(empty())
-        })
+        let r = Finishing::new(
+            async {
+                if true {
+                    panic!("handler bug");
+                }
+                Ok(empty())
+            },
+            Held::default(),
+        )
         .await;
         assert_eq!(r.err().map(|e| e.code().0), Some(-32603));
     }

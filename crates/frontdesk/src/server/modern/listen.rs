@@ -34,16 +34,24 @@ fn honoured(server: &ServerInner, asked: &SubscriptionFilter) -> SubscriptionFil
     }
 }
 
-/// Serve one listen request on `sink`.
+/// Serve one listen request of `client` (its quota key) on `sink`.
 pub(crate) async fn listen(
     server: &Arc<ServerInner>,
     request: &JsonRpcRequest,
     sink: &OutboundSink,
+    client: &str,
 ) -> Reply {
     let p: SubscriptionsListenRequestParams = requests::typed(request)?;
     let filter = honoured(server, &p.notifications);
     let tag = Meta::new().with_subscription_id(&request.id);
-    let (guard, mut changes) = server.subscribers.listen(filter.clone());
+    let (guard, mut changes) =
+        server
+            .subscribers
+            .listen(filter.clone(), client)
+            .map_err(|refused| {
+                tracing::warn!(client, ?refused, "listen stream refused");
+                refused.into_listen_error()
+            })?;
     let ack = SubscriptionsAcknowledgedParams {
         notifications: filter,
         meta: Some(tag.clone()),

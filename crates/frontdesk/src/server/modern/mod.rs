@@ -25,6 +25,7 @@ use serde_json::{Map, Value, json};
 use super::call::Call;
 use super::error::{AskError, RpcError, ToolError};
 use super::invoke::{Completed, Outcome, Target, invoke, result_json};
+use super::load::Held;
 use super::requests::{self, Reply};
 use super::tool::TaskSupport;
 use super::{Caller, OutboundSink, ServerInner, completion, task};
@@ -40,6 +41,7 @@ pub(crate) async fn serve(
     request: &mut JsonRpcRequest,
     sink: &OutboundSink,
     caller: Caller,
+    held: Held,
 ) -> Reply {
     let meta = {
         // Only `_meta` is read here, where it lies: no copy of the params.
@@ -108,6 +110,7 @@ pub(crate) async fn serve(
                 sink,
                 caller,
                 meta,
+                held,
             )
             .await
         }
@@ -118,7 +121,7 @@ pub(crate) async fn serve(
             result_json(&r)
         }
         method::SUBSCRIPTIONS_LISTEN if requests::has_subscriptions(server) => {
-            listen::listen(server, &*request, sink).await
+            listen::listen(server, &*request, sink, &caller.quota_key).await
         }
         method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL
             if server.tools.has_tasks() =>
@@ -128,7 +131,17 @@ pub(crate) async fn serve(
         method::TOOLS_CALL => {
             let (name, args, retry) = call_params(request)?;
             let tool = requests::find_tool(server, &name)?;
-            run(server, Target::Tool(tool), args, retry, sink, caller, meta).await
+            run(
+                server,
+                Target::Tool(tool),
+                args,
+                retry,
+                sink,
+                caller,
+                meta,
+                held,
+            )
+            .await
         }
         method::PROMPTS_GET if !server.prompts.is_empty() => {
             let (p, retry) = retry_params::<GetPromptRequestParams>(request)?;
@@ -142,6 +155,7 @@ pub(crate) async fn serve(
                 sink,
                 caller,
                 meta,
+                held,
             )
             .await
         }
@@ -234,8 +248,10 @@ fn call_params(
 /// as a task from it.
 ///
 /// A retry's round finishes even when its request is dropped (see
-/// [`finishing`]), so a dropped connection does not lose it, and sending the
-/// same retry again gets its reply (see [`replies`]).
+/// [`finishing`]), holding the request's places in flight (`held`) until it
+/// ends, so a dropped connection does not lose it, and sending the same
+/// retry again gets its reply (see [`replies`]).
+#[allow(clippy::too_many_arguments)]
 async fn run(
     server: &Arc<ServerInner>,
     target: Target<'_>,
@@ -244,6 +260,7 @@ async fn run(
     sink: &OutboundSink,
     caller: Caller,
     meta: meta::RequestMeta,
+    held: Held,
 ) -> Reply {
     let args = Value::Object(args);
     let binding = state::binding(&caller.principal, target.method(), target.name(), &args);
@@ -296,7 +313,7 @@ async fn run(
         }
         .in_current_span()
     };
-    Finishing::new(detached).await
+    Finishing::new(detached, held).await
 }
 
 /// Play a round whose target is found again from the server itself (for a

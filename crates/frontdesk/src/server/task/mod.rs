@@ -9,7 +9,13 @@
 //! `ask` ([`conversation`]); the run itself is in [`run`].
 //!
 //! Tasks live in this process's memory, bound to the principal that
-//! created them, and are forgotten `task_ttl` after creation.
+//! created them, and are forgotten `task_ttl` after creation, or earlier
+//! once finished, when a new task needs the room: each client (its quota
+//! key) has a share of the table (`max_tasks_per_client`) as well as the
+//! server's bound (`max_tasks`), and a new task over either first makes
+//! room from finished tasks (the client's own oldest for its share, the
+//! oldest overall for the table). A running task is never forgotten to make
+//! room; with none finished, the call continues without a task.
 
 mod conversation;
 mod run;
@@ -60,6 +66,8 @@ struct TaskState {
 pub(crate) struct TaskEntry {
     id: String,
     principal: String,
+    /// The client whose share the task counts against (its quota key).
+    owner: String,
     created: SystemTime,
     ttl: Duration,
     poll_interval_ms: u64,
@@ -74,6 +82,11 @@ impl TaskEntry {
             Ok(s) => s,
             Err(poisoned) => poisoned.into_inner(),
         }
+    }
+
+    /// Completed, failed or cancelled: its run is over.
+    fn is_finished(&self) -> bool {
+        self.state().status.is_terminal()
     }
 
     fn expired(&self, now: SystemTime) -> bool {
@@ -228,18 +241,76 @@ impl TaskEntry {
     }
 }
 
-/// Why a task could not be created.
-#[derive(Debug)]
-pub(crate) struct TableFull;
+/// Why a task could not be created: every task of the client's share, or
+/// of the whole table, is still running.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TableFull {
+    /// The client has `max_tasks_per_client` running.
+    Client,
+    /// The table has `max_tasks`, none finished.
+    Server,
+}
+
+/// Every task, oldest first, and how many each client has.
+#[derive(Default)]
+struct Table {
+    entries: IndexMap<String, Arc<TaskEntry>>,
+    per_owner: HashMap<String, usize>,
+}
+
+impl Table {
+    fn count(&self, owner: &str) -> usize {
+        self.per_owner.get(owner).copied().unwrap_or(0)
+    }
+
+    fn insert(&mut self, entry: Arc<TaskEntry>) {
+        *self.per_owner.entry(entry.owner.clone()).or_default() += 1;
+        self.entries.insert(entry.id.clone(), entry);
+    }
+
+    /// Uncount a task taken out of `entries`.
+    fn uncount(per_owner: &mut HashMap<String, usize>, entry: &TaskEntry) {
+        if let Some(n) = per_owner.get_mut(&entry.owner) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                per_owner.remove(&entry.owner);
+            }
+        }
+    }
+
+    fn remove(&mut self, id: &str) {
+        if let Some(entry) = self.entries.shift_remove(id) {
+            Self::uncount(&mut self.per_owner, &entry);
+        }
+    }
+
+    /// Forget the oldest finished task (of `owner`, when given); `false`
+    /// when there is none.
+    fn forget_finished(&mut self, owner: Option<&str>) -> bool {
+        let oldest = self
+            .entries
+            .iter()
+            .find(|(_, e)| owner.is_none_or(|o| e.owner == o) && e.is_finished())
+            .map(|(id, _)| id.clone());
+        match oldest {
+            Some(id) => {
+                tracing::debug!("a finished task forgotten to make room");
+                self.remove(&id);
+                true
+            }
+            None => false,
+        }
+    }
+}
 
 /// The live tasks of a server.
 #[derive(Default)]
 pub(crate) struct Tasks {
-    entries: Mutex<HashMap<String, Arc<TaskEntry>>>,
+    entries: Mutex<Table>,
 }
 
 impl Tasks {
-    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<TaskEntry>>> {
+    fn entries(&self) -> std::sync::MutexGuard<'_, Table> {
         match self.entries.lock() {
             Ok(e) => e,
             Err(poisoned) => poisoned.into_inner(),
@@ -247,36 +318,47 @@ impl Tasks {
     }
 
     /// Forget expired tasks (stopping any still running).
-    fn sweep(entries: &mut HashMap<String, Arc<TaskEntry>>, now: SystemTime) {
+    fn sweep(table: &mut Table, now: SystemTime) {
+        let Table { entries, per_owner } = table;
         entries.retain(|_, e| {
             let keep = !e.expired(now);
             if !keep {
                 tracing::info!(task = %fingerprint(&e.id), "task expired");
                 e.cancel.cancel();
+                Table::uncount(per_owner, e);
             }
             keep
         });
     }
 
-    /// A new working task of `principal`, in the table before anyone sees
-    /// its id.
+    /// A new working task of `principal`, counted against `owner`'s share,
+    /// in the table before anyone sees its id. Finished tasks make room
+    /// first: `owner`'s own oldest when it is at its share, the oldest of
+    /// all when the table is full.
     pub(crate) fn create(
         &self,
         principal: &str,
+        owner: &str,
         config: &ServerConfig,
     ) -> Result<Arc<TaskEntry>, TableFull> {
         let now = SystemTime::now();
         let mut entries = self.entries();
         Self::sweep(&mut entries, now);
-        if entries.len() >= config.max_tasks {
-            return Err(TableFull);
+        if entries.count(owner) >= config.max_tasks_per_client.max(1)
+            && !entries.forget_finished(Some(owner))
+        {
+            return Err(TableFull::Client);
+        }
+        if entries.entries.len() >= config.max_tasks && !entries.forget_finished(None) {
+            return Err(TableFull::Server);
         }
         let mut id = [0u8; 16];
         rand::fill(&mut id[..]);
         let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
         let entry = Arc::new(TaskEntry {
-            id: id.clone(),
+            id,
             principal: principal.to_string(),
+            owner: owner.to_string(),
             created: now,
             ttl: config.task_ttl,
             poll_interval_ms: u64::try_from(config.task_poll_interval.as_millis())
@@ -293,7 +375,7 @@ impl Tasks {
                 error: None,
             }),
         });
-        entries.insert(id, Arc::clone(&entry));
+        entries.insert(Arc::clone(&entry));
         tracing::info!(task = %fingerprint(&entry.id), "task created");
         Ok(entry)
     }
@@ -302,7 +384,7 @@ impl Tasks {
     /// as a missing one).
     pub(crate) fn get(&self, id: &str, principal: &str) -> Option<Arc<TaskEntry>> {
         let mut entries = self.entries();
-        let entry = entries.get(id).cloned()?;
+        let entry = entries.entries.get(id).cloned()?;
         if entry.expired(SystemTime::now()) {
             tracing::info!(task = %fingerprint(&entry.id), "task expired");
             entry.cancel.cancel();

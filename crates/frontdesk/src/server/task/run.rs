@@ -9,7 +9,7 @@ use frontdesk_wire::{CreateTaskResult, ErrorObject};
 use serde_json::{Map, Value};
 
 use super::conversation::InTask;
-use super::{Started, TaskEntry};
+use super::{Started, TableFull, TaskEntry};
 use crate::fingerprint::fingerprint;
 use crate::server::ServerInner;
 use crate::server::call::{Call, Conversation, TaskStarter};
@@ -21,16 +21,25 @@ use crate::store::BoxFuture;
 /// What lets a call with these client capabilities continue as a task.
 pub(crate) fn starter(caps: Value) -> TaskStarter {
     Box::new(move |call: &Call| {
+        let config = &call.server.config;
         let entry = match call
             .server
             .tasks
-            .create(&call.principal, &call.server.config)
+            .create(&call.principal, &call.quota_key, config)
         {
             Ok(entry) => entry,
-            Err(_) => {
+            Err(TableFull::Server) => {
                 tracing::warn!(
-                    limit = call.server.config.max_tasks,
+                    limit = config.max_tasks,
                     "task table full; the call continues without a task"
+                );
+                return None;
+            }
+            Err(TableFull::Client) => {
+                tracing::warn!(
+                    client = %call.quota_key,
+                    limit = config.max_tasks_per_client,
+                    "the client has its most tasks running; the call continues without a task"
                 );
                 return None;
             }
