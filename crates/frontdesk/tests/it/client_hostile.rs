@@ -7,13 +7,17 @@
 //!   nothing for a notification;
 //! - on 2026-07-28 a server has no requests at all: `elicitation/create`,
 //!   `sampling/createMessage`, `roots/list` and `ping` are `-32601`, and the
-//!   person is never asked.
+//!   person is never asked;
+//! - a form whose `requestedSchema` is not an object form (row 5) is refused
+//!   with `-32602` on 2025-11-25 and ends the call on 2026-07-28; it never
+//!   reaches the person and is never answered `accept`.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::client::{Step, TestHandler};
-use frontdesk::client::{Client, ClientConfig, ProtocolChoice, Revision};
+use frontdesk::client::{Client, ClientConfig, ClientError, Notice, ProtocolChoice, Revision};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -242,5 +246,143 @@ async fn a_modern_connection_answers_no_server_request() {
         );
     }
     assert!(handler.seen().is_empty(), "the person was asked");
+    client.close().await;
+}
+
+/// A config that records every notice.
+fn noting() -> (ClientConfig, Arc<Mutex<Vec<Notice>>>) {
+    let notices = Arc::new(Mutex::new(Vec::new()));
+    let log = notices.clone();
+    let config = ClientConfig::default().on_notice(move |n| log.lock().unwrap().push(n.clone()));
+    (config, notices)
+}
+
+fn form_request(id: Value, schema: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": {
+        "mode": "form", "message": "Which ones?", "requestedSchema": schema}})
+    .to_string()
+}
+
+/// 2025-11-25: a schema that is not an object form is `-32602` with the
+/// reason, the person hears why and is never asked.
+#[tokio::test]
+async fn a_form_that_is_not_an_object_is_refused_live() {
+    // Were the refused forms shown, this person would accept them empty.
+    let handler = TestHandler::new([Step::Accept(json!({})), Step::Accept(json!({}))]);
+    let (config, notices) = noting();
+    let (client, mut peer) = connect(
+        Revision::V2025_11_25,
+        handler.clone(),
+        config,
+        no_requests(),
+    )
+    .await;
+    let refused = [
+        (
+            json!(5),
+            json!({"type": "array", "items": {"type": "string"}}),
+        ),
+        (
+            json!("no-type"),
+            json!({"properties": {"name": {"type": "string"}}}),
+        ),
+    ];
+    for (id, schema) in refused {
+        peer.send(form_request(id.clone(), schema));
+        assert_eq!(
+            peer.reply().await,
+            Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602,
+                "message": "requestedSchema cannot be used: the schema's \"type\" must be \"object\""}}))
+        );
+    }
+    assert!(
+        handler.seen().is_empty(),
+        "an unusable form reached the person"
+    );
+    let noticed = notices.lock().unwrap().clone();
+    assert_eq!(
+        noticed
+            .iter()
+            .filter(|n| matches!(n, Notice::FormRefused { reason, .. }
+                if reason == "requestedSchema cannot be used: the schema's \"type\" must be \"object\""))
+            .count(),
+        2,
+        "{noticed:?}"
+    );
+
+    client.close().await;
+}
+
+/// Unsupported fields are not a refusal (the lenient reader): the form is
+/// shown, and the person's answer goes back.
+#[tokio::test]
+async fn a_form_with_only_unsupported_fields_is_still_shown() {
+    let handler = TestHandler::new([Step::Decline]);
+    let (client, mut peer) = connect(
+        Revision::V2025_11_25,
+        handler.clone(),
+        ClientConfig::default(),
+        no_requests(),
+    )
+    .await;
+    peer.send(form_request(
+        json!(6),
+        json!({"type": "object", "properties": {"address": {"type": "object"}}}),
+    ));
+    assert_eq!(
+        peer.reply().await,
+        Some(json!({"jsonrpc": "2.0", "id": 6, "result": {"action": "decline"}}))
+    );
+    assert_eq!(handler.seen().len(), 1);
+    client.close().await;
+}
+
+/// 2026-07-28: the same form inside `input_required` ends the call with the
+/// reason; nothing is sent back (no retry, so no invented answer), and the
+/// person is never asked.
+#[tokio::test]
+async fn a_form_that_is_not_an_object_ends_a_modern_call() {
+    let handler = TestHandler::new([Step::Accept(json!({}))]);
+    let (config, notices) = noting();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let on_request: OnRequest = Box::new(move |message| {
+        if message["method"] != "tools/call" {
+            return Vec::new();
+        }
+        let n = counted.fetch_add(1, Ordering::SeqCst);
+        let answer = if n == 0 {
+            json!({"resultType": "input_required", "inputRequests": {"pick": {
+                "method": "elicitation/create", "params": {"mode": "form",
+                "message": "Which ones?", "requestedSchema": {"type": "array"}}}}})
+        } else {
+            json!({"resultType": "complete", "content": [{"type": "text", "text": "agreed"}]})
+        };
+        vec![result(&message["id"], answer)]
+    });
+    let (client, _peer) = connect(Revision::V2026_07_28, handler.clone(), config, on_request).await;
+    let outcome = client.call_tool("pick", json!({})).await;
+    match outcome {
+        Err(ClientError::Refused { request, reason }) => {
+            assert_eq!(request, "elicitation/create");
+            assert_eq!(
+                reason,
+                "requestedSchema cannot be used: the schema's \"type\" must be \"object\""
+            );
+        }
+        other => panic!("expected the call to be refused, got {other:?}"),
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "the call was retried");
+    assert!(
+        handler.seen().is_empty(),
+        "an unusable form reached the person"
+    );
+    assert!(
+        notices
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|n| matches!(n, Notice::FormRefused { key, .. } if key == "pick"))
+    );
     client.close().await;
 }
