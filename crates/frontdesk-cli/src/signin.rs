@@ -133,6 +133,8 @@ impl PendingRedirect for Waiting {
                 scopes: prompt.scopes.clone(),
             };
             let review = prompt.review;
+            // The listener takes only the callback carrying this request's state.
+            let state = prompt.state;
             let outcome = tokio::task::spawn_blocking(move || {
                 let _quiet = frontdesk_host::logs::hold();
                 run_sign_in(&mut TtyScreen::new(), &request, &review, &SystemBrowser)
@@ -143,7 +145,7 @@ impl PendingRedirect for Waiting {
                 return Err(AuthError::NotApproved);
             }
             crate::output::note("frontdesk: waiting for the browser to come back (Ctrl-C stops) …");
-            let answer = self.redirect.wait(SIGN_IN_TIME).await?;
+            let answer = self.redirect.wait(&state, SIGN_IN_TIME).await?;
             crate::output::note("frontdesk: signed in.");
             Ok(answer)
         })

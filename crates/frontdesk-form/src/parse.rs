@@ -27,6 +27,21 @@ impl ParsedForm {
         self.diagnostics.is_empty()
     }
 
+    /// The diagnostic that makes the whole form unusable, if there is one:
+    /// a root whose `type` is missing or not `"object"`. Such a schema is
+    /// not an object form, so no form shown for it is the question it asks,
+    /// and no answer to it can be an honest `accept`: a host refuses it
+    /// without showing it. Every other diagnostic leaves something a host
+    /// can show honestly: an unsupported field is shown as such (with decline
+    /// offered), a missing `properties` is a form without fields, a malformed
+    /// or unknown `required` entry loses only what the server's own
+    /// validation will hold the answer to.
+    pub fn unusable(&self) -> Option<&Diagnostic> {
+        self.diagnostics
+            .iter()
+            .find(|d| d.field.is_none() && d.code == DiagnosticCode::NotObjectType)
+    }
+
     /// The diagnostics about one field.
     pub fn diagnostics_for<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a Diagnostic> {
         self.diagnostics

@@ -285,6 +285,40 @@ fn top_level_problems() {
     );
 }
 
+/// Only a root that is not an object form makes a whole form unusable;
+/// every other problem leaves a form a host can show honestly.
+#[test]
+fn only_a_root_that_is_not_an_object_makes_a_form_unusable() {
+    let unusable = |schema: Value| {
+        FormSchema::parse(&schema)
+            .unwrap()
+            .unusable()
+            .map(|d| (d.field.clone(), d.code))
+    };
+    for schema in [
+        json!({"type": "array", "items": {"type": "string"}}),
+        json!({"type": "string"}),
+        json!({"type": ["object"], "properties": {}}),
+        json!({"properties": {"name": {"type": "string"}}}),
+    ] {
+        assert_eq!(
+            unusable(schema.clone()),
+            Some((None, D::NotObjectType)),
+            "{schema}"
+        );
+    }
+    for schema in [
+        json!({"type": "object", "properties": {}}),
+        json!({"type": "object"}),
+        json!({"type": "object", "properties": {"a": {"type": "object"}}}),
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": "a"}),
+        json!({"type": "object", "properties": {}, "required": ["ghost"]}),
+        json!({"type": "object", "properties": {}, "title": 3}),
+    ] {
+        assert_eq!(unusable(schema.clone()), None, "{schema}");
+    }
+}
+
 #[test]
 fn limits_bound_the_parse() {
     let mut props = serde_json::Map::new();

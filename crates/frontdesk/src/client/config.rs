@@ -49,6 +49,15 @@ pub enum Notice {
         /// Why.
         reason: String,
     },
+    /// A form was refused without being shown: its `requestedSchema` is not
+    /// a form that can be shown honestly (its root is not an object). On
+    /// 2025-11-25 the server got `-32602`; on 2026-07-28 the call ended.
+    FormRefused {
+        /// The request's key / id.
+        key: String,
+        /// Why, as the server was (or would have been) told.
+        reason: String,
+    },
     /// A 2026-07-28 round finished and the call is retried.
     Retrying {
         /// The method (`tools/call`, …).

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use frontdesk_wire::{
     CancelledNotificationParams, CreateMessageRequestParams, ElicitAction, ElicitRequestParams,
     ElicitationCompleteParams, ErrorCode, ErrorObject, JsonRpcErrorResponse, JsonRpcMessage,
-    JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, ServerCapabilities, meta_key, method,
+    JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId, ServerCapabilities, meta_key,
+    method,
 };
 use serde_json::{Map, Value};
 use tokio::sync::watch;
@@ -21,7 +22,7 @@ use super::elicit::{Elicitor, Outcome};
 use super::error::ClientError;
 use super::handler::ElicitationOrigin;
 use super::sampling::{self, Refusal, SamplingRequest};
-use super::transport::{Tap, Transport, id_key};
+use super::transport::{FromServer, Tap, Transport, id_key};
 use frontdesk_wire::Revision;
 
 /// URL elicitations (2025-11-25) waiting for `notifications/elicitation/complete`.
@@ -115,7 +116,9 @@ pub(crate) struct Core {
     pub tap: Tap,
     pub elicitor: Elicitor,
     pub urls: UrlFlows,
-    pub revision: RwLock<Revision>,
+    /// The revision once it is settled: from the start when configured as
+    /// 2026-07-28, else when `initialize` or `server/discover` answered.
+    pub revision: RwLock<Option<Revision>>,
     pub learnt: RwLock<Learnt>,
     next_id: AtomicI64,
     serving: Mutex<HashMap<String, CancellationToken>>,
@@ -133,13 +136,21 @@ impl Core {
         tap: Tap,
         elicitor: Elicitor,
     ) -> Self {
+        // A configured 2026-07-28 needs no negotiation; otherwise the
+        // handshake or discovery settles it.
+        let configured = match config.protocol {
+            super::config::ProtocolChoice::Only(Revision::V2026_07_28) => {
+                Some(Revision::V2026_07_28)
+            }
+            _ => None,
+        };
         Self {
             transport,
             config,
             tap,
             elicitor,
             urls: UrlFlows::default(),
-            revision: RwLock::new(Revision::V2026_07_28),
+            revision: RwLock::new(configured),
             learnt: RwLock::new(Learnt::default()),
             next_id: AtomicI64::new(1),
             serving: Mutex::new(HashMap::new()),
@@ -169,10 +180,26 @@ impl Core {
     }
 
     pub fn revision(&self) -> Revision {
-        self.revision
-            .read()
-            .map(|p| *p)
-            .unwrap_or(Revision::V2026_07_28)
+        self.settled_revision().unwrap_or(Revision::V2026_07_28)
+    }
+
+    /// The revision, once negotiation settled it.
+    fn settled_revision(&self) -> Option<Revision> {
+        self.revision.read().ok().and_then(|p| *p)
+    }
+
+    /// Settle the revision (the handshake or discovery answered).
+    pub fn settle(&self, revision: Revision) {
+        if let Ok(mut p) = self.revision.write() {
+            *p = Some(revision);
+        }
+    }
+
+    /// Whether a reply to the server may be sent at all: a 2026-07-28
+    /// client must not send responses over HTTP (MRTR C.5), so there a
+    /// request the server should not have sent goes unanswered.
+    fn may_reply(&self) -> bool {
+        !(self.transport.is_http() && self.settled_revision() == Some(Revision::V2026_07_28))
     }
 
     fn next_id(&self) -> i64 {
@@ -278,20 +305,56 @@ impl Core {
     }
 
     /// Serve everything the server sends on its own until the connection ends.
+    ///
+    /// Every request gets exactly one reply (when a reply may be sent at
+    /// all, see [`Core::may_reply`]): its result, or the JSON-RPC error
+    /// for what is wrong with it — `-32700` for bytes that are not JSON,
+    /// `-32600` (id `null` when the id is unusable) for a message that is
+    /// no request, `-32602` for non-object `params`, `-32601` for a method
+    /// this client does not serve, and for every request on a 2026-07-28
+    /// connection (that revision's servers send none: they ask inside
+    /// `input_required` results). A notification never gets a reply, even
+    /// a malformed one, and neither does a response.
     pub async fn serve_inbound(self: Arc<Self>, mut rx: super::transport::InboundReceiver) {
         loop {
             let message = tokio::select! {
                 m = rx.recv() => match m { Some(m) => m, None => break },
                 () = self.closed.cancelled() => break,
             };
+            let message = match message {
+                FromServer::Message(m) => m,
+                FromServer::Unreadable(error) => {
+                    self.refuse(None, error).await;
+                    continue;
+                }
+            };
+            let notification = looks_like_notification(&message);
             match JsonRpcMessage::from_value(message) {
                 Ok(JsonRpcMessage::Request(req)) => {
+                    if self.settled_revision() == Some(Revision::V2026_07_28) {
+                        tracing::warn!(
+                            method = %req.method,
+                            "a 2026-07-28 server sent a request; refused"
+                        );
+                        let error = ErrorObject::method_not_found(&format!(
+                            "{} (2026-07-28 servers send no requests)",
+                            req.method
+                        ));
+                        self.refuse(Some(req.id), error).await;
+                        continue;
+                    }
                     let Ok(slot) = Arc::clone(&self.serving_slots).try_acquire_owned() else {
                         tracing::warn!(
                             limit = MAX_SERVING,
                             "the server has too many requests open; refusing one"
                         );
-                        self.refuse_busy(req).await;
+                        let error = ErrorObject::new(
+                            ErrorCode(BUSY),
+                            format!(
+                                "The client is already serving {MAX_SERVING} requests from this server"
+                            ),
+                        );
+                        self.refuse(Some(req.id), error).await;
                         continue;
                     };
                     let core = self.clone();
@@ -302,21 +365,27 @@ impl Core {
                 }
                 Ok(JsonRpcMessage::Notification(n)) => self.on_notification(&n),
                 Ok(_) => tracing::debug!("stray response ignored"),
-                Err(e) => tracing::warn!(error = %e, "unusable message from the server"),
+                Err(e) if notification => {
+                    tracing::warn!(error = %e, "malformed notification from the server; ignored");
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "malformed request from the server; refused");
+                    self.refuse(e.id().cloned(), e.to_error_object()).await;
+                }
             }
         }
         self.cancel_all_serving();
     }
 
-    /// Answer a request the client has no room for: a JSON-RPC error, at once.
-    async fn refuse_busy(&self, req: JsonRpcRequest) {
-        let error = ErrorObject::new(
-            ErrorCode(BUSY),
-            format!("The client is already serving {MAX_SERVING} requests from this server"),
-        );
-        if let Ok(message) = serde_json::to_value(JsonRpcErrorResponse::new(Some(req.id), error)) {
-            self.respond(message).await;
+    /// Answer `error` at once to the request `id` (`None`: its id could not
+    /// be read; written `"id": null`).
+    async fn refuse(&self, id: Option<RequestId>, error: ErrorObject) {
+        if !self.may_reply() {
+            tracing::debug!(code = error.code.0, "no reply: this transport carries none");
+            return;
         }
+        let reply = JsonRpcMessage::from(JsonRpcErrorResponse::new(id, error)).to_value();
+        self.respond(reply).await;
     }
 
     fn cancel_all_serving(&self) {
@@ -365,10 +434,12 @@ impl Core {
         let message = match reply {
             None => return,
             Some(Ok(result)) => serde_json::to_value(JsonRpcResponse::new(req.id, result)),
-            Some(Err(e)) => serde_json::to_value(JsonRpcErrorResponse::new(Some(req.id), e)),
+            Some(Err(e)) => return self.refuse(Some(req.id), e).await,
         };
-        if let Ok(message) = message {
-            self.respond(message).await;
+        match message {
+            Ok(message) if self.may_reply() => self.respond(message).await,
+            Ok(_) => tracing::debug!("no reply: this transport carries none"),
+            Err(e) => tracing::warn!(error = %e, "could not write a reply"),
         }
     }
 
@@ -467,6 +538,13 @@ impl Core {
             ),
         }
     }
+}
+
+/// Whether a message that failed to classify was meant as a notification:
+/// a string `method` and no `id` member. JSON-RPC forbids replying to one,
+/// malformed or not.
+fn looks_like_notification(message: &Value) -> bool {
+    message.get("id").is_none() && message.get("method").is_some_and(Value::is_string)
 }
 
 /// The code of a refused sampling request (the spec's example: "User

@@ -14,6 +14,13 @@
 //! - Over the per-server rate limit, past the human-wait budget, or for a
 //!   mode the handler cannot serve (2026-07-28): `cancel`, logged, with a
 //!   [`Notice`]. Never an invented `decline`.
+//! - A form the form crate marks unusable ([`ParsedForm::unusable`]: its
+//!   root is not an object form), or whose schema does not parse at all, is
+//!   never shown: refused with `-32602` and the reason (2025-11-25), or the
+//!   call ends (2026-07-28, see `mrtr`), logged with a [`Notice`]. Never an
+//!   invented `accept` or `decline`.
+//!
+//! [`ParsedForm::unusable`]: frontdesk_form::ParsedForm::unusable
 
 use std::sync::{Arc, RwLock};
 
@@ -61,6 +68,24 @@ fn defaults_policy(apply: bool) -> Defaults {
         Defaults::Apply
     } else {
         Defaults::Leave
+    }
+}
+
+/// Why the form request `params` cannot be shown at all, if it cannot:
+/// its schema does not parse, or the form crate marks it unusable. `None`
+/// for URL requests and for every form a person can be shown.
+pub(crate) fn unusable_form(params: &ElicitRequestParams) -> Option<String> {
+    let ElicitRequestParams::Form(p) = params else {
+        return None;
+    };
+    // The same bounded parse `elicit` does (the schema is at most one
+    // message); done separately so a round can be checked before any of its
+    // questions is shown.
+    match FormSchema::parse(&Value::Object(p.requested_schema.clone())) {
+        Err(e) => Some(format!("requestedSchema cannot be used: {e}")),
+        Ok(parsed) => parsed
+            .unusable()
+            .map(|d| format!("requestedSchema cannot be used: {}", d.message)),
     }
 }
 
@@ -112,6 +137,17 @@ impl Elicitor {
         }
     }
 
+    /// Say that the form `key` was refused unseen, and why (the log and a
+    /// [`Notice::FormRefused`]); the error to answer with.
+    pub fn refuse_form(&self, key: &str, reason: &str) -> ErrorObject {
+        tracing::warn!(key, %reason, "refusing a form that cannot be shown");
+        self.config.notice(Notice::FormRefused {
+            key: key.to_string(),
+            reason: reason.to_string(),
+        });
+        ErrorObject::invalid_params(reason)
+    }
+
     fn auto_cancel(&self, key: &str, reason: impl Into<String>) -> Outcome {
         let reason = reason.into();
         tracing::warn!(key, %reason, "answering cancel on the person's behalf");
@@ -161,11 +197,16 @@ impl Elicitor {
         match params {
             ElicitRequestParams::Form(p) => {
                 let parsed = match FormSchema::parse(&Value::Object(p.requested_schema.clone())) {
-                    Ok(parsed) => parsed,
+                    Ok(parsed) if parsed.unusable().is_none() => parsed,
+                    Ok(parsed) => {
+                        let reason = parsed.unusable().map_or_else(String::new, |d| {
+                            format!("requestedSchema cannot be used: {}", d.message)
+                        });
+                        return Outcome::Refused(self.refuse_form(&key, &reason));
+                    }
                     Err(e) => {
-                        return Outcome::Refused(ErrorObject::invalid_params(format!(
-                            "requestedSchema cannot be used: {e}"
-                        )));
+                        let reason = format!("requestedSchema cannot be used: {e}");
+                        return Outcome::Refused(self.refuse_form(&key, &reason));
                     }
                 };
                 let prefill = parsed.schema.prefill();

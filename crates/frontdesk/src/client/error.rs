@@ -29,7 +29,8 @@ pub enum ClientError {
     },
     /// The server asked for something this client refused to give
     /// (2026-07-28: a sampling request the person rejected or no model could
-    /// answer); the call ends.
+    /// answer, or a form that cannot be shown because its `requestedSchema`
+    /// is not an object form); the call ends.
     #[error("{request} refused: {reason}")]
     Refused {
         /// What was asked (`sampling/createMessage`).

@@ -46,9 +46,7 @@ pub(crate) async fn initialize(core: &Core) -> Result<(), ClientError> {
         l.capabilities = Some(init.capabilities.clone());
         l.instructions.clone_from(&init.instructions);
     }
-    if let Ok(mut p) = core.revision.write() {
-        *p = Revision::V2025_11_25;
-    }
+    core.settle(Revision::V2025_11_25);
     core.notify(method::INITIALIZED, None).await?;
     core.transport.initialized(&init.protocol_version).await;
     tracing::info!(server = %init.server_info.name, version = %init.protocol_version, "initialized");

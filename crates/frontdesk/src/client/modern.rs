@@ -128,9 +128,7 @@ pub(crate) fn adopt(core: &Core, d: Discovered) {
         l.instructions = d.instructions;
         l.supported_versions = d.supported;
     }
-    if let Ok(mut p) = core.revision.write() {
-        *p = Revision::V2026_07_28;
-    }
+    core.settle(Revision::V2026_07_28);
 }
 
 /// Result of the dual-era probe.

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::Notice;
 use super::connection::Core;
-use super::elicit::Outcome;
+use super::elicit::{self, Outcome};
 use super::error::ClientError;
 use super::handler::ElicitationOrigin;
 use super::modern;
@@ -107,12 +107,32 @@ pub(crate) async fn round(
 }
 
 /// Answer every request of one round through the handler.
+///
+/// A form that cannot be shown honestly (its schema is not an object form,
+/// see `elicit::unusable_form`) ends the call before any question of the
+/// round is shown: [`ClientError::Refused`], and nothing goes back to the
+/// server. Its answers can only be results, and none is true: `accept`
+/// would be consent to a question nobody saw, `decline` a choice nobody
+/// made, and `cancel` tells the server the person dismissed it. The server
+/// is left waiting for nothing (MRTR A.5: a client that will not fulfil a
+/// request may simply not retry), and the caller learns why.
 pub(crate) async fn fulfil(
     core: &Core,
     label: Option<&str>,
     requests: &InputRequests,
     cancel: &CancellationToken,
 ) -> Result<InputResponses, ClientError> {
+    for (key, request) in &requests.0 {
+        if let InputRequest::Elicit(e) = request
+            && let Some(reason) = elicit::unusable_form(&e.params)
+        {
+            core.elicitor.refuse_form(key, &reason);
+            return Err(ClientError::Refused {
+                request: request_method(request).to_owned(),
+                reason,
+            });
+        }
+    }
     let mut responses = InputResponses::new();
     for (key, request) in &requests.0 {
         let e = match request {

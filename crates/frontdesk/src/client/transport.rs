@@ -2,6 +2,7 @@
 //! response, send a notification or a response, and deliver everything the
 //! server sends on its own (requests, notifications) to the inbound queue.
 
+use frontdesk_wire::ErrorObject;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -17,13 +18,24 @@ use super::handler::BoxFuture;
 /// memory stays bounded.
 pub(crate) const INBOUND_CAPACITY: usize = 256;
 
+/// One thing the server sent on its own.
+#[derive(Debug)]
+pub(crate) enum FromServer {
+    /// A JSON value that is not a response to one of our requests (a
+    /// request, a notification, or something malformed).
+    Message(Value),
+    /// Bytes that cannot be read as JSON at all (not JSON, or over the
+    /// size bound): the error to answer with, id `null`.
+    Unreadable(ErrorObject),
+}
+
 /// Where the transport puts the messages the server sent that are not
 /// responses to our requests: a bounded queue.
 #[derive(Debug, Clone)]
-pub(crate) struct Inbound(mpsc::Sender<Value>);
+pub(crate) struct Inbound(mpsc::Sender<FromServer>);
 
 /// The reading end of [`Inbound`].
-pub(crate) type InboundReceiver = mpsc::Receiver<Value>;
+pub(crate) type InboundReceiver = mpsc::Receiver<FromServer>;
 
 /// A new inbound queue.
 pub(crate) fn inbound() -> (Inbound, InboundReceiver) {
@@ -35,8 +47,29 @@ impl Inbound {
     /// Queue `message`, waiting while the queue is full; `false` once the
     /// connection stopped reading.
     pub(crate) async fn deliver(&self, message: Value) -> bool {
-        self.0.send(message).await.is_ok()
+        self.0.send(FromServer::Message(message)).await.is_ok()
     }
+
+    /// Queue the error for bytes that were no JSON message (see
+    /// [`FromServer::Unreadable`]); `false` once the connection stopped
+    /// reading.
+    pub(crate) async fn unreadable(&self, error: ErrorObject) -> bool {
+        self.0.send(FromServer::Unreadable(error)).await.is_ok()
+    }
+}
+
+/// The error for bytes from the server that are not JSON (`-32700`); the
+/// parser's message says where, never what.
+pub(crate) fn not_json(e: &serde_json::Error) -> ErrorObject {
+    ErrorObject::parse_error(format!("Parse error: {e}"))
+}
+
+/// The error for a message from the server over `limit` bytes (`-32600`,
+/// as the server answers an over-size message).
+pub(crate) fn too_large(limit: usize) -> ErrorObject {
+    ErrorObject::invalid_request(format!(
+        "Invalid request: message larger than {limit} bytes"
+    ))
 }
 
 /// The wire tap, shared by the connection and its transport.
@@ -86,6 +119,8 @@ pub(crate) trait Transport: Send + Sync {
     fn initialized<'a>(&'a self, version: &'a str) -> BoxFuture<'a, ()>;
 
     /// Whether dropping a request is its cancellation (2026-07-28 HTTP).
+    /// Also: a 2026-07-28 client must not send responses over HTTP, so a
+    /// server's request there gets none.
     fn is_http(&self) -> bool;
 
     /// Calls of `tool` mirror these arguments into `Mcp-Param-*` headers

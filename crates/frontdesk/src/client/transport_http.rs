@@ -26,7 +26,7 @@ use super::error::ClientError;
 use super::handler::BoxFuture;
 use super::sse::{SseEvent, SseParser};
 use super::tool_headers::{ParamHeaders, header_values};
-use super::transport::{Inbound, Tap, Transport, id_key, is_response};
+use super::transport::{Inbound, Tap, Transport, id_key, is_response, not_json};
 use frontdesk_wire::method::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use frontdesk_wire::{header, meta_key, method};
 
@@ -322,6 +322,7 @@ impl HttpTransport {
             Ok(v) => v,
             Err(e) => {
                 tracing::warn!(error = %e, "unparseable SSE event from the server");
+                self.inbound.unreadable(not_json(&e)).await;
                 return None;
             }
         };

@@ -15,10 +15,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::ClientError;
 use super::handler::BoxFuture;
-use super::transport::{Inbound, Tap, Transport, id_key, is_response};
+use super::transport::{Inbound, Tap, Transport, id_key, is_response, not_json, too_large};
 
 /// Longest line read from a server (bytes); longer lines are skipped.
 const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Lines waiting to be written to the server. A server that stops reading
+/// its input makes the client wait here (and, in turn, stop reading the
+/// server's output) instead of queueing replies without bound.
+const OUTGOING_CAPACITY: usize = 64;
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
 
@@ -35,7 +40,7 @@ pub enum ServerStderr {
 }
 
 pub(crate) struct LineTransport {
-    out: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    out: Mutex<Option<mpsc::Sender<String>>>,
     pending: Pending,
     closed: CancellationToken,
     child: tokio::sync::Mutex<Option<Child>>,
@@ -48,7 +53,7 @@ impl LineTransport {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::unbounded_channel::<String>();
+        let (tx, rx) = mpsc::channel::<String>(OUTGOING_CAPACITY);
         let pending: Pending = Arc::default();
         let closed = CancellationToken::new();
         tokio::spawn(write_loop(writer, rx));
@@ -105,13 +110,15 @@ impl LineTransport {
         Ok(transport)
     }
 
-    fn write(&self, message: &Value) -> Result<(), ClientError> {
+    async fn write(&self, message: &Value) -> Result<(), ClientError> {
         let line = serde_json::to_string(message).map_err(ClientError::transport)?;
-        let guard = self.out.lock().map_err(|_| ClientError::Closed)?;
-        match guard.as_ref() {
-            Some(tx) => tx.send(line).map_err(|_| ClientError::Closed),
-            None => Err(ClientError::Closed),
-        }
+        let tx = self
+            .out
+            .lock()
+            .map_err(|_| ClientError::Closed)?
+            .clone()
+            .ok_or(ClientError::Closed)?;
+        tx.send(line).await.map_err(|_| ClientError::Closed)
     }
 }
 
@@ -146,13 +153,13 @@ impl Transport for LineTransport {
                 pending: &self.pending,
                 key,
             };
-            self.write(&message)?;
+            self.write(&message).await?;
             rx.await.map_err(|_| ClientError::Closed)
         })
     }
 
     fn send(&self, message: Value) -> BoxFuture<'_, Result<(), ClientError>> {
-        Box::pin(async move { self.write(&message) })
+        Box::pin(async move { self.write(&message).await })
     }
 
     fn initialized<'a>(&'a self, _version: &'a str) -> BoxFuture<'a, ()> {
@@ -184,7 +191,7 @@ impl Transport for LineTransport {
     }
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::UnboundedReceiver<String>) {
+async fn write_loop<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<String>) {
     while let Some(line) = rx.recv().await {
         let ok = writer.write_all(line.as_bytes()).await.is_ok()
             && writer.write_all(b"\n").await.is_ok()
@@ -195,6 +202,27 @@ async fn write_loop<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Unbounde
         }
     }
     let _ = writer.shutdown().await;
+}
+
+/// Read and drop the rest of a line, holding no more than the reader's
+/// buffer.
+async fn skip_line<R: AsyncBufReadExt + Unpin>(reader: &mut R) -> std::io::Result<()> {
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        match buf.iter().position(|b| *b == b'\n') {
+            Some(end) => {
+                reader.consume(end + 1);
+                return Ok(());
+            }
+            None => {
+                let n = buf.len();
+                reader.consume(n);
+            }
+        }
+    }
 }
 
 async fn read_loop<R: AsyncRead + Unpin>(
@@ -217,9 +245,11 @@ async fn read_loop<R: AsyncRead + Unpin>(
             Ok(0) | Err(_) => break,
             Ok(_) if line.len() > MAX_LINE => {
                 tracing::warn!("a line from the server is over {MAX_LINE} bytes; skipped");
-                // Skip the rest of the line.
-                let mut rest = Vec::new();
-                let _ = reader.read_until(b'\n', &mut rest).await;
+                if skip_line(&mut reader).await.is_err()
+                    || !inbound.unreadable(too_large(MAX_LINE)).await
+                {
+                    break;
+                }
                 continue;
             }
             Ok(_) => {}
@@ -232,6 +262,9 @@ async fn read_loop<R: AsyncRead + Unpin>(
             Ok(v) => v,
             Err(e) => {
                 tracing::warn!(error = %e, "unparseable line from the server");
+                if !inbound.unreadable(not_json(&e)).await {
+                    break;
+                }
                 continue;
             }
         };

@@ -6,6 +6,7 @@
 
 mod client;
 mod client_bounds;
+mod client_hostile;
 mod client_requests;
 mod client_streams;
 mod client_tasks;

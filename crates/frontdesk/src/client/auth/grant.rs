@@ -100,6 +100,11 @@ fn single(url: &url::Url, name: &str) -> Result<Option<String>, AuthError> {
 }
 
 impl Pending {
+    /// The request's `state`.
+    pub fn state(&self) -> &str {
+        self.state.secret()
+    }
+
     /// Check the redirect URL and return its code: the `state` must be this
     /// request's, an `iss` must be exactly the issuer (and is required when
     /// the server advertises it, RFC 9207), an `error` is the server's refusal.

@@ -130,6 +130,9 @@ pub struct AuthorizationPrompt {
     /// The authorization URL's review. Show it whole; open it only after the
     /// person consents, and never when the review refused it.
     pub review: UrlReview,
+    /// The request's `state`: the redirect that answers it carries it, so a
+    /// listener takes only that one (see [`LoopbackRedirect::wait`]).
+    pub state: String,
 }
 
 /// The user-agent part of an authorization: where the authorization server

@@ -238,6 +238,7 @@ impl AuthSession {
             issuer: server.issuer.clone(),
             scopes: scopes.clone(),
             review,
+            state: pending.state().to_owned(),
         };
         let answer = {
             let _busy = self.human.start();
