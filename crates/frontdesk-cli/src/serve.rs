@@ -75,7 +75,8 @@ pub struct ServeArgs {
     /// issued before them refused (other clients are not affected).
     #[arg(long, value_name = "N", default_value_t = InMemoryNonceStore::DEFAULT_MAX_PER_OWNER)]
     redemptions_per_client: usize,
-    /// Directory of the SQLite store (created owner-only when missing).
+    /// Directory of the SQLite store (created owner-only when missing; an
+    /// existing one must be yours and not writable by others).
     #[arg(
         long,
         value_name = "DIR",
@@ -159,17 +160,18 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
     })
 }
 
-/// The SQLite file in `dir`, creating `dir` (owner-only) when missing.
+/// The SQLite file in `dir`, creating `dir` (owner-only, whatever the umask)
+/// when missing; the store checks an existing one (this user's, not writable
+/// by others).
 fn sqlite_file(dir: &Path) -> anyhow::Result<PathBuf> {
     if !dir.exists() {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
         #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-                .with_context(|| format!("cannot restrict {}", dir.display()))?;
-        }
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(dir)
+            .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
     }
     Ok(dir.join(SQLITE_FILE))
 }

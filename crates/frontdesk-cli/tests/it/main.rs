@@ -8,6 +8,7 @@ mod abuse;
 mod call;
 mod check;
 mod connect;
+mod data_dir;
 mod errors;
 mod hostile;
 mod lab;
