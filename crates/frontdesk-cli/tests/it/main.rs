@@ -14,6 +14,7 @@ mod hostile;
 mod lab;
 mod park;
 mod requests;
+mod serve_pages;
 mod serve_restart;
 mod signin;
 mod support;
