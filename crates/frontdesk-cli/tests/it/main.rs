@@ -19,3 +19,4 @@ mod serve_restart;
 mod signin;
 mod support;
 mod tmux;
+mod web_open;
