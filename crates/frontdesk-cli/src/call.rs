@@ -45,7 +45,10 @@ With no terminal, no --answers and no --park, every question is answered cancel.
 
 --park is for agents and scripts that relay questions to a person: the call stays
 open in a small background process (reachable only by you, through a socket in a
-directory only you can open; it ends after --park-ttl seconds without an answer),
+directory only you can open: $FRONTDESK_PARK_DIR, $XDG_RUNTIME_DIR/frontdesk or
+$TMPDIR/frontdesk-UID, or a private one beside it when that one is not yours; the
+arguments are never on its command line; it ends after --park-ttl seconds without an
+answer),
 and each pending question is printed as JSON: its id, the server, the message, and
 the form's fields (key, label, type, required, default, options with value and
 title, limits) or the URL with its full review. Answer with

@@ -15,7 +15,7 @@ use frontdesk::http::auth::jwt::{JwksSource, JwtAuthenticator, JwtConfig};
 use frontdesk::http::auth::metadata::ProtectedResource;
 use frontdesk::http::auth::tokens::StaticTokens;
 use frontdesk::http::auth::{Authenticate, Authenticator, Unauthorized};
-use frontdesk::http::{HttpOptions, bind};
+use frontdesk::http::{HttpOptions, OriginPolicy, bind};
 use frontdesk::server::Server;
 use frontdesk::state::{InMemoryNonceStore, KEYS_ENV, NonceStore, StateSealer};
 use frontdesk::store::BoxFuture;
@@ -75,7 +75,8 @@ pub struct ServeArgs {
     /// issued before them refused (other clients are not affected).
     #[arg(long, value_name = "N", default_value_t = InMemoryNonceStore::DEFAULT_MAX_PER_OWNER)]
     redemptions_per_client: usize,
-    /// Directory of the SQLite store (created owner-only when missing).
+    /// Directory of the SQLite store (created owner-only when missing; an
+    /// existing one must be yours and not writable by others).
     #[arg(
         long,
         value_name = "DIR",
@@ -108,6 +109,11 @@ pub struct ServeArgs {
     /// when not the bound address (behind a proxy or load balancer).
     #[arg(long, value_name = "URL", requires = "http")]
     public_url: Option<String>,
+    /// Also accept browser requests from this origin (repeatable), e.g.
+    /// `http://localhost:6274` for MCP Inspector's page connecting directly.
+    /// By default only the server's own origin (its address, or --public-url).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    allow_origins: Vec<String>,
 }
 
 /// Run `frontdesk serve` until the transport closes, Ctrl-C or SIGTERM.
@@ -159,17 +165,18 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
     })
 }
 
-/// The SQLite file in `dir`, creating `dir` (owner-only) when missing.
+/// The SQLite file in `dir`, creating `dir` (owner-only, whatever the umask)
+/// when missing; the store checks an existing one (this user's, not writable
+/// by others).
 fn sqlite_file(dir: &Path) -> anyhow::Result<PathBuf> {
     if !dir.exists() {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
         #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-                .with_context(|| format!("cannot restrict {}", dir.display()))?;
-        }
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(dir)
+            .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
     }
     Ok(dir.join(SQLITE_FILE))
 }
@@ -242,7 +249,8 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
         let server = frontdesk_demo::register(builder, base, &demo).build();
         let mut page = SignIn::new(server.clone())
             .cookie_sealer(sealer.clone())
-            .secure_cookies(base.starts_with("https://"));
+            .secure_cookies(base.starts_with("https://"))
+            .served_at(base);
         if let Some(a) = &auth {
             page = page.authenticator(Arc::clone(a));
         }
@@ -253,7 +261,9 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
         // JWT authentication, the protected-resource metadata.
         Some(addr) => {
             let metadata_url = Arc::new(OnceLock::new());
-            let mut options = HttpOptions::new().endpoint(ENDPOINT);
+            let mut options = HttpOptions::new()
+                .endpoint(ENDPOINT)
+                .origins(OriginPolicy::SameOrigin(args.allow_origins.clone()));
             if let Some(base) = &args.public_url {
                 options = options.public_base_url(base.trim_end_matches('/'));
             }
@@ -290,12 +300,19 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
             Ok(listener.routes(routes).serve(server).await?)
         }
         None => {
-            // The sign-in page on its own loopback listener.
-            let page_listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
-            let base = format!("http://{}", page_listener.local_addr()?);
+            // The sign-in page on its own loopback listener, with the HTTP
+            // server's bounds (connections, header and body times and sizes,
+            // `Host`).
+            let page_listener = bind(([127, 0, 0, 1], 0).into(), HttpOptions::new())
+                .await
+                .context("cannot listen on 127.0.0.1 for the sign-in page")?;
+            let base = page_listener.base_url();
             let (server, page) = build(&base);
             tokio::spawn(async move {
-                if let Err(e) = axum::serve(page_listener, page).await {
+                let serving = page_listener
+                    .routes(page)
+                    .serve_routes_with_shutdown(std::future::pending());
+                if let Err(e) = serving.await {
                     tracing::error!(error = %e, "sign-in page stopped");
                 }
             });

@@ -177,8 +177,10 @@ async fn serve(
     crate::output::note(&format!(
         "frontdesk {command}: the address holds this launch's secret; Ctrl-C stops."
     ));
+    // The browser gets a one-time address: its command line is readable by
+    // every local user, and must not hold the launch secret.
     if !flags.no_open
-        && let Err(reason) = open_in_browser(&url)
+        && let Err(reason) = open_in_browser(&host.open_url())
     {
         crate::output::note(&format!(
             "frontdesk {command}: no browser was opened ({reason}); open the address above."

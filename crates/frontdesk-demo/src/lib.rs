@@ -191,17 +191,28 @@ pub fn register(builder: ServerBuilder, signin_base: &str, options: &DemoOptions
 /// long as the tokio runtime. For Streamable HTTP, mount the page next to the
 /// endpoint instead (see [`serve_http`]).
 pub async fn brightgrid(options: &DemoOptions) -> std::io::Result<Server> {
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
-    let base = format!("http://{}", listener.local_addr()?);
+    // The library's listener: the HTTP server's bounds (connections, header
+    // and body times and sizes, `Host`) on the page too.
+    let listener = frontdesk::http::bind(
+        ([127, 0, 0, 1], 0).into(),
+        frontdesk::http::HttpOptions::new(),
+    )
+    .await?;
+    let base = listener.base_url();
     let server = register(
         Server::builder("brightgrid", env!("CARGO_PKG_VERSION")),
         &base,
         options,
     )
     .build();
-    let page = signin::router(server.clone());
+    let page = signin::SignIn::new(server.clone())
+        .served_at(&base)
+        .router();
     tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, page).await {
+        let serving = listener
+            .routes(page)
+            .serve_routes_with_shutdown(std::future::pending());
+        if let Err(e) = serving.await {
             tracing::error!(error = %e, "brightgrid sign-in page stopped");
         }
     });
@@ -213,14 +224,15 @@ pub async fn brightgrid(options: &DemoOptions) -> std::io::Result<Server> {
 /// the same listener (links point at [`HttpListener::base_url`]), until the
 /// process is told to stop (Ctrl-C or SIGTERM).
 pub async fn serve_http(listener: HttpListener, options: &DemoOptions) -> std::io::Result<()> {
+    let base = listener.base_url();
     let server = register(
         Server::builder("brightgrid", env!("CARGO_PKG_VERSION")),
-        &listener.base_url(),
+        &base,
         options,
     )
     .build();
-    listener
-        .routes(signin::router(server.clone()))
-        .serve(server)
-        .await
+    let page = signin::SignIn::new(server.clone())
+        .served_at(&base)
+        .router();
+    listener.routes(page).serve(server).await
 }

@@ -29,8 +29,9 @@
 //!   the link was started from another account, nothing is redeemed, and the
 //!   flow stays pending for Alice;
 //! - an unknown, used or expired link is a `404` page; a POST from another
-//!   site (`Origin` not this page's) is a `403` page, and the `SameSite`
-//!   cookie is not sent with it anyway.
+//!   site (`Origin` not this page's, [`SignIn::served_at`]; without it, not
+//!   a loopback page) is a `403` page, and the `SameSite` cookie is not sent
+//!   with it anyway.
 //!
 //! Without an authenticator (the loopback demo, everyone anonymous) the page
 //! cannot identify anyone and trusts the single-use link alone; that is only
@@ -86,6 +87,7 @@ pub struct SignIn {
     authenticator: Option<Authenticator>,
     cookies: Arc<StateSealer>,
     secure: bool,
+    origins: OriginPolicy,
 }
 
 impl std::fmt::Debug for SignIn {
@@ -111,6 +113,7 @@ impl SignIn {
             authenticator: None,
             cookies: Arc::new(cookies),
             secure: false,
+            origins: OriginPolicy::Loopback(Vec::new()),
         }
     }
 
@@ -131,6 +134,14 @@ impl SignIn {
     /// Mark cookies `Secure` (the page is served over HTTPS).
     pub fn secure_cookies(mut self, secure: bool) -> Self {
         self.secure = secure;
+        self
+    }
+
+    /// The page is served at `base_url`: accept form posts from its own
+    /// origin only ([`frontdesk::http::origin::origins_of`]). Without it, any
+    /// page on this machine's loopback addresses may post.
+    pub fn served_at(mut self, base_url: &str) -> Self {
+        self.origins = OriginPolicy::default().resolve_for(&[base_url]);
         self
     }
 
@@ -348,7 +359,7 @@ async fn submit(
     Form(fields): Form<HashMap<String, String>>,
 ) -> Response {
     let origin = h.get(header::ORIGIN).map(HeaderValue::as_bytes);
-    if !OriginPolicy::default().allows(origin) {
+    if !page_cfg.origins.allows(origin) {
         tracing::warn!(origin = ?origin.map(String::from_utf8_lossy), "sign-in from a disallowed Origin");
         return page(
             StatusCode::FORBIDDEN,

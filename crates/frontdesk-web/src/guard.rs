@@ -2,7 +2,11 @@
 //!
 //! - it listens on `127.0.0.1` only;
 //! - every path starts with a secret made for this launch (32 random bytes, hex):
-//!   without it, `404`;
+//!   without it, `404`; the one exception is `/open/CODE`, the address the
+//!   browser is started with (a command line is readable by every local user, so
+//!   it must not hold the secret): a one-time code, 32 random bytes, that works
+//!   once within [`OPEN_CODE_TTL`] of being made and sends the browser on to the
+//!   page (`303`), then `404` like any other wrong address;
 //! - `Host` must name this listener (`127.0.0.1:PORT` or `localhost:PORT`), so a
 //!   DNS-rebinding page cannot reach it: otherwise `403`;
 //! - `Origin`, when sent, must be this page's origin, and every request that
@@ -13,7 +17,8 @@
 //!   site; `no-referrer` would make the browser send `Origin: null` on the page's
 //!   own form posts), no framing, no sniffing and no caching.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -25,6 +30,14 @@ pub(crate) const CSP: &str = "default-src 'none'; script-src 'self'; style-src '
      img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; \
      base-uri 'none'";
 
+/// How long a one-time opening code works: long enough for a browser to start
+/// on a slow machine; its being usable once is what protects it.
+pub(crate) const OPEN_CODE_TTL: Duration = Duration::from_secs(30);
+/// Opening codes outstanding at once (a new one pushes out the oldest).
+const MAX_OPEN_CODES: usize = 4;
+/// The path prefix of the one-time opening addresses.
+pub(crate) const OPEN_PREFIX: &str = "/open/";
+
 /// What a request must match.
 #[derive(Debug)]
 pub(crate) struct Guard {
@@ -32,15 +45,21 @@ pub(crate) struct Guard {
     pub secret: String,
     hosts: [String; 2],
     origins: [String; 2],
+    /// One-time opening codes not used yet, with when they were made.
+    open_codes: Mutex<Vec<(String, Instant)>>,
+}
+
+/// 32 random bytes as hex.
+fn random_hex() -> String {
+    let mut bytes = [0u8; 32];
+    rand::fill(&mut bytes[..]);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Guard {
     /// A guard with a fresh secret for a listener on `127.0.0.1:port`.
     pub fn new(port: u16) -> Guard {
-        let mut bytes = [0u8; 32];
-        rand::fill(&mut bytes[..]);
-        let secret = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        Guard::with_secret(port, secret)
+        Guard::with_secret(port, random_hex())
     }
 
     /// A guard with a given secret (tests).
@@ -52,6 +71,41 @@ impl Guard {
                 format!("http://127.0.0.1:{port}"),
                 format!("http://localhost:{port}"),
             ],
+            open_codes: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A fresh one-time opening code.
+    pub fn new_open_code(&self) -> String {
+        let code = random_hex();
+        let mut codes = self
+            .open_codes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if codes.len() >= MAX_OPEN_CODES {
+            codes.remove(0);
+        }
+        codes.push((code.clone(), Instant::now()));
+        code
+    }
+
+    /// Use up `code` at `now`: whether it was a code not used yet and made
+    /// within [`OPEN_CODE_TTL`]. Expired codes go too.
+    pub fn redeem_open_code(&self, code: &str, now: Instant) -> bool {
+        let mut codes = self
+            .open_codes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        codes.retain(|(_, made)| now.saturating_duration_since(*made) < OPEN_CODE_TTL);
+        match codes
+            .iter()
+            .position(|(c, _)| same(c.as_bytes(), code.as_bytes()))
+        {
+            Some(i) => {
+                codes.remove(i);
+                true
+            }
+            None => false,
         }
     }
 
@@ -69,6 +123,10 @@ impl Guard {
             }
             None if !safe => return Some(Refusal::Origin),
             _ => {}
+        }
+        // The one-time opening address is checked by its route.
+        if safe && path.starts_with(OPEN_PREFIX) {
+            return None;
         }
         let first = path
             .strip_prefix('/')
@@ -213,6 +271,35 @@ mod tests {
             ("origin", "http://localhost:4000"),
         ]);
         assert_eq!(g.refuse(&Method::POST, "/abc/call", &own), None);
+    }
+
+    #[test]
+    fn an_opening_code_works_once_and_not_for_long() {
+        let g = Guard::with_secret(4000, "abc".into());
+        let now = Instant::now();
+        let code = g.new_open_code();
+        assert_eq!(code.len(), 64);
+        assert!(!g.redeem_open_code("nope", now));
+        assert!(g.redeem_open_code(&code, now));
+        assert!(!g.redeem_open_code(&code, now), "once");
+        let late = g.new_open_code();
+        let later = Instant::now() + OPEN_CODE_TTL;
+        assert!(!g.redeem_open_code(&late, later), "expired");
+        let codes: Vec<String> = (0..=MAX_OPEN_CODES).map(|_| g.new_open_code()).collect();
+        assert!(!g.redeem_open_code(&codes[0], now), "pushed out");
+        assert!(g.redeem_open_code(&codes[MAX_OPEN_CODES], now));
+        // The route itself is behind Host and Origin like everything else.
+        let ok = headers(&[("host", "127.0.0.1:4000")]);
+        assert_eq!(g.refuse(&Method::GET, "/open/x", &ok), None);
+        let rebound = headers(&[("host", "evil.example:4000")]);
+        assert_eq!(
+            g.refuse(&Method::GET, "/open/x", &rebound),
+            Some(Refusal::Host)
+        );
+        assert_eq!(
+            g.refuse(&Method::POST, "/open/x", &ok),
+            Some(Refusal::Origin)
+        );
     }
 
     #[test]

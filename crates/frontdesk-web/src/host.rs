@@ -113,9 +113,22 @@ impl WebHost {
         })
     }
 
-    /// The page's address, secret included: give it only to the person.
+    /// The page's address, secret included: give it only to the person (on
+    /// their terminal), never on a command line.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// A one-time address that sends a browser on to the page: it works once,
+    /// within 30 s, and holds no secret worth reading afterwards. Start the
+    /// browser with this one ([`open_in_browser`]): another local user can read
+    /// the browser's command line.
+    pub fn open_url(&self) -> String {
+        let port = self.listener.local_addr().map_or(0, |a| a.port());
+        format!(
+            "http://127.0.0.1:{port}/open/{}",
+            self.guard.new_open_code()
+        )
     }
 
     /// Connect with `connector` and serve the page until `shutdown` resolves; then
@@ -155,7 +168,9 @@ impl WebHost {
     }
 }
 
-/// Open `url` in the person's browser, when there is one to open.
+/// Open `url` in the person's browser, when there is one to open. The URL ends
+/// up on the browser's command line, which every local user can read: pass
+/// [`WebHost::open_url`], not the page's address.
 ///
 /// On Linux without `DISPLAY`, `WAYLAND_DISPLAY` or `BROWSER` it does not try (a
 /// text browser would take over the terminal); `Err` says why nothing opened.

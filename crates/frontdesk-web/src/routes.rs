@@ -10,6 +10,9 @@
 //! | `POST /call` | call a tool with JSON arguments |
 //! | `POST /protocol` | reconnect with the other revision (the lab) |
 //!
+//! and one outside it: `GET /open/{code}`, the one-time address the browser is
+//! started with (see [`crate::guard`]): `303` to the page once, `404` after.
+//!
 //! Choices and calls answer `303` back to the page (after waiting up to a second
 //! for what they set off, so the page rarely has to refresh twice).
 
@@ -28,7 +31,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::draft::Draft;
-use crate::guard::{Guard, Refusal, guard};
+use crate::guard::{Guard, OPEN_PREFIX, Refusal, guard};
 use crate::session::Session;
 use crate::state::{FormStage, Question, QuestionKind, Shared};
 use crate::view::{self, PageText, queue_items, waiting_note};
@@ -53,7 +56,16 @@ pub(crate) struct App {
 /// The router, behind the guard.
 pub(crate) fn router(app: Arc<App>, guard_state: Arc<Guard>) -> Router {
     let at = |tail: &str| format!("/{}/{tail}", guard_state.secret);
+    let codes = Arc::clone(&guard_state);
     Router::new()
+        .route(
+            &format!("{OPEN_PREFIX}{{code}}"),
+            get(
+                move |State(app): State<Arc<App>>, Path(code): Path<String>| async move {
+                    open(&codes, &app, &code)
+                },
+            ),
+        )
         .route(&at(""), get(page))
         .route(&at("app.js"), get(script))
         .route(&at("app.css"), get(style))
@@ -67,6 +79,22 @@ pub(crate) fn router(app: Arc<App>, guard_state: Arc<Guard>) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(guard_state, guard))
         .with_state(app)
+}
+
+/// `GET /open/{code}`: a code made for this launch and not used yet sends the
+/// browser on to the page; anything else is `404`.
+fn open(guard: &Guard, app: &App, code: &str) -> Response {
+    if guard.redeem_open_code(code, std::time::Instant::now()) {
+        return Redirect::to(&app.home).into_response();
+    }
+    tracing::warn!("an opening address was used again, or too late");
+    (
+        axum::http::StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "Not found: this opening address works once, for a short while. \
+         Open the address frontdesk printed in the terminal.",
+    )
+        .into_response()
 }
 
 fn pairs(body: &[u8]) -> Vec<(String, String)> {

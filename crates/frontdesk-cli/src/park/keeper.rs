@@ -9,8 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use clap::Args;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
 use frontdesk_host::parked::{ParkedAnswer, ParkedHandler, RespondError};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
@@ -27,6 +29,9 @@ const MAX_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 const WIND_DOWN: Duration = Duration::from_secs(10);
 
 /// Arguments of the hidden `frontdesk park-keeper` (given by `call --park`).
+///
+/// Only the call id and the directory: what to call arrives on stdin
+/// ([`CallSpec`]), since other users can read a process's command line.
 #[derive(Debug, Args)]
 pub struct KeeperArgs {
     /// The call id.
@@ -35,22 +40,40 @@ pub struct KeeperArgs {
     /// The directory of parked calls.
     #[arg(long)]
     dir: PathBuf,
-    /// Seconds without an answer before the questions are cancelled.
-    #[arg(long)]
-    ttl: u64,
-    /// Seconds to connect and per request.
-    #[arg(long)]
-    timeout: f64,
-    /// Protocol revision.
-    #[arg(long, value_enum)]
-    protocol: ProtocolArg,
-    /// The tool's arguments.
-    #[arg(long)]
-    args: String,
-    /// The server.
-    server: String,
+}
+
+/// What the keeper is to call: one JSON line on its stdin, written by `call
+/// --park`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CallSpec {
+    /// The server: `demo`, a URL, or a command line.
+    pub server: String,
     /// The tool.
-    tool: String,
+    pub tool: String,
+    /// The tool's arguments (JSON text).
+    pub args: String,
+    /// Protocol revision, as `--protocol` spells it.
+    pub protocol: String,
+    /// Seconds to connect and per request.
+    pub timeout: f64,
+    /// Seconds without an answer before the questions are cancelled.
+    pub ttl: u64,
+}
+
+/// Read the [`CallSpec`] from stdin (bounded), with its protocol.
+fn read_spec() -> anyhow::Result<(CallSpec, ProtocolArg)> {
+    use std::io::{BufRead, Read};
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .take(protocol::MAX_LINE)
+        .read_line(&mut line)
+        .context("cannot read the call from stdin")?;
+    let spec: CallSpec =
+        serde_json::from_str(&line).context("the call on stdin is not readable")?;
+    let revision = ProtocolArg::from_str(&spec.protocol, true)
+        .map_err(|e| anyhow::anyhow!("the call's protocol: {e}"))?;
+    Ok((spec, revision))
 }
 
 /// Removes the socket and the log when the keeper ends.
@@ -75,10 +98,20 @@ struct Shared {
 
 /// Run the keeper until the call is over.
 pub fn keep(args: &KeeperArgs) -> ExitCode {
-    crate::run::block_on("park-keeper", keeper(args))
+    let spec = match read_spec() {
+        Ok(spec) => spec,
+        Err(e) => {
+            crate::output::error("park-keeper", &format!("{e:#}"));
+            return crate::exit::code(crate::exit::CANNOT_START);
+        }
+    };
+    crate::run::block_on("park-keeper", keeper(args, spec))
 }
 
-async fn keeper(args: &KeeperArgs) -> anyhow::Result<()> {
+async fn keeper(
+    args: &KeeperArgs,
+    (spec, revision): (CallSpec, ProtocolArg),
+) -> anyhow::Result<()> {
     let socket = args.dir.join(format!("{}.sock", args.call));
     let listener = UnixListener::bind(&socket)?;
     let _cleanup = Cleanup(vec![
@@ -89,15 +122,16 @@ async fn keeper(args: &KeeperArgs) -> anyhow::Result<()> {
     let uid = socket_owner(&socket)?;
     let handler = Arc::new(ParkedHandler::new(args.call.clone()));
     let (outcome_tx, outcome) = watch::channel(None);
-    tokio::spawn(run_call(args_snapshot(args), handler.clone(), outcome_tx));
+    let ttl = spec.ttl;
+    tokio::spawn(run_call(spec, revision, handler.clone(), outcome_tx));
     let shared = Arc::new(Shared {
         call: args.call.clone(),
-        ttl: args.ttl,
+        ttl,
         handler: handler.clone(),
         outcome: outcome.clone(),
         delivered: AtomicBool::new(false),
     });
-    let ttl = Duration::from_secs(args.ttl.max(1));
+    let ttl = Duration::from_secs(ttl.max(1));
     let end_of_life = tokio::time::Instant::now() + MAX_LIFETIME;
     let mut idle_until = tokio::time::Instant::now() + ttl;
     let mut winding_down = false;
@@ -130,30 +164,10 @@ async fn keeper(args: &KeeperArgs) -> anyhow::Result<()> {
     }
 }
 
-/// The parts of the arguments the call task needs.
-struct CallSpec {
-    server: String,
-    tool: String,
-    args: String,
-    protocol: ProtocolArg,
-    timeout: f64,
-    ttl: u64,
-}
-
-fn args_snapshot(args: &KeeperArgs) -> CallSpec {
-    CallSpec {
-        server: args.server.clone(),
-        tool: args.tool.clone(),
-        args: args.args.clone(),
-        protocol: args.protocol,
-        timeout: args.timeout,
-        ttl: args.ttl,
-    }
-}
-
 /// Run the call and publish how it ended.
 async fn run_call(
     spec: CallSpec,
+    revision: ProtocolArg,
     handler: Arc<ParkedHandler>,
     outcome: watch::Sender<Option<Value>>,
 ) {
@@ -167,7 +181,7 @@ async fn run_call(
             return;
         }
     };
-    let mut config = client_config(spec.protocol, timeout(spec.timeout));
+    let mut config = client_config(revision, timeout(spec.timeout));
     // The person's time is bounded by the keeper's ttl, not the runtime's default.
     config.human_wait = Duration::from_secs(spec.ttl.max(1)) + Duration::from_secs(5);
     let connection = match connect(&target, config, handler, timeout(spec.timeout)).await {

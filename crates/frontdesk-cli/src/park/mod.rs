@@ -3,22 +3,25 @@
 //! them.
 //!
 //! - Reach: one Unix socket per parked call, `DIR/CALL.sock`, in a directory only the
-//!   user can open (`$FRONTDESK_PARK_DIR`, else `$XDG_RUNTIME_DIR/frontdesk`, else
-//!   `$TMPDIR/frontdesk-UID`; created `0700`, refused when it is a symlink, someone
-//!   else's, or open to others); the socket is `0600` and the keeper checks the peer's
-//!   user id on every connection.
+//!   user can open (see [`dir`]); the socket is `0600` and the keeper checks the
+//!   peer's user id on every connection.
+//! - What the keeper is to call (server, tool, arguments) reaches it as one JSON line
+//!   on its stdin, never on its command line or in its environment: any local user
+//!   can read another's `/proc/PID/cmdline`. Its command line has only the call id
+//!   and the directory.
 //! - Lifetime: the keeper ends when the call's result has been handed over, when
 //!   `--park-ttl` seconds pass without an answer (its questions are then answered
 //!   `cancel`, and the server hears it), and after a day at the latest.
 //! - Several calls can be parked at once: each has its own keeper and socket.
 //! - Protocol: one JSON request line, one JSON reply line (see [`protocol`]).
 
+mod dir;
 mod keeper;
 mod protocol;
 mod respond;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -36,52 +39,8 @@ use crate::exit;
 use crate::hosting::Target;
 use crate::output;
 
-/// This process's user id.
-fn current_uid() -> anyhow::Result<u32> {
-    Ok(std::fs::metadata("/proc/self")
-        .or_else(|_| std::fs::metadata(std::env::temp_dir()))
-        .context("cannot tell which user this is")?
-        .uid())
-}
-
-/// The directory of parked calls, created and checked (see the module docs).
-pub fn park_dir() -> anyhow::Result<PathBuf> {
-    let uid = current_uid()?;
-    let dir = match (
-        std::env::var_os("FRONTDESK_PARK_DIR").filter(|d| !d.is_empty()),
-        std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()),
-    ) {
-        (Some(d), _) => PathBuf::from(d),
-        (None, Some(run)) => PathBuf::from(run).join("frontdesk"),
-        (None, None) => std::env::temp_dir().join(format!("frontdesk-{uid}")),
-    };
-    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => bail!("cannot create {}: {e}", dir.display()),
-    }
-    let meta = std::fs::symlink_metadata(&dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?;
-    if !meta.is_dir() {
-        bail!(
-            "{} is not a directory (a symlink?); remove it",
-            dir.display()
-        );
-    }
-    if meta.uid() != uid {
-        bail!("{} belongs to another user; remove it", dir.display());
-    }
-    if meta.mode() & 0o077 != 0 {
-        bail!(
-            "{} can be opened by other users; `chmod 700` it or remove it",
-            dir.display()
-        );
-    }
-    Ok(dir)
-}
-
-/// A new call id: 8 hex digits.
-fn new_call_id() -> String {
+/// 8 random hex digits (a call id, a private directory's name).
+fn random_hex() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u32(std::process::id());
@@ -175,8 +134,8 @@ pub fn start(args: &CallArgs) -> ExitCode {
 fn start_keeper(args: &CallArgs) -> anyhow::Result<(PathBuf, String)> {
     arguments(&args.args)?;
     Target::parse(&args.server)?;
-    let dir = park_dir()?;
-    let call = new_call_id();
+    let dir = dir::for_new_call()?;
+    let call = random_hex();
     let log_path = dir.join(format!("{call}.log"));
     let log = std::fs::OpenOptions::new()
         .create_new(true)
@@ -188,18 +147,20 @@ fn start_keeper(args: &CallArgs) -> anyhow::Result<(PathBuf, String)> {
     let protocol = clap::ValueEnum::to_possible_value(&args.protocol)
         .map(|v| v.get_name().to_owned())
         .unwrap_or_else(|| "auto".to_owned());
+    let spec = keeper::CallSpec {
+        server: args.server.clone(),
+        tool: args.tool.clone(),
+        args: args.args.clone(),
+        protocol,
+        timeout: args.timeout,
+        ttl: args.park_ttl,
+    };
     let mut keeper = std::process::Command::new(exe)
         .arg("park-keeper")
         .args(["--call", &call])
         .arg("--dir")
         .arg(&dir)
-        .args(["--ttl", &args.park_ttl.to_string()])
-        .args(["--timeout", &args.timeout.to_string()])
-        .args(["--protocol", &protocol])
-        .args(["--args", &args.args])
-        .arg("--")
-        .args([&args.server, &args.tool])
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(log)
         // Its own process group: Ctrl-C or a closed terminal ends this command, not
@@ -207,6 +168,17 @@ fn start_keeper(args: &CallArgs) -> anyhow::Result<(PathBuf, String)> {
         .process_group(0)
         .spawn()
         .context("cannot start the keeper of the parked call")?;
+    // The call goes on the pipe, then the pipe is closed.
+    let sent = keeper.stdin.take().map(|mut pipe| {
+        let mut line = serde_json::to_vec(&spec)?;
+        line.push(b'\n');
+        pipe.write_all(&line)
+            .map_err(|e| anyhow::anyhow!("cannot hand the call to its keeper: {e}"))
+    });
+    if let Some(Err(e)) = sent {
+        let _ = keeper.kill();
+        return Err(e);
+    }
     let socket = socket_path(&dir, &call);
     let started = Instant::now();
     while !socket.exists() {

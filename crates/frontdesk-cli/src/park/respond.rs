@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
 
-use super::{ask_keeper, call_of, park_dir, print_reply, protocol};
+use super::{ask_keeper, call_of, dir, print_reply, protocol};
 use crate::exit;
 use crate::output;
 
@@ -89,7 +89,7 @@ fn prepare(args: &RespondArgs) -> anyhow::Result<(std::path::PathBuf, String, Va
         Action::Decline => "decline",
         Action::Cancel => "cancel",
     };
-    let dir = park_dir()?;
+    let dir = dir::of_call(&call)?;
     Ok((
         dir,
         call,

@@ -189,3 +189,159 @@ fn a_directory_others_can_open_is_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The command lines of the running `frontdesk park-keeper` processes whose
+/// command line names `call`, read from `/proc` as any local user can.
+fn keeper_command_lines(call: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+        if line.contains("park-keeper") && line.contains(call) {
+            found.push(line);
+        }
+    }
+    found
+}
+
+/// Issue 24, row 8: the keeper used to get the tool's arguments and the
+/// server command on its command line, which any local user reads from
+/// `/proc/<pid>/cmdline`. Now they reach it on a pipe.
+#[test]
+fn the_keepers_command_line_holds_neither_the_arguments_nor_the_server() {
+    let dir = park_dir("cmdline");
+    let secret_args = json!({"order_id": "A-SECRET-4242"}).to_string();
+    let server = format!(
+        "{} serve --stdio --principal principal-secret-31337",
+        crate::support::BIN
+    );
+    let (parked, code, stderr) = run(
+        &dir,
+        &[
+            "call",
+            &server,
+            "book_return",
+            "--args",
+            &secret_args,
+            "--park",
+            "--park-ttl",
+            "60",
+        ],
+    );
+    assert_eq!(code, 10, "{parked} {stderr}");
+    assert_eq!(
+        parked["questions"][0]["message"], "Tell us about the return of order A-SECRET-4242",
+        "the keeper got the arguments"
+    );
+    let id = question_id(&parked);
+    let call = id.split('.').next().unwrap_or_default().to_owned();
+    let lines = keeper_command_lines(&call);
+    assert_eq!(lines.len(), 1, "one keeper for {call}: {lines:?}");
+    for secret in [
+        "A-SECRET-4242",
+        "principal-secret-31337",
+        "serve --stdio",
+        "book_return",
+    ] {
+        assert!(
+            !lines[0].contains(secret),
+            "{secret:?} on the keeper's command line: {}",
+            lines[0]
+        );
+    }
+    let (_, code, _) = run(&dir, &["respond", &id, "cancel"]);
+    assert_eq!(code, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `frontdesk call`/`respond` with only `TMPDIR` (no `FRONTDESK_PARK_DIR`, no
+/// `XDG_RUNTIME_DIR`).
+fn run_in_tmp(tmp: &std::path::Path, args: &[&str]) -> (Value, i32, String) {
+    let out = std::process::Command::new(crate::support::BIN)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .env("TMPDIR", tmp)
+        .env_remove("FRONTDESK_PARK_DIR")
+        .env_remove("XDG_RUNTIME_DIR")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = texts(&out);
+    let reply = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    (reply, out.status.code().unwrap_or(-1), stderr)
+}
+
+/// Issue 24, row 8: another user could create `$TMPDIR/frontdesk-<uid>`
+/// first and make every `--park` refuse. Now such a directory is left alone
+/// and the call parks in a fresh private directory beside it, where
+/// `respond` finds it.
+#[test]
+fn a_squatted_tmp_directory_does_not_stop_parking() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = PathBuf::from(park_dir("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let uid = std::fs::metadata(&tmp).unwrap().uid();
+    let squatted = tmp.join(format!("frontdesk-{uid}"));
+    std::fs::create_dir(&squatted).unwrap();
+    std::fs::set_permissions(&squatted, std::fs::Permissions::from_mode(0o777)).unwrap();
+    // Another user's when the test can make it so (as root), else only open
+    // to everyone: either way not ours to use.
+    let theirs = std::os::unix::fs::chown(&squatted, Some(65534), Some(65534)).is_ok();
+    let args = json!({"order_id": "A-9"}).to_string();
+    let (parked, code, stderr) = run_in_tmp(
+        &tmp,
+        &["call", "demo", "book_return", "--args", &args, "--park"],
+    );
+    assert_eq!(
+        code,
+        10,
+        "another user's {}: {parked} {stderr}",
+        squatted.display()
+    );
+    assert!(
+        stderr.contains(&format!("{} is not usable", squatted.display())),
+        "{stderr}"
+    );
+    let id = question_id(&parked);
+    let call = id.split('.').next().unwrap_or_default().to_owned();
+    // Nothing was put in the squatted directory; the call's socket is in a
+    // private one of ours.
+    assert_eq!(std::fs::read_dir(&squatted).unwrap().count(), 0);
+    let private: Vec<PathBuf> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join(format!("{call}.sock")).exists())
+        .collect();
+    assert_eq!(private.len(), 1, "{private:?}");
+    let meta = std::fs::symlink_metadata(&private[0]).unwrap();
+    assert!(meta.is_dir());
+    assert_eq!((meta.uid(), meta.mode() & 0o777), (uid, 0o700));
+    // A second call parks in the same private directory, and `respond`
+    // finds both.
+    let (second, code, _) = run_in_tmp(
+        &tmp,
+        &["call", "demo", "book_return", "--args", &args, "--park"],
+    );
+    assert_eq!(code, 10, "{second}");
+    let other = question_id(&second);
+    let other_call = other.split('.').next().unwrap_or_default().to_owned();
+    assert!(private[0].join(format!("{other_call}.sock")).exists());
+    for q in [&id, &other] {
+        let (done, code, stderr) = run_in_tmp(&tmp, &["respond", q, "cancel"]);
+        assert_eq!(code, 0, "{done} {stderr}");
+        assert_eq!(done["status"], "complete");
+    }
+    eprintln!(
+        "squatted directory {}: {}",
+        if theirs {
+            "of another user"
+        } else {
+            "open to all"
+        },
+        squatted.display()
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -56,11 +56,12 @@ export async function launchBrowser() {
   };
 }
 
-// Start `frontdesk ARGS…` and read the page's address from its stderr.
-export async function startHost(args) {
+// Start `frontdesk ARGS…` (with `env` added) and read the page's address from its
+// stderr.
+export async function startHost(args, env = {}) {
   const child = spawn(settings.frontdesk, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, RUST_LOG: 'warn' },
+    env: { ...process.env, RUST_LOG: 'warn', ...env },
   });
   let log = '';
   child.stderr.setEncoding('utf8');

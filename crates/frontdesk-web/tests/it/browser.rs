@@ -1,7 +1,8 @@
 //! The browser scenarios (`tests/browser/*.mjs`) in Debian's Chromium, driven by
 //! playwright-core, against the real binary: `frontdesk lab --web --no-open` and
 //! `frontdesk connect --web --no-open -- hostile_server` (its hostile texts, and
-//! its form with every kind of field), on both revisions.
+//! its form with every kind of field), on both revisions; and `frontdesk lab --web`
+//! opening the browser through its one-time address (`$BROWSER` a recording script).
 //!
 //! Needs Chromium (`/usr/bin/chromium`, or `$CHROMIUM`), `node`, and
 //! playwright-core in `target/browser-tests` (`scripts/browser-tests.sh install`).

@@ -20,8 +20,11 @@
 //!
 //! The transport mounts the MCP endpoint and nothing else. A server whose URL
 //! flows end on its own page (a sign-in, a payment) mounts that page next to
-//! the endpoint with [`HttpListener::routes`] and completes the flow from it
-//! with [`Server::complete_flow`], passing who the page identified:
+//! the endpoint with [`HttpListener::routes`] (its routes get the endpoint's
+//! `Host` check and body bounds too) and completes the flow from it with
+//! [`Server::complete_flow`], passing who the page identified (a stdio
+//! server serves such a page alone with
+//! [`HttpListener::serve_routes_with_shutdown`]):
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -52,6 +55,7 @@ mod listen;
 pub mod mcp;
 mod options;
 pub mod origin;
+mod pages;
 mod respond;
 mod sessions;
 pub mod sse;
@@ -171,7 +175,9 @@ pub async fn bind(addr: SocketAddr, options: HttpOptions) -> std::io::Result<Htt
 impl HttpListener {
     /// Serve `routes` (the application's own pages, e.g. where its URL flows
     /// end) on this listener next to the MCP endpoint. Their paths must not
-    /// clash with the endpoint's. Calling it again adds more routes.
+    /// clash with the endpoint's. Calling it again adds more routes. They
+    /// answer the same `Host` names as the endpoint ([`HttpOptions::hosts`])
+    /// and read bodies within the same bounds.
     pub fn routes(mut self, routes: Router) -> Self {
         self.routes = Some(match self.routes.take() {
             Some(existing) => existing.merge(routes),
@@ -218,23 +224,23 @@ impl HttpListener {
 
     /// Serve until `signal` completes, then end open streams and sessions
     /// and stop.
-    pub async fn serve_with_shutdown<F>(self, server: Server, signal: F) -> std::io::Result<()>
+    pub async fn serve_with_shutdown<F>(mut self, server: Server, signal: F) -> std::io::Result<()>
     where
         F: Future<Output = ()> + Send + 'static,
     {
         let url = self.endpoint_url();
+        self.resolve_origins();
         let token = CancellationToken::new();
-        let limits = listen::Limits {
-            max_connections: self.options.max_connections,
-            max_connections_per_client: self.options.max_connections_per_client,
-            header_read_timeout: self.options.header_read_timeout,
-            shutdown_grace: self.options.shutdown_grace,
-        };
+        let limits = self.limits();
         let loopback = self.addr.ip().is_loopback();
+        let routes = self
+            .routes
+            .take()
+            .map(|r| pages::bounded(r, &self.options, loopback));
         let built = build(server, self.options, token.clone(), loopback);
         tracing::info!(%url, "Streamable HTTP listening");
         let sessions = built.sessions;
-        let app = match self.routes {
+        let app = match routes {
             Some(routes) => built.router.merge(routes),
             None => built.router,
         };
@@ -243,6 +249,47 @@ impl HttpListener {
             sessions.close_all();
         })
         .await
+    }
+
+    /// Serve only the [`routes`](Self::routes), without an MCP endpoint (the
+    /// page of a stdio server's URL flows, say), with the same bounds:
+    /// connections, header and body times and sizes, `Host`; until `signal`
+    /// completes.
+    pub async fn serve_routes_with_shutdown<F>(mut self, signal: F) -> std::io::Result<()>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let limits = self.limits();
+        let loopback = self.addr.ip().is_loopback();
+        let routes = self.routes.take().unwrap_or_default();
+        let app = pages::bounded(routes, &self.options, loopback);
+        tracing::info!(url = %self.base_url(), "pages listening");
+        listen::run(self.listener, app, limits, signal, || {}).await
+    }
+
+    fn limits(&self) -> listen::Limits {
+        listen::Limits {
+            max_connections: self.options.max_connections,
+            max_connections_per_client: self.options.max_connections_per_client,
+            header_read_timeout: self.options.header_read_timeout,
+            shutdown_grace: self.options.shutdown_grace,
+        }
+    }
+
+    /// [`OriginPolicy::SameOrigin`] becomes the origins this listener is
+    /// reached at: its public base URL and its bound address.
+    fn resolve_origins(&mut self) {
+        let bound = {
+            let public = self.options.public_base_url.take();
+            let bound = self.base_url();
+            self.options.public_base_url = public;
+            bound
+        };
+        let public = self.options.public_base_url.clone();
+        let mut bases = vec![bound.as_str()];
+        bases.extend(public.as_deref());
+        let origins = std::mem::take(&mut self.options.origins);
+        self.options.origins = origins.resolve_for(&bases);
     }
 }
 

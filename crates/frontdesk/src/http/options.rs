@@ -94,7 +94,8 @@ fn is_loopback_name(name: &str) -> bool {
 pub struct HttpOptions {
     /// Path of the MCP endpoint (default `/mcp`).
     pub endpoint: String,
-    /// Which browser origins may call (default: loopback only).
+    /// Which browser origins may call (default: the server's own origin only,
+    /// [`OriginPolicy::SameOrigin`]).
     pub origins: OriginPolicy,
     /// Which `Host` values are answered (default: [`HostPolicy::Auto`]);
     /// others get `403`.

@@ -1,7 +1,10 @@
 //! OAuth 2.1 bearer access tokens as JWTs, checked the way MCP's
 //! authorization spec has a resource server check them: the signature
 //! against a key of the authorization server's JWKS (a file, or an URL
-//! fetched at start and again when a token names an unknown key), the issuer,
+//! fetched at start and again when a token names an unknown key: at most
+//! once per 30 s, one fetch at a time, in the background, so a token naming
+//! a known key never waits for it and one naming an unknown key waits at
+//! most 2 s), the issuer,
 //! the audience (this server's canonical URI, RFC 8707), and the expiry (and
 //! `nbf` when present), with a small leeway. The principal is the `sub` claim.
 //!
@@ -27,13 +30,14 @@
 //! ```
 
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use axum::http::HeaderMap;
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, JwkSet, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
+use tokio::sync::watch;
 
 use super::{Authenticate, Unauthorized, bearer_token};
 use crate::store::BoxFuture;
@@ -42,6 +46,10 @@ use crate::store::BoxFuture;
 const MAX_JWKS_BYTES: usize = 256 * 1024;
 /// A token naming an unknown key refetches a JWKS URL at most this often.
 const REFRESH_EVERY: Duration = Duration::from_secs(30);
+/// How long a request naming an unknown key waits for the refetch in flight
+/// (the fetch itself may take up to the client's 10 s timeout, in the
+/// background).
+const REFRESH_WAIT: Duration = Duration::from_secs(2);
 
 /// Where the authorization server's keys come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,12 +162,23 @@ struct Key {
     key: DecodingKey,
 }
 
+/// The keys in use, replaced whole by a refetch.
+type KeySet = Arc<RwLock<Arc<Vec<Key>>>>;
+
+/// The refetches of a JWKS URL: when the latest started, and the one in
+/// flight (its channel says, once it is over, whether the keys changed).
+/// Held only to look and to start one, never across the fetch.
+struct Refetches {
+    last: Instant,
+    in_flight: Option<watch::Receiver<Option<bool>>>,
+}
+
 /// Validates bearer JWTs; an [`Authenticate`] for
 /// [`HttpOptions::authenticator`](crate::http::HttpOptions::authenticator).
 pub struct JwtAuthenticator {
     config: JwtConfig,
-    keys: RwLock<Arc<Vec<Key>>>,
-    last_fetch: tokio::sync::Mutex<Instant>,
+    keys: KeySet,
+    refetches: Arc<Mutex<Refetches>>,
     http: Option<reqwest::Client>,
 }
 
@@ -200,19 +219,20 @@ impl JwtAuthenticator {
             _ => None,
         };
         let auth = Self {
-            keys: RwLock::new(Arc::new(Vec::new())),
+            keys: Arc::new(RwLock::new(Arc::new(Vec::new()))),
             // The load at start does not count: the first unknown key may
             // refetch at once, later ones every REFRESH_EVERY.
-            last_fetch: tokio::sync::Mutex::new(
-                Instant::now()
+            refetches: Arc::new(Mutex::new(Refetches {
+                last: Instant::now()
                     .checked_sub(REFRESH_EVERY)
                     .unwrap_or_else(Instant::now),
-            ),
+                in_flight: None,
+            })),
             http,
             config,
         };
         let keys = auth.load().await?;
-        auth.replace_keys(keys);
+        replace_keys(&auth.keys, keys);
         Ok(auth)
     }
 
@@ -231,49 +251,15 @@ impl JwtAuthenticator {
                 })?;
                 parse_set(text.as_bytes())?
             }
-            JwksSource::Url(url) => parse_set(&self.fetch(url).await?)?,
-        };
-        let keys: Vec<Key> = set.keys.iter().filter_map(usable_key).collect();
-        if keys.is_empty() {
-            return Err(JwtConfigError::NoKeys);
-        }
-        Ok(keys)
-    }
-
-    async fn fetch(&self, url: &str) -> Result<Vec<u8>, JwtConfigError> {
-        let failed = |reason: String| JwtConfigError::Fetch {
-            url: url.to_owned(),
-            reason,
-        };
-        let http = self
-            .http
-            .as_ref()
-            .ok_or_else(|| failed("no HTTP client".into()))?;
-        let mut response = http
-            .get(url)
-            .header("accept", "application/json")
-            .send()
-            .await
-            .map_err(|e| failed(e.to_string()))?;
-        if !response.status().is_success() {
-            return Err(failed(format!("HTTP {}", response.status())));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| failed(e.to_string()))? {
-            if body.len() + chunk.len() > MAX_JWKS_BYTES {
-                return Err(failed(format!("larger than {MAX_JWKS_BYTES} bytes")));
+            JwksSource::Url(url) => {
+                let http = self.http.as_ref().ok_or_else(|| JwtConfigError::Fetch {
+                    url: url.clone(),
+                    reason: "no HTTP client".into(),
+                })?;
+                return load_url(http, url).await;
             }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
-    }
-
-    fn replace_keys(&self, keys: Vec<Key>) {
-        let keys = Arc::new(keys);
-        match self.keys.write() {
-            Ok(mut guard) => *guard = keys,
-            Err(poisoned) => *poisoned.into_inner() = keys,
-        }
+        };
+        usable_keys(&set)
     }
 
     fn current_keys(&self) -> Arc<Vec<Key>> {
@@ -283,28 +269,39 @@ impl JwtAuthenticator {
         }
     }
 
-    /// Refetch a JWKS URL (at most every [`REFRESH_EVERY`]); whether keys
-    /// changed.
+    /// A token names a key we do not hold: refetch a JWKS URL (at most every
+    /// [`REFRESH_EVERY`], one fetch at a time, in a task of its own so that
+    /// no caller holds anything across it) and wait up to [`REFRESH_WAIT`]
+    /// for the fetch in flight; whether the keys changed.
     async fn refresh(&self) -> bool {
-        if !matches!(self.config.jwks, JwksSource::Url(_)) {
+        let (JwksSource::Url(url), Some(http)) = (&self.config.jwks, &self.http) else {
             return false;
-        }
-        let mut last = self.last_fetch.lock().await;
-        if last.elapsed() < REFRESH_EVERY {
-            return false;
-        }
-        *last = Instant::now();
-        match self.load().await {
-            Ok(keys) => {
-                tracing::info!(keys = keys.len(), "JWKS refreshed");
-                self.replace_keys(keys);
-                true
+        };
+        let mut outcome = {
+            let mut refetches = self
+                .refetches
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            match &refetches.in_flight {
+                Some(outcome) => outcome.clone(),
+                None if refetches.last.elapsed() < REFRESH_EVERY => return false,
+                None => {
+                    refetches.last = Instant::now();
+                    let (tell, outcome) = watch::channel(None);
+                    refetches.in_flight = Some(outcome.clone());
+                    tokio::spawn(refetch(
+                        url.clone(),
+                        http.clone(),
+                        Arc::clone(&self.keys),
+                        Arc::clone(&self.refetches),
+                        tell,
+                    ));
+                    outcome
+                }
             }
-            Err(e) => {
-                tracing::warn!(error = %e, "JWKS refresh failed; keeping the old keys");
-                false
-            }
-        }
+        };
+        let finished = tokio::time::timeout(REFRESH_WAIT, outcome.wait_for(Option::is_some)).await;
+        matches!(finished, Ok(Ok(changed)) if *changed == Some(true))
     }
 
     fn refuse(&self, description: &str) -> Unauthorized {
@@ -419,6 +416,81 @@ fn check_url(url: &str) -> Result<(), JwtConfigError> {
             "JWKS URL {url:?} must be https (plain http only on loopback)"
         ))),
     }
+}
+
+/// One refetch of `url`: the keys replaced when it gave usable ones, the old
+/// ones kept otherwise; then the next refetch may start (after
+/// [`REFRESH_EVERY`]).
+async fn refetch(
+    url: String,
+    http: reqwest::Client,
+    keys: KeySet,
+    refetches: Arc<Mutex<Refetches>>,
+    tell: watch::Sender<Option<bool>>,
+) {
+    let changed = match load_url(&http, &url).await {
+        Ok(fresh) => {
+            tracing::info!(keys = fresh.len(), "JWKS refreshed");
+            replace_keys(&keys, fresh);
+            true
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "JWKS refresh failed; keeping the old keys");
+            false
+        }
+    };
+    refetches
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .in_flight = None;
+    tell.send_replace(Some(changed));
+}
+
+fn replace_keys(set: &KeySet, keys: Vec<Key>) {
+    let keys = Arc::new(keys);
+    match set.write() {
+        Ok(mut guard) => *guard = keys,
+        Err(poisoned) => *poisoned.into_inner() = keys,
+    }
+}
+
+/// The usable keys of the JWKS at `url`.
+async fn load_url(http: &reqwest::Client, url: &str) -> Result<Vec<Key>, JwtConfigError> {
+    usable_keys(&parse_set(&fetch(http, url).await?)?)
+}
+
+/// The JWKS document at `url`, at most [`MAX_JWKS_BYTES`].
+async fn fetch(http: &reqwest::Client, url: &str) -> Result<Vec<u8>, JwtConfigError> {
+    let failed = |reason: String| JwtConfigError::Fetch {
+        url: url.to_owned(),
+        reason,
+    };
+    let mut response = http
+        .get(url)
+        .header("accept", "application/json")
+        .send()
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    if !response.status().is_success() {
+        return Err(failed(format!("HTTP {}", response.status())));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| failed(e.to_string()))? {
+        if body.len() + chunk.len() > MAX_JWKS_BYTES {
+            return Err(failed(format!("larger than {MAX_JWKS_BYTES} bytes")));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// The keys of `set` that verify signatures; none is an error.
+fn usable_keys(set: &JwkSet) -> Result<Vec<Key>, JwtConfigError> {
+    let keys: Vec<Key> = set.keys.iter().filter_map(usable_key).collect();
+    if keys.is_empty() {
+        return Err(JwtConfigError::NoKeys);
+    }
+    Ok(keys)
 }
 
 fn parse_set(bytes: &[u8]) -> Result<JwkSet, JwtConfigError> {

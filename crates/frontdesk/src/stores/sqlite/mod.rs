@@ -17,9 +17,14 @@
 //! # let _ = server; Ok(()) }
 //! ```
 //!
-//! The file (and its write-ahead log) is made owner-only (it holds who
-//! started which flow, and connect-token hashes); keep it in a directory only
-//! the server's user can read. Work runs on tokio's blocking pool,
+//! The file holds who started which flow, and connect-token hashes: it is
+//! created owner-only (`0600`) before SQLite opens it, so it is never open to
+//! others, not even for an instant, and SQLite gives its write-ahead log and
+//! index the same mode. The directory must belong to the server's user and
+//! not be writable by group or others, or [`SqliteStore::open`] refuses it:
+//! whoever can write there could have put a database, a `-wal` file or a
+//! symlink in it first, which changing its mode now would not undo (keep it
+//! owner-only, `0700`, so nobody else can even list it). Work runs on tokio's blocking pool,
 //! one statement at a time behind a mutex: SQLite serialises writers anyway,
 //! and every operation is a single indexed statement or two. Expired rows are
 //! deleted as the store is used. Completion events are delivered within this
@@ -28,6 +33,8 @@
 
 mod flows;
 mod nonces;
+#[cfg(unix)]
+mod private;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -89,10 +96,12 @@ fn backend(e: impl std::fmt::Display) -> StoreError {
 }
 
 impl SqliteStore {
-    /// Open (or create) the store at `path`; its directory must exist.
+    /// Open (or create) the store at `path`; its directory must exist, be
+    /// this user's and not be writable by others (see the module docs).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        #[cfg(unix)]
+        private::prepare(path)?;
         let conn = Connection::open(path).map_err(backend)?;
-        restrict_permissions(path);
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(backend)?;
         conn.pragma_update(None, "journal_mode", "WAL")

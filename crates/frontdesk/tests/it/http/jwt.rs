@@ -319,3 +319,101 @@ async fn a_bad_key_source_fails_at_start() {
     .unwrap_err();
     assert!(err.to_string().contains("must be https"), "{err}");
 }
+
+/// A JWKS endpoint that answers the fetch at start at once and holds every
+/// later one until `release` turns true; `fetches` counts them.
+async fn held_jwks(
+    doc: Arc<Mutex<Value>>,
+    release: tokio::sync::watch::Receiver<bool>,
+    fetches: Arc<std::sync::atomic::AtomicUsize>,
+) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+    let app = Router::new().route(
+        "/jwks.json",
+        get(move || {
+            let (doc, mut release, fetches) = (doc.clone(), release.clone(), fetches.clone());
+            async move {
+                if fetches.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+                    let _ = release.wait_for(|r| *r).await;
+                }
+                let doc = doc.lock().unwrap().clone();
+                axum::Json(doc)
+            }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+/// Issue 24, row 17: a refetch of the JWKS for an unknown key used to hold
+/// the authenticator's lock while it fetched, so every other request naming
+/// an unknown key waited for the fetch (up to its 10 s timeout). Now a
+/// request naming a known key never waits, one naming an unknown key during
+/// a refetch is answered within a short bound, and a burst of unknown keys
+/// refetches once.
+#[tokio::test]
+async fn a_slow_jwks_refetch_holds_up_no_other_request() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+    let (known, rotated) = (key_pair("k1"), key_pair("k2"));
+    let (release, held) = tokio::sync::watch::channel(false);
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let doc = Arc::new(Mutex::new(json!({"keys": [known.jwk]})));
+    let url = held_jwks(Arc::clone(&doc), held, Arc::clone(&fetches)).await;
+    let s = Arc::new(start(JwksSource::Url(url)).await);
+    assert_eq!(fetches.load(Ordering::SeqCst), 1, "fetched once at start");
+    // The authorization server rotates: k2 appears in the set.
+    *doc.lock().unwrap() = json!({"keys": [known.jwk, rotated.jwk]});
+
+    // k2 is not known yet: this request starts a refetch, which hangs.
+    let first = {
+        let s = Arc::clone(&s);
+        let token = sign(&rotated, "k2", &claims(&s.audience));
+        tokio::spawn(async move { call(&s, Some(&token)).await.status().as_u16() })
+    };
+    for _ in 0..100 {
+        if fetches.load(Ordering::SeqCst) == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(fetches.load(Ordering::SeqCst), 2, "the refetch started");
+
+    // While the refetch hangs: a known key passes, another unknown key is
+    // refused, neither waiting for the fetch (whose client timeout is 10 s).
+    let k1 = sign(&known, "k1", &claims(&s.audience));
+    let passed = tokio::time::timeout(Duration::from_secs(6), call(&s, Some(&k1))).await;
+    assert_eq!(passed.map(|r| r.status().as_u16()).ok(), Some(200));
+    let stranger = key_pair("k3");
+    let k3 = sign(&stranger, "k3", &claims(&s.audience));
+    let answered = tokio::time::timeout(Duration::from_secs(6), refused(&s, Some(&k3))).await;
+    assert!(
+        answered.is_ok(),
+        "a request naming an unknown key waited for the refetch"
+    );
+    let first = tokio::time::timeout(Duration::from_secs(6), first).await;
+    assert_eq!(
+        first.ok().and_then(Result::ok),
+        Some(401),
+        "the request that started the refetch waits a bounded time"
+    );
+
+    // The refetch finishes in the background: k2 is known from then on.
+    release.send_replace(true);
+    let k2 = sign(&rotated, "k2", &claims(&s.audience));
+    let mut status = 0;
+    for _ in 0..100 {
+        status = call(&s, Some(&k2)).await.status().as_u16();
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status, 200, "the refetched key is used");
+    // Unknown keys within the refetch interval do not fetch again.
+    for _ in 0..5 {
+        refused(&s, Some(&k3)).await;
+    }
+    assert_eq!(fetches.load(Ordering::SeqCst), 2, "one refetch in all");
+}

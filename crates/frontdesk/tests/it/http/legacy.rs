@@ -309,13 +309,20 @@ async fn bad_input() {
     let v = json_of(r, 403).await;
     assert!(v["error"]["code"].is_i64());
     assert_eq!(v["id"], Value::Null);
-    // Loopback origins are fine; then Content-Type, Accept, and an
+    // So is a page on another loopback port (issue 24, row 12: only the
+    // server's own origin by default).
+    let r = s
+        .post_with(&[("origin", "http://localhost:5173")], body.clone())
+        .await;
+    assert_eq!(json_of(r, 403).await["id"], Value::Null);
+    // The server's own origin is fine; then Content-Type, Accept, and an
     // unsupported MCP-Protocol-Version after init. `true`: with the usual
     // Content-Type and Accept added.
     let sid = sid.as_str();
+    let own = s.base.replace("127.0.0.1", "localhost");
     for (headers, usual, status) in [
         (
-            vec![("origin", "http://localhost:5173"), ("mcp-session-id", sid)],
+            vec![("origin", own.as_str()), ("mcp-session-id", sid)],
             true,
             200,
         ),

@@ -138,3 +138,33 @@ async fn a_newer_schema_is_refused() {
     let err = SqliteStore::open(&path).unwrap_err().to_string();
     assert!(err.contains("schema version 99"), "{err}");
 }
+
+/// Issue 24, row 14: a directory that other users can write to (they could
+/// put a database, a `-wal` or a symlink there first) is refused with a
+/// message saying what to do, and nothing is created in it.
+#[cfg(unix)]
+#[test]
+fn a_directory_others_can_write_to_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("sqlite-stores")
+        .join(format!("open-{}", FlowId::random()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for mode in [0o777, 0o770, 0o1777] {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
+        let path = dir.join("frontdesk.sqlite3");
+        let err = SqliteStore::open(&path).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("{} can be written by other users", dir.display())),
+            "{mode:o}: {err}"
+        );
+        assert!(err.contains("chmod go-w"), "{mode:o}: {err}");
+        assert!(!path.exists(), "{mode:o}: the file was created");
+    }
+    // Owner-only, or readable by others but not writable: opened.
+    for mode in [0o700, 0o755] {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
+        drop(SqliteStore::open(&dir.join(format!("ok-{mode:o}.sqlite3"))).unwrap());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
