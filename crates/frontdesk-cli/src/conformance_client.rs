@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use frontdesk::client::auth::{
-    AuthError, AuthorizationPrompt, OAuthConfig, PendingRedirect, PreregisteredClient, UserAgent,
+    AuthError, AuthorizationPrompt, AuthorizationRequest, OAuthConfig, PendingRedirect,
+    PreregisteredClient, UserAgent,
 };
 use frontdesk::client::{
     BoxFuture, Client, ClientCapabilities, ClientConfig, Elicitation, ElicitationHandler,
@@ -77,12 +78,20 @@ impl PendingRedirect for Pending {
         "http://localhost:3000/callback".to_owned()
     }
 
+    fn consent<'a>(
+        &'a mut self,
+        _prompt: &'a AuthorizationPrompt,
+    ) -> BoxFuture<'a, Result<(), AuthError>> {
+        // The suite's user agent agrees to every sign-in.
+        Box::pin(async { Ok(()) })
+    }
+
     fn complete(
         self: Box<Self>,
-        prompt: AuthorizationPrompt,
+        request: AuthorizationRequest,
     ) -> BoxFuture<'static, Result<String, AuthError>> {
         Box::pin(async move {
-            let Some(url) = prompt.review.consented() else {
+            let Some(url) = request.review.consented() else {
                 return Err(AuthError::NotApproved);
             };
             let response = self
@@ -130,12 +139,13 @@ fn oauth(context: &Value) -> anyhow::Result<OAuthConfig> {
     let mut config = OAuthConfig::new(ReadRedirect { http })
         .client_name("frontdesk-conformance")
         .client_metadata_url(CLIENT_METADATA_URL);
-    if let Some(id) = context.get("client_id").and_then(Value::as_str) {
+    // A pre-registered client is bound to its issuer (the suite's context
+    // names it); without one it is not used.
+    let id = context.get("client_id").and_then(Value::as_str);
+    let issuer = context.get("issuer").and_then(Value::as_str);
+    if let (Some(id), Some(issuer)) = (id, issuer) {
         config = config.preregistered(PreregisteredClient {
-            issuer: context
-                .get("issuer")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+            issuer: issuer.to_owned(),
             client_id: id.to_owned(),
             client_secret: context
                 .get("client_secret")

@@ -15,10 +15,10 @@ use clap::Args;
 use frontdesk::client::BoxFuture;
 use frontdesk::client::ClientConfig;
 use frontdesk::client::auth::{
-    AuthError, AuthorizationPrompt, FileTokenStore, LoopbackRedirect, OAuthConfig, PendingRedirect,
-    PreregisteredClient, UserAgent,
+    AuthError, AuthorizationPrompt, AuthorizationRequest, FileTokenStore, LoopbackRedirect,
+    OAuthConfig, PendingRedirect, PreregisteredClient, UserAgent,
 };
-use frontdesk_host::signin::{SignInRequest, run_sign_in};
+use frontdesk_host::signin::{SignInChoice, SignInRequest, ask_sign_in, open_sign_in};
 use frontdesk_host::terminal::TtyScreen;
 use frontdesk_host::{SystemBrowser, terminal_available};
 
@@ -35,11 +35,16 @@ pub struct RemoteArgs {
     /// else ~/.local/state/frontdesk/tokens.json; readable by you only).
     #[arg(long, value_name = "FILE", env = "FRONTDESK_TOKEN_FILE")]
     pub token_file: Option<PathBuf>,
-    /// Sign in as this client id, registered beforehand with the server's authorization
-    /// server (its secret, if any, from $FRONTDESK_CLIENT_SECRET); without it the
-    /// client registers itself where the server allows.
-    #[arg(long, value_name = "ID")]
+    /// Sign in as this client id, registered beforehand with the authorization server
+    /// --client-issuer names (its secret, if any, from $FRONTDESK_CLIENT_SECRET); without
+    /// it the client registers itself where the server allows.
+    #[arg(long, value_name = "ID", requires = "client_issuer")]
     pub client_id: Option<String>,
+    /// The issuer of the authorization server --client-id is registered with, exactly as
+    /// its metadata writes it. The id and its secret are used with that server only, never
+    /// with one another server names.
+    #[arg(long, value_name = "URL", requires = "client_id")]
+    pub client_issuer: Option<String>,
 }
 
 /// The default token file.
@@ -84,9 +89,9 @@ impl RemoteArgs {
         let mut oauth = OAuthConfig::new(TerminalSignIn)
             .client_name("frontdesk")
             .store(FileTokenStore::new(file));
-        if let Some(id) = &self.client_id {
+        if let (Some(id), Some(issuer)) = (&self.client_id, &self.client_issuer) {
             oauth = oauth.preregistered(PreregisteredClient {
-                issuer: None,
+                issuer: issuer.clone(),
                 client_id: id.clone(),
                 client_secret: std::env::var("FRONTDESK_CLIENT_SECRET")
                     .ok()
@@ -122,22 +127,39 @@ impl PendingRedirect for Waiting {
         self.redirect.redirect_uri()
     }
 
-    fn complete(
-        self: Box<Self>,
-        prompt: AuthorizationPrompt,
-    ) -> BoxFuture<'static, Result<String, AuthError>> {
+    fn consent<'a>(
+        &'a mut self,
+        prompt: &'a AuthorizationPrompt,
+    ) -> BoxFuture<'a, Result<(), AuthError>> {
         Box::pin(async move {
             let request = SignInRequest {
                 server: prompt.server.clone(),
                 issuer: prompt.issuer.clone(),
                 scopes: prompt.scopes.clone(),
             };
-            let review = prompt.review;
-            // The listener takes only the callback carrying this request's state.
-            let state = prompt.state;
+            let review = prompt.review.clone();
+            let choice = tokio::task::spawn_blocking(move || {
+                let _quiet = frontdesk_host::logs::hold();
+                ask_sign_in(&mut TtyScreen::new(), &request, &review)
+            })
+            .await
+            .map_err(|e| AuthError::Network(e.to_string()))?;
+            match choice {
+                SignInChoice::Agreed => Ok(()),
+                SignInChoice::Declined | SignInChoice::Refused => Err(AuthError::NotApproved),
+            }
+        })
+    }
+
+    fn complete(
+        self: Box<Self>,
+        request: AuthorizationRequest,
+    ) -> BoxFuture<'static, Result<String, AuthError>> {
+        Box::pin(async move {
+            let review = request.review;
             let outcome = tokio::task::spawn_blocking(move || {
                 let _quiet = frontdesk_host::logs::hold();
-                run_sign_in(&mut TtyScreen::new(), &request, &review, &SystemBrowser)
+                open_sign_in(&mut TtyScreen::new(), &review, &SystemBrowser)
             })
             .await
             .map_err(|e| AuthError::Network(e.to_string()))?;
@@ -145,7 +167,8 @@ impl PendingRedirect for Waiting {
                 return Err(AuthError::NotApproved);
             }
             crate::output::note("frontdesk: waiting for the browser to come back (Ctrl-C stops) …");
-            let answer = self.redirect.wait(&state, SIGN_IN_TIME).await?;
+            // The listener takes only the callback carrying this request's state.
+            let answer = self.redirect.wait(&request.state, SIGN_IN_TIME).await?;
             crate::output::note("frontdesk: signed in.");
             Ok(answer)
         })

@@ -1,9 +1,10 @@
 //! The sign-in screen: a server wants a token, so the person is asked to
-//! approve at its authorization server. The authorization URL is shown as a
-//! URL-mode URL is (the same review: full URL, registrable domain marked,
-//! every finding), with who asks and for which scopes; it is handed to the
-//! browser only after the person pressed `o`, and never when the review
-//! refused it.
+//! approve at its authorization server. The page they will be sent to is
+//! shown as a URL-mode URL is (the same review: full URL, registrable domain
+//! marked, every finding), with who asks and for which scopes
+//! ([`ask_sign_in`]). Only once they pressed `o` does the client register
+//! itself (when it must) and build the authorization request, which
+//! [`open_sign_in`] hands to the browser, never when the review refused it.
 
 use frontdesk_url::{UrlReview, Verdict};
 
@@ -44,13 +45,29 @@ impl SignInOutcome {
     }
 }
 
-/// Show the sign-in screen for `review` and act on the person's choice.
-pub fn run_sign_in(
+/// What the person chose on the sign-in screen ([`ask_sign_in`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignInChoice {
+    /// The person agreed to sign in: the client may now register itself
+    /// (when it must) and open the authorization request ([`open_sign_in`]).
+    Agreed,
+    /// The person said no (or left the screen).
+    Declined,
+    /// The review refused the authorization server's page; nothing may be
+    /// opened.
+    Refused,
+}
+
+/// Ask the person whether to sign in: who asks, the authorization server,
+/// the scopes, and `review` (of the page they will be sent to), shown whole.
+/// Nothing is opened and, until this returns [`SignInChoice::Agreed`], the
+/// client has sent the authorization server nothing but reads of its
+/// metadata.
+pub fn ask_sign_in(
     screen: &mut dyn Screen,
     request: &SignInRequest,
     review: &UrlReview,
-    opener: &dyn Opener,
-) -> SignInOutcome {
+) -> SignInChoice {
     let scopes = if request.scopes.is_empty() {
         "no particular scope".to_owned()
     } else {
@@ -68,25 +85,36 @@ pub fn run_sign_in(
         waiting: 0,
     };
     show_review(screen, &header, "asks you to sign in", review);
-    if review.verdict() == Verdict::Refused {
+    if review.verdict() == Verdict::Refused || review.consented().is_none() {
         screen.show("This sign-in link is refused and will not be opened.");
         let _ = screen.key("", &[('c', "close")]);
-        return SignInOutcome::Refused;
+        return SignInChoice::Refused;
     }
-    let Some(consented) = review.consented() else {
-        return SignInOutcome::Refused;
-    };
     screen.show("Nothing has been opened. Sign in only if you expected this server to ask.");
     match screen.key(
         "Your choice:",
         &[('o', "open the sign-in page"), ('c', "cancel")],
     ) {
-        Ok('o') => {}
+        Ok('o') => SignInChoice::Agreed,
         Ok(_) | Err(Interrupted::Cancel | Interrupted::Escape) => {
             screen.show("Not signed in; nothing was opened.");
-            return SignInOutcome::Declined;
+            SignInChoice::Declined
         }
     }
+}
+
+/// The person agreed ([`ask_sign_in`]): open the authorization request
+/// `review` (its whole URL) in the browser, or print it to be copied into
+/// one when no browser starts. A URL the review refuses is not opened.
+pub fn open_sign_in(
+    screen: &mut dyn Screen,
+    review: &UrlReview,
+    opener: &dyn Opener,
+) -> SignInOutcome {
+    let Some(consented) = review.consented() else {
+        screen.show("This sign-in link is refused and will not be opened.");
+        return SignInOutcome::Refused;
+    };
     match opener.open(&consented) {
         Ok(()) => {
             screen.show("Opened in your browser. Approve there; this continues by itself.");
@@ -100,6 +128,22 @@ pub fn run_sign_in(
             screen.show("");
             SignInOutcome::Printed
         }
+    }
+}
+
+/// Show the sign-in screen for `review` and, once the person agreed, open
+/// that same URL: [`ask_sign_in`] then [`open_sign_in`], for a client whose
+/// authorization URL is known before consent.
+pub fn run_sign_in(
+    screen: &mut dyn Screen,
+    request: &SignInRequest,
+    review: &UrlReview,
+    opener: &dyn Opener,
+) -> SignInOutcome {
+    match ask_sign_in(screen, request, review) {
+        SignInChoice::Agreed => open_sign_in(screen, review, opener),
+        SignInChoice::Declined => SignInOutcome::Declined,
+        SignInChoice::Refused => SignInOutcome::Refused,
     }
 }
 

@@ -5,6 +5,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 mod client;
+mod client_auth;
 mod client_bounds;
 mod client_hostile;
 mod client_requests;

@@ -35,13 +35,25 @@ impl BearerChallenge {
 
 /// Space-separated scopes, in order, without duplicates or empty entries.
 pub(crate) fn split_scopes(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for s in text.split(' ').filter(|s| !s.is_empty()) {
-        if !out.iter().any(|o| o == s) {
-            out.push(s.to_owned());
+    // A set of those seen, not a search of `out`: a header may carry a
+    // hundred thousand scopes (issue 24: linear in outside input).
+    let mut seen = std::collections::HashSet::new();
+    text.split(' ')
+        .filter(|s| !s.is_empty() && seen.insert(*s))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `more` added to `scopes` in order, those already there left out: linear
+/// in both (a set of those seen, not a search of the list).
+pub(crate) fn merge_scopes(mut scopes: Vec<String>, more: Vec<String>) -> Vec<String> {
+    let mut seen: std::collections::HashSet<String> = scopes.iter().cloned().collect();
+    for s in more {
+        if seen.insert(s.clone()) {
+            scopes.push(s);
         }
     }
-    out
+    scopes
 }
 
 /// Parse one header value; `None` unless it holds a `Bearer` challenge.

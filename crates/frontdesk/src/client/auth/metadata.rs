@@ -3,6 +3,11 @@
 //! Connect Discovery), each checked before anything in it is used.
 //!
 //! Checks (each an attack it stops):
+//! - a `resource_metadata` URL from a challenge must be on the endpoint's
+//!   origin (scheme, host, port), where RFC 9728 §3 has a resource publish
+//!   its metadata: a server cannot make the client request another host or
+//!   another port of this machine (a blind request forgery, before anyone
+//!   agreed to anything);
 //! - the resource metadata's `resource` must be the MCP endpoint or a parent
 //!   of it on the same origin (a server cannot make the client ask for a
 //!   token for another resource);
@@ -179,7 +184,14 @@ pub(crate) async fn discover_resource(
     from_challenge: Option<&str>,
 ) -> Result<ResourceMetadata, AuthError> {
     if let Some(url) = from_challenge {
-        check_endpoint("the resource metadata URL", url)?;
+        let parsed = check_endpoint("the resource metadata URL", url)?;
+        if parsed.origin() != endpoint.origin() {
+            return Err(AuthError::Metadata(format!(
+                "the resource metadata URL {url} is not on the server's origin {}; \
+                 it was not fetched",
+                origin_of(endpoint)
+            )));
+        }
     }
     let mut found = None;
     for url in resource_metadata_urls(endpoint, from_challenge) {

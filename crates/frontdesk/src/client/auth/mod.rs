@@ -4,24 +4,33 @@
 //! [`OAuthConfig`] and the HTTP transport answers a `401` by authorizing:
 //!
 //! 1. the protected resource metadata, from the challenge's
-//!    `resource_metadata` or the well-known locations; its `resource` must
-//!    cover the endpoint ([`AuthError::ResourceMismatch`]);
+//!    `resource_metadata` (only on the endpoint's own origin: RFC 9728 §3
+//!    publishes it under the resource's own URL, and a URL elsewhere would
+//!    make the client request whatever the server names before anyone
+//!    agreed) or the well-known locations; its `resource` must cover the
+//!    endpoint ([`AuthError::ResourceMismatch`]);
 //! 2. the authorization server's metadata (OAuth, then OpenID Connect
 //!    locations); its `issuer` must be exactly the one asked for
 //!    ([`AuthError::IssuerMismatch`]), its endpoints `https` (or loopback),
 //!    PKCE with `S256` offered;
-//! 3. a client identity: a pre-registered client, a client ID metadata
-//!    document URL when the server accepts those, else dynamic registration
-//!    (`application_type: native`); credentials are bound to the issuer that
-//!    issued them and never sent to another;
-//! 4. scopes: the challenge's `scope`, else the resource's
+//! 3. scopes: the challenge's `scope`, else the resource's
 //!    `scopes_supported`, else none; `offline_access` when the authorization
 //!    server lists it; on a re-authorization the union with what was asked
 //!    before;
-//! 5. the authorization request (PKCE `S256`, `state`, `resource`), its URL
-//!    reviewed like a URL-mode URL and handed to the [`UserAgent`], which
-//!    shows it for consent and brings back the redirect;
-//! 6. the redirect checked (`state`, and `iss` against the issuer: required
+//! 4. the person's consent, through the [`UserAgent`]: who asks (the
+//!    endpoint), the authorization server, the scopes, and its authorization
+//!    endpoint reviewed like a URL-mode URL. Until the person agrees, the
+//!    client has only read metadata: nothing is registered and nothing is
+//!    opened;
+//! 5. a client identity: a pre-registered client (bound to the one issuer it
+//!    is registered with), a client ID metadata document URL when the server
+//!    accepts those, else dynamic registration (`application_type: native`),
+//!    sent only now, after consent; credentials are bound to the issuer that
+//!    issued them and never sent to another;
+//! 6. the authorization request (PKCE `S256`, `state`, `resource`), its URL
+//!    reviewed again and handed to the user agent, which opens it and brings
+//!    back the redirect;
+//! 7. the redirect checked (`state`, and `iss` against the issuer: required
 //!    when the server advertises it, compared whenever present, no
 //!    normalization), the code exchanged with the token endpoint's
 //!    authentication method (`none`, `client_secret_basic`,
@@ -56,6 +65,9 @@ pub use store::{
 };
 
 pub(crate) use http::AuthHttp;
+/// Discovery's checks, for the hostile-input benchmark (`fuzzing::hostile`).
+#[cfg(feature = "fuzzing")]
+pub(crate) use metadata::{check_endpoint, resource_covers};
 pub(crate) use session::{Attempt, AuthSession};
 
 use super::handler::BoxFuture;
@@ -117,8 +129,9 @@ pub enum AuthError {
     Forbidden(String),
 }
 
-/// One authorization for the person to approve: the URL (reviewed), who
-/// asks, and what for.
+/// One authorization for the person to approve: who asks, where, and what
+/// for. Shown before the client sends the authorization server anything
+/// but reads of its metadata.
 #[derive(Debug, Clone)]
 pub struct AuthorizationPrompt {
     /// The MCP endpoint that asked for a token.
@@ -127,8 +140,19 @@ pub struct AuthorizationPrompt {
     pub issuer: String,
     /// The scopes asked for.
     pub scopes: Vec<String>,
-    /// The authorization URL's review. Show it whole; open it only after the
-    /// person consents, and never when the review refused it.
+    /// The review of the authorization server's authorization endpoint: the
+    /// page the person will be sent to (the request's parameters are the
+    /// client's own, added once the person agreed). Show it whole; never go
+    /// on when the review refused it.
+    pub review: UrlReview,
+}
+
+/// The authorization request to open once the person agreed: its whole URL,
+/// reviewed (on the endpoint the person agreed to), and its `state`.
+#[derive(Debug, Clone)]
+pub struct AuthorizationRequest {
+    /// The review of the whole authorization URL. Open it only when the
+    /// review allows it.
     pub review: UrlReview,
     /// The request's `state`: the redirect that answers it carries it, so a
     /// listener takes only that one (see [`LoopbackRedirect::wait`]).
@@ -148,21 +172,37 @@ pub trait PendingRedirect: Send {
     /// The `redirect_uri` to register and to put in the request.
     fn redirect_uri(&self) -> String;
 
-    /// Show `prompt` to the person (the URL for consent, opened only once
-    /// they agree), wait for the redirect, and return the full URL the
-    /// authorization server redirected to. [`AuthError::NotApproved`] when
-    /// the person says no.
+    /// Show `prompt` to the person and wait for their decision: `Ok` when
+    /// they agree to sign in, [`AuthError::NotApproved`] when they do not.
+    /// Open nothing yet. The client registers itself (when it must) and
+    /// builds the request only after this returned `Ok`.
+    fn consent<'a>(
+        &'a mut self,
+        prompt: &'a AuthorizationPrompt,
+    ) -> BoxFuture<'a, Result<(), AuthError>>;
+
+    /// The person agreed: open `request` (its URL is on the endpoint they
+    /// agreed to), wait for the redirect, and return the full URL the
+    /// authorization server redirected to.
     fn complete(
         self: Box<Self>,
-        prompt: AuthorizationPrompt,
+        request: AuthorizationRequest,
     ) -> BoxFuture<'static, Result<String, AuthError>>;
 }
 
-/// A client registered with the authorization server beforehand.
+/// A client registered with one authorization server beforehand.
+///
+/// It is bound to that server's issuer: used only when the resource's
+/// authorization server is exactly `issuer`, so its secret is sent only to
+/// the token endpoint of that issuer's own metadata, never to one a server
+/// names. With any other authorization server the client identifies as it
+/// would without it (metadata document, or dynamic registration after
+/// consent).
 #[derive(Clone, PartialEq, Eq)]
 pub struct PreregisteredClient {
-    /// The authorization server it is registered with; `None` for any.
-    pub issuer: Option<String>,
+    /// The issuer of the authorization server it is registered with,
+    /// exactly as that server's metadata writes it.
+    pub issuer: String,
     /// `client_id`.
     pub client_id: String,
     /// `client_secret`, for a confidential client.
@@ -188,7 +228,7 @@ pub struct OAuthConfig {
     pub store: Arc<dyn TokenStore>,
     /// `client_name` for dynamic registration.
     pub client_name: String,
-    /// A pre-registered client, used when its issuer matches.
+    /// A pre-registered client, used only with its own issuer.
     pub preregistered: Option<PreregisteredClient>,
     /// The URL of this client's metadata document, used as its `client_id`
     /// where the authorization server supports that.

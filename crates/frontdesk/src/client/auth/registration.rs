@@ -3,7 +3,9 @@
 //! metadata document URL, or a new dynamic registration (RFC 7591).
 //!
 //! A registration belongs to the issuer that made it: one kept for another
-//! authorization server (the resource moved to a new one) is never reused.
+//! authorization server (the resource moved to a new one) is never reused,
+//! and a pre-registered client is used only with the issuer it names.
+//! Dynamic registration is called only after the person consented.
 
 use serde::Deserialize;
 use serde_json::json;
@@ -33,8 +35,16 @@ pub(crate) async fn client_for(
     redirect_uri: &str,
 ) -> Result<RegisteredClient, AuthError> {
     let issuer = server.issuer.as_str();
+    match &config.preregistered {
+        Some(pre) if pre.issuer != issuer => tracing::info!(
+            registered_with = %pre.issuer,
+            %issuer,
+            "the pre-registered client belongs to another authorization server; not used"
+        ),
+        _ => {}
+    }
     if let Some(pre) = &config.preregistered
-        && pre.issuer.as_deref().is_none_or(|i| i == issuer)
+        && pre.issuer == issuer
     {
         return Ok(RegisteredClient {
             issuer: issuer.to_owned(),

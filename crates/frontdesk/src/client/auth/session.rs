@@ -15,7 +15,7 @@ use super::http::AuthHttp;
 use super::metadata::{self, ResourceMetadata, ServerMetadata};
 use super::registration;
 use super::store::{RegisteredClient, StoredGrant, Tokens};
-use super::{AuthError, AuthorizationPrompt, OAuthConfig};
+use super::{AuthError, AuthorizationPrompt, AuthorizationRequest, OAuthConfig};
 
 /// What one request has been through, so it cannot loop.
 #[derive(Debug, Default)]
@@ -107,7 +107,11 @@ impl AuthSession {
         let challenge = challenge.unwrap_or_default();
         let wanted = challenge.scopes();
         if status == 403 {
-            let granted = self.grant().tokens.map(|t| t.scopes).unwrap_or_default();
+            let granted: std::collections::HashSet<String> = self
+                .grant()
+                .tokens
+                .map(|t| t.scopes.into_iter().collect())
+                .unwrap_or_default();
             if !challenge.insufficient_scope()
                 || (!wanted.is_empty() && wanted.iter().all(|s| granted.contains(s)))
             {
@@ -133,12 +137,7 @@ impl AuthSession {
             return Err(AuthError::TooManyAttempts(attempt.authorizations));
         }
         attempt.authorizations += 1;
-        let mut scopes = asked.clone();
-        for s in wanted {
-            if !scopes.contains(&s) {
-                scopes.push(s);
-            }
-        }
+        let scopes = super::challenge::merge_scopes(asked.clone(), wanted);
         let used = self.authorize(&challenge, scopes).await?;
         *asked = used;
         Ok(())
@@ -154,7 +153,15 @@ impl AuthSession {
             challenge.resource_metadata.as_deref(),
         )
         .await?;
-        let Some(issuer) = resource.authorization_servers.first() else {
+        // The pre-registered client's own issuer when the resource lists
+        // it, else the first one listed.
+        let preferred = self.config.preregistered.as_ref().and_then(|pre| {
+            resource
+                .authorization_servers
+                .iter()
+                .find(|issuer| **issuer == pre.issuer)
+        });
+        let Some(issuer) = preferred.or(resource.authorization_servers.first()) else {
             return Err(AuthError::Metadata(
                 "the resource metadata names no authorization server".into(),
             ));
@@ -211,8 +218,24 @@ impl AuthSession {
         {
             scopes.push("offline_access".to_owned());
         }
-        let redirect = self.config.user_agent.prepare().await?;
+        let mut redirect = self.config.user_agent.prepare().await?;
         let redirect_uri = redirect.redirect_uri();
+        let endpoint = frontdesk_url::review(&server.authorization_endpoint, &self.url_policy);
+        if !endpoint.may_open() {
+            return Err(refused_by_review(&endpoint));
+        }
+        let prompt = AuthorizationPrompt {
+            server: self.key.clone(),
+            issuer: server.issuer.clone(),
+            scopes: scopes.clone(),
+            review: endpoint,
+        };
+        {
+            let _busy = self.human.start();
+            redirect.consent(&prompt).await?;
+        }
+        // Only now does the client send the authorization server anything
+        // (a dynamic registration, when it needs one).
         let kept = self.grant().client;
         if kept.as_ref().is_some_and(|k| k.issuer != server.issuer) {
             tracing::info!(issuer = %server.issuer, "the resource moved to another authorization server; registering anew");
@@ -228,21 +251,20 @@ impl AuthSession {
         let pending = grant::start(&server, &client, &redirect_uri, &scopes, &resource.resource)?;
         let review = frontdesk_url::review(&pending.url, &self.url_policy);
         if !review.may_open() {
-            return Err(AuthError::Metadata(format!(
-                "the authorization URL is refused by the URL review: {}",
-                review.plain_text().replace('\n', "; ")
-            )));
+            return Err(refused_by_review(&review));
         }
-        let prompt = AuthorizationPrompt {
-            server: self.key.clone(),
-            issuer: server.issuer.clone(),
-            scopes: scopes.clone(),
+        if !same_page(&pending.url, &server.authorization_endpoint) {
+            return Err(AuthError::Metadata(
+                "the authorization URL is not on the endpoint the person agreed to".into(),
+            ));
+        }
+        let request = AuthorizationRequest {
             review,
             state: pending.state().to_owned(),
         };
         let answer = {
             let _busy = self.human.start();
-            redirect.complete(prompt).await?
+            redirect.complete(request).await?
         };
         let code = pending.code(&answer, &server)?;
         let tokens: Tokens = pending.exchange(&self.http, &server, &client, code).await?;
@@ -252,5 +274,21 @@ impl AuthSession {
             tokens: Some(tokens),
         })?;
         Ok(scopes)
+    }
+}
+
+fn refused_by_review(review: &frontdesk_url::UrlReview) -> AuthError {
+    AuthError::Metadata(format!(
+        "the authorization URL is refused by the URL review: {}",
+        review.plain_text().replace('\n', "; ")
+    ))
+}
+
+/// Whether the authorization URL `url` is the page `endpoint` (same origin
+/// and path; the query is the request's own).
+fn same_page(url: &str, endpoint: &str) -> bool {
+    match (url::Url::parse(url), url::Url::parse(endpoint)) {
+        (Ok(a), Ok(b)) => a.origin() == b.origin() && a.path() == b.path(),
+        _ => false,
     }
 }
