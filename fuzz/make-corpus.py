@@ -535,11 +535,53 @@ def uri_template():
         write("uri_template", name, template + "\n" + uri)
 
 
+# ---------------------------------------------------------------- client_messages
+def client_messages():
+    """A revision byte ("0": 2025-11-25, "1": 2026-07-28), then the lines a server sends."""
+    form = {"type": "object", "properties": {"name": {"type": "string", "minLength": 1}},
+            "required": ["name"]}
+    lines = {
+        "malformed": [
+            '{"jsonrpc":"2.0","id":7,"method":"ping","params":[1,2]}',
+            '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+            '{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}',
+            '{"jsonrpc":"2.0","id":"e-1","method":"elicitation/create","params":"ask"}',
+            '{"jsonrpc":"1.0","id":8,"method":"ping"}',
+            '[{"jsonrpc":"2.0","id":9,"method":"ping"}]',
+            '{"jsonrpc":"2.0","id":11,"method":"ping"',
+            note("notifications/message", [1]),
+            '{"jsonrpc":"2.0","id":3}',
+            "not json",
+        ],
+        "requests": [
+            req(1, "ping"),
+            req(2, "no/such"),
+            req(3, "roots/list"),
+            req(4, "sampling/createMessage", {"messages": [], "maxTokens": 1}),
+            req("e-2", "elicitation/create", {"mode": "form", "message": "Name?",
+                                              "requestedSchema": form}),
+            req("e-3", "elicitation/create", {"mode": "form", "message": "x",
+                                              "requestedSchema": {"type": "array"}}),
+            req("e-4", "elicitation/create", {"mode": "url", "message": "Sign in",
+                                              "url": "https://example.com/a", "elicitationId": "e"}),
+            note("notifications/elicitation/complete", {"elicitationId": "e"}),
+            note("notifications/cancelled", {"requestId": "e-2"}),
+            reply(99, {}),
+        ],
+    }
+    for name, body in lines.items():
+        for byte, revision in (("0", "2025"), ("1", "2026")):
+            write("client_messages", f"{name}-{revision}", byte + "\n".join(body))
+        # Each line on its own too, on the revision that still has requests.
+        for i, line in enumerate(body):
+            write("client_messages", f"{name}-{i}-2025", "0" + line)
+
+
 def main():
     if os.path.isdir(ROOT):
         shutil.rmtree(ROOT)
     for make in (classify, schema, url_review, headers, sse, stdio_lines, handle_legacy, handle_modern,
-                 input_responses, uri_template):
+                 input_responses, uri_template, client_messages):
         make()
     for target in sorted(os.listdir(ROOT)):
         print(f"{target}: {len(os.listdir(os.path.join(ROOT, target)))} seeds")

@@ -18,6 +18,7 @@
 //! | [`stdio_lines`] | the stdio server's bounded line reader | the lines an independent split finds; never more than the bound held |
 //! | [`handle_legacy`], [`handle_modern`] | `Server::parse_message` + `Server::handle`, a script of messages | every bad message gets the error the classifier names, every request a response with its id, and the server keeps answering |
 //! | [`input_responses`] | a 2026-07-28 retry with a valid `requestState` and fuzzed `inputResponses` | a result or `-32602`, never another error; replaying it is refused or gets the same kind of result |
+//! | [`client_messages`] | the client on a stdio connection, a server's lines | every request gets exactly one reply with its id, every malformed one with an id an error; the client keeps answering |
 //! | [`uri_template`] | the resource template matcher, a template and a URI | on short inputs what the old (backtracking) matcher answered; the captured values lie end to end between the literals |
 //!
 //! The server targets run on a fresh fixture server per input (the tools,
@@ -26,6 +27,8 @@
 //! runtime with paused time: waits for a person elapse at once, and a script
 //! that is still running after a virtual day is a hang, reported as a panic.
 
+mod client;
+pub mod hostile;
 mod server;
 mod uri_template;
 
@@ -41,6 +44,7 @@ use serde_json::{Map, Value};
 use crate::client::sse::SseParser;
 use crate::server::stdio::{LineRead, read_line_bounded};
 
+pub use client::client_messages;
 pub use server::{handle_legacy, handle_modern, input_responses, seeds};
 pub use uri_template::{uri_template, uri_template_matches};
 
@@ -95,6 +99,10 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "uri_template",
         run: uri_template,
+    },
+    Target {
+        name: "client_messages",
+        run: client_messages,
     },
 ];
 

@@ -153,6 +153,7 @@ mutation_props! {
     mutated_handle_modern: "handle_modern", 64;
     mutated_input_responses: "input_responses", 64;
     mutated_uri_template: "uri_template", 1024;
+    mutated_client_messages: "client_messages", 64;
 }
 
 /// Mcp-* header lines, right or wrong, and a body they may mirror.
