@@ -128,7 +128,7 @@ fn words(text: &str) -> Vec<String> {
 }
 
 /// Classify a key or a title.
-pub fn classify(text: &str) -> Option<SensitiveKind> {
+pub(crate) fn classify(text: &str) -> Option<SensitiveKind> {
     use SensitiveKind as K;
     let w = words(text);
     let pair = |a: &str, b: &str| w.windows(2).any(|p| p[0] == a && p[1] == b);

@@ -97,14 +97,14 @@ pub(crate) struct Checked {
 
 impl Checked {
     /// Whether the answer may be sent.
-    pub fn valid(&self) -> bool {
+    pub(crate) fn valid(&self) -> bool {
         self.general.is_empty() && self.messages.iter().all(Option::is_none)
     }
 }
 
 impl Draft {
     /// The controls as a form starts: its `values` (the defaults).
-    pub fn from_values(form: &FormSchema, values: &Map<String, Value>) -> Draft {
+    pub(crate) fn from_values(form: &FormSchema, values: &Map<String, Value>) -> Draft {
         let raw = form
             .fields()
             .iter()
@@ -142,7 +142,7 @@ impl Draft {
     }
 
     /// The controls as the page posted them (`f0=…&f1=…&f1.bad=1`).
-    pub fn from_pairs(form: &FormSchema, pairs: &[(String, String)]) -> Draft {
+    pub(crate) fn from_pairs(form: &FormSchema, pairs: &[(String, String)]) -> Draft {
         let raw = form
             .fields()
             .iter()
@@ -191,7 +191,7 @@ impl Draft {
     }
 
     /// Read every control with the form model.
-    pub fn check(&self, form: &FormSchema) -> Checked {
+    pub(crate) fn check(&self, form: &FormSchema) -> Checked {
         let mut values = Map::new();
         let mut messages = Vec::new();
         let empty = Raw::default();

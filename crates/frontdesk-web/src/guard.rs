@@ -58,12 +58,12 @@ fn random_hex() -> String {
 
 impl Guard {
     /// A guard with a fresh secret for a listener on `127.0.0.1:port`.
-    pub fn new(port: u16) -> Guard {
+    pub(crate) fn new(port: u16) -> Guard {
         Guard::with_secret(port, random_hex())
     }
 
     /// A guard with a given secret (tests).
-    pub fn with_secret(port: u16, secret: String) -> Guard {
+    pub(crate) fn with_secret(port: u16, secret: String) -> Guard {
         Guard {
             secret,
             hosts: [format!("127.0.0.1:{port}"), format!("localhost:{port}")],
@@ -76,7 +76,7 @@ impl Guard {
     }
 
     /// A fresh one-time opening code.
-    pub fn new_open_code(&self) -> String {
+    pub(crate) fn new_open_code(&self) -> String {
         let code = random_hex();
         let mut codes = self
             .open_codes
@@ -91,7 +91,7 @@ impl Guard {
 
     /// Use up `code` at `now`: whether it was a code not used yet and made
     /// within [`OPEN_CODE_TTL`]. Expired codes go too.
-    pub fn redeem_open_code(&self, code: &str, now: Instant) -> bool {
+    pub(crate) fn redeem_open_code(&self, code: &str, now: Instant) -> bool {
         let mut codes = self
             .open_codes
             .lock()
@@ -110,7 +110,12 @@ impl Guard {
     }
 
     /// Why a request is refused, if it is.
-    pub fn refuse(&self, method: &Method, path: &str, headers: &HeaderMap) -> Option<Refusal> {
+    pub(crate) fn refuse(
+        &self,
+        method: &Method,
+        path: &str,
+        headers: &HeaderMap,
+    ) -> Option<Refusal> {
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
         if !host.is_some_and(|h| self.hosts.iter().any(|ok| ok.eq_ignore_ascii_case(h))) {
             return Some(Refusal::Host);

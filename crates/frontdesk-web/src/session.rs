@@ -31,7 +31,7 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    pub fn new(
+    pub(crate) fn new(
         shared: Arc<Shared>,
         connector: Connector,
         base: ClientConfig,
@@ -70,7 +70,7 @@ impl Session {
     }
 
     /// Connect with `protocol` and list the tools.
-    pub async fn connect(&self, protocol: ProtocolChoice) {
+    pub(crate) async fn connect(&self, protocol: ProtocolChoice) {
         self.shared.change(|inner| {
             inner.connection = Connection {
                 wire_from: inner.wire.end(),
@@ -110,7 +110,7 @@ impl Session {
     }
 
     /// Start a call in its own task.
-    pub fn call(&self, tool: String, arguments: Value) -> Result<(), String> {
+    pub(crate) fn call(&self, tool: String, arguments: Value) -> Result<(), String> {
         let client = self
             .client()
             .ok_or("not connected to a server, so nothing can be called")?;
@@ -128,7 +128,7 @@ impl Session {
 
     /// Reconnect with the other revision (questions of the old connection are
     /// withdrawn as it closes).
-    pub async fn switch(&self) {
+    pub(crate) async fn switch(&self) {
         let _one_at_a_time = self.switching.lock().await;
         let current = self.client().map(|c| c.revision());
         let next = match current {
@@ -140,7 +140,7 @@ impl Session {
     }
 
     /// Close the connection.
-    pub async fn close(&self) {
+    pub(crate) async fn close(&self) {
         let client = self
             .client
             .lock()

@@ -63,7 +63,7 @@ pub(crate) struct Question {
 
 impl Question {
     /// A question that answers through `answer`.
-    pub fn new(
+    pub(crate) fn new(
         header: Header,
         kind: QuestionKind,
         previous_errors: Option<ValidationErrors>,
@@ -142,7 +142,7 @@ impl Inner {
     }
 
     /// The question on screen.
-    pub fn current(&self) -> Option<&Question> {
+    pub(crate) fn current(&self) -> Option<&Question> {
         self.questions.first()
     }
 }
@@ -164,24 +164,24 @@ impl Default for Shared {
 
 impl Shared {
     /// The lock (a poisoned lock is taken over: the state stays usable).
-    pub fn lock(&self) -> MutexGuard<'_, Inner> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The counters now.
-    pub fn versions(&self) -> Versions {
+    pub(crate) fn versions(&self) -> Versions {
         *self.versions.borrow()
     }
 
     /// Watch the counters.
-    pub fn subscribe(&self) -> watch::Receiver<Versions> {
+    pub(crate) fn subscribe(&self) -> watch::Receiver<Versions> {
         self.versions.subscribe()
     }
 
     /// Bump the counters; call with the lock held, right after the change.
-    pub fn bump(&self, screen: bool, queue: bool) {
+    pub(crate) fn bump(&self, screen: bool, queue: bool) {
         self.versions.send_modify(|v| {
             if screen {
                 v.screen += 1;
@@ -193,7 +193,7 @@ impl Shared {
     }
 
     /// Change the state under the lock, then bump the screen counter.
-    pub fn change<T>(&self, f: impl FnOnce(&mut Inner) -> T) -> T {
+    pub(crate) fn change<T>(&self, f: impl FnOnce(&mut Inner) -> T) -> T {
         let mut inner = self.lock();
         let out = f(&mut inner);
         self.bump(true, false);
@@ -202,7 +202,7 @@ impl Shared {
     }
 
     /// Queue a question; returns its id.
-    pub fn push_question(&self, mut question: Question) -> u64 {
+    pub(crate) fn push_question(&self, mut question: Question) -> u64 {
         let mut inner = self.lock();
         let id = inner.next();
         question.id = id;
@@ -214,7 +214,7 @@ impl Shared {
 
     /// Remove a question that was withdrawn (or whose asker went away) without an
     /// answer. Does nothing when it was already answered.
-    pub fn withdraw(&self, id: u64) {
+    pub(crate) fn withdraw(&self, id: u64) {
         let mut inner = self.lock();
         let Some(at) = inner.questions.iter().position(|q| q.id == id) else {
             return;
@@ -230,7 +230,7 @@ impl Shared {
     }
 
     /// Answer the question on screen, if it is `id`. `false` when it is not (any more).
-    pub fn answer(&self, id: u64, response: ElicitationResponse) -> bool {
+    pub(crate) fn answer(&self, id: u64, response: ElicitationResponse) -> bool {
         let mut inner = self.lock();
         if inner.current().map(|q| q.id) != Some(id) {
             return false;
@@ -244,12 +244,12 @@ impl Shared {
     }
 
     /// Record a wire message (masked as it is stored).
-    pub fn record_wire(&self, direction: frontdesk::client::Direction, message: &Value) {
+    pub(crate) fn record_wire(&self, direction: frontdesk::client::Direction, message: &Value) {
         self.lock().wire.record(direction, message);
     }
 
     /// Start recording a call; returns its id.
-    pub fn start_call(&self, tool: &str, arguments: &Value, revision: Revision) -> u64 {
+    pub(crate) fn start_call(&self, tool: &str, arguments: &Value, revision: Revision) -> u64 {
         self.change(|inner| {
             let id = inner.next();
             let wire_from = inner.wire.end();
@@ -268,7 +268,7 @@ impl Shared {
     }
 
     /// A call ended: its outcome, its wire range and the explanation of it.
-    pub fn finish_call(&self, id: u64, outcome: CallOutcome) {
+    pub(crate) fn finish_call(&self, id: u64, outcome: CallOutcome) {
         self.change(|inner| {
             let wire_to = inner.wire.end();
             let Some(at) = inner.calls.iter().position(|c| c.id == id) else {

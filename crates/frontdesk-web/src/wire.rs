@@ -38,13 +38,13 @@ pub(crate) struct WireLog {
 
 impl WireLog {
     /// The position the next message will get.
-    pub fn end(&self) -> usize {
+    pub(crate) fn end(&self) -> usize {
         self.first + self.entries.len()
     }
 
     /// Record a message: learn the sensitive keys of any form in it, then store it
     /// masked.
-    pub fn record(&mut self, direction: Direction, message: &Value) {
+    pub(crate) fn record(&mut self, direction: Direction, message: &Value) {
         self.learn(message);
         let mut masked = message.clone();
         mask(&mut masked, &self.sensitive);
@@ -59,7 +59,7 @@ impl WireLog {
     }
 
     /// The messages at positions `from..to` that are still kept.
-    pub fn range(&self, from: usize, to: usize) -> impl Iterator<Item = &WireEntry> {
+    pub(crate) fn range(&self, from: usize, to: usize) -> impl Iterator<Item = &WireEntry> {
         let start = from.saturating_sub(self.first);
         let stop = to.saturating_sub(self.first).min(self.entries.len());
         self.entries.range(start.min(stop)..stop)
@@ -68,7 +68,7 @@ impl WireLog {
     /// The messages of `from..to` that can belong to a call of `tool`: calls of
     /// other tools made meanwhile, and the responses to them, are left out. (Two
     /// calls of the same tool at once still share their messages.)
-    pub fn for_call(&self, from: usize, to: usize, tool: &str) -> Vec<&WireEntry> {
+    pub(crate) fn for_call(&self, from: usize, to: usize, tool: &str) -> Vec<&WireEntry> {
         let is_other_call = |e: &WireEntry| {
             e.direction == Direction::Outgoing
                 && e.message.get("method").and_then(Value::as_str) == Some("tools/call")

@@ -21,6 +21,7 @@ wire_tag!(
 /// What is being completed: a prompt's argument or a resource template's
 /// variable (`ref`, dispatched on `type`).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum CompletionReference {
     /// `ref/prompt`.
     Prompt(PromptReference),

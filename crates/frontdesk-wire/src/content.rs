@@ -435,6 +435,7 @@ pub struct ToolResultContent {
 
 /// Contents of a resource: text or base64 blob (decided by which key is present).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ResourceContents {
     /// `text` present.
     Text(TextResourceContents),

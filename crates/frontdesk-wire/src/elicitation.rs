@@ -24,6 +24,7 @@ wire_tag!(
 /// The two elicitation modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ElicitationMode {
     /// In-band form; never for secrets.
     Form,
@@ -36,6 +37,7 @@ pub enum ElicitationMode {
 /// Reading: `mode` absent or `"form"` ⇒ form (absent is the legacy spelling);
 /// `"url"` ⇒ URL; anything else is an error.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ElicitRequestParams {
     /// Form mode.
     Form(ElicitRequestFormParams),

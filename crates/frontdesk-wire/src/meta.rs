@@ -263,6 +263,7 @@ pub struct RequestMetaFields {
 
 /// A problem with a request's `_meta`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum MetaError {
     /// The request has no `_meta` at all.
     #[error("missing params._meta")]

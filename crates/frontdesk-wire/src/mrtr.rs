@@ -84,6 +84,7 @@ impl InputRequiredResult {
 
 /// A broken `InputRequiredResult`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum InputRequiredError {
     /// Neither `inputRequests` nor `requestState`.
     #[error("an input_required result needs inputRequests or requestState")]

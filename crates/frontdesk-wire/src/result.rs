@@ -74,6 +74,7 @@ impl<'de> Deserialize<'de> for ResultType {
 
 /// A `resultType` that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResultTypeError {
     /// `resultType` is present but not a string.
     #[error("\"resultType\" must be a string")]
@@ -86,6 +87,7 @@ pub enum ResultTypeError {
 /// Caching scope of cacheable 2026-07-28 results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum CacheScope {
     /// May be shared across users.
     Public,

@@ -11,6 +11,9 @@
 //! or less shows here exactly. Round 2's body is prepared (from an unmeasured round 1) outside
 //! the count. Nothing here asserts a count.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A binary's, test's or benchmark's `pub` items are its own modules'; the
+// workspace lint is for the libraries' public API.
+#![allow(unreachable_pub)]
 
 use std::alloc::System;
 use std::hint::black_box;

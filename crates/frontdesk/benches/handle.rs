@@ -12,11 +12,14 @@
 //! what the HTTP transport does around it (`parse_message` of the body,
 //! `handle`, the response written as JSON).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A binary's, test's or benchmark's `pub` items are its own modules'; the
+// workspace lint is for the libraries' public API.
+#![allow(unreachable_pub)]
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use frontdesk::server::Handled;
+use frontdesk::server::transport::Handled;
 
 mod bench_call;
 use bench_call::{Bench, round1, round2};

@@ -1,6 +1,9 @@
 //! Sealing + opening a typical request state (two answers, ~200 bytes of JSON).
 //! Budget (DESIGN.md): ≤ 5 µs for both together, release build.
 #![allow(clippy::unwrap_used)]
+// A binary's, test's or benchmark's `pub` items are its own modules'; the
+// workspace lint is for the libraries' public API.
+#![allow(unreachable_pub)]
 
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};

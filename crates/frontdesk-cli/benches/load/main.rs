@@ -49,6 +49,9 @@
 //! `--duration S` is the soak benchmark instead (see [`soak`]): the
 //! 2026-07-28 round trip at full speed for S seconds, counting errors and
 //! sampling the server's RSS.
+// A binary's, test's or benchmark's `pub` items are its own modules'; the
+// workspace lint is for the libraries' public API.
+#![allow(unreachable_pub)]
 
 mod echo;
 mod placement;

@@ -28,6 +28,9 @@
 //! 5. every question is answered (the form, then the confirmation it leads
 //!    to), and every call must end in its booking: an answer lost fails the
 //!    run.
+// A binary's, test's or benchmark's `pub` items are its own modules'; the
+// workspace lint is for the libraries' public API.
+#![allow(unreachable_pub)]
 
 #[path = "../support/mod.rs"]
 mod support;

@@ -1,7 +1,9 @@
 //! The `frontdesk` command's tests, one binary: as a person uses it in a terminal
 //! (tmux), as a script runs it (exit statuses, stdout, stderr), and against hostile
 //! servers.
-
+// A binary's, test's or benchmark's `pub` items are its own modules'; the
+// workspace lint is for the libraries' public API.
+#![allow(unreachable_pub)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod abuse;

@@ -34,7 +34,7 @@ impl Step {
 }
 
 /// The keys that leave a form, as every prompt's help line ends.
-pub const LEAVE_KEYS: &str = "Esc: decline, cancel or stop asking";
+pub(super) const LEAVE_KEYS: &str = "Esc: decline, cancel or stop asking";
 
 /// The label shown for a field: its title (escaped), with ` *` when required.
 pub fn field_label(field: &Field) -> String {
@@ -118,7 +118,7 @@ fn num(x: f64) -> String {
 
 /// Ask one field. `current` is the value it has now (a default or an earlier answer);
 /// the result is the new value, `None` for "no answer".
-pub fn ask_field(
+pub(super) fn ask_field(
     screen: &mut dyn Screen,
     field: &Field,
     current: Option<&Value>,

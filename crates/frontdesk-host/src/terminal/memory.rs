@@ -14,7 +14,7 @@ use frontdesk_form::FormSchema;
 use serde_json::{Map, Value};
 
 /// Forms remembered at most.
-pub const MAX_FORMS: usize = 16;
+pub(super) const MAX_FORMS: usize = 16;
 
 /// Last answers, newest last.
 #[derive(Debug, Default)]

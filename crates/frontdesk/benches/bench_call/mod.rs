@@ -3,7 +3,8 @@
 //! message through `Server::handle`.
 #![allow(dead_code)] // each benchmark uses part of it
 
-use frontdesk::server::{Handled, OutboundSink, RequestInfo, Revision, Server};
+use frontdesk::server::transport::{Handled, OutboundSink, RequestInfo};
+use frontdesk::server::{Revision, Server};
 use serde_json::{Value, json};
 
 /// The server: `bench_confirm` with the default configuration.

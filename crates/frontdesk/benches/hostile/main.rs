@@ -20,6 +20,9 @@
 //! whose name contains `NAME`; a positional `FILTER` runs only the rows whose
 //! names contain it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A binary's, test's or benchmark's `pub` items are its own modules'; the
+// workspace lint is for the libraries' public API.
+#![allow(unreachable_pub)]
 
 use std::process::ExitCode;
 use std::sync::mpsc;

@@ -43,14 +43,14 @@ impl Default for UrlFlows {
 
 impl UrlFlows {
     /// Start tracking an elicitation id.
-    pub fn expect(&self, id: &str) {
+    pub(super) fn expect(&self, id: &str) {
         if let Ok(mut s) = self.state.lock() {
             s.entry(id.to_string()).or_insert(false);
         }
     }
 
     /// A completion arrived; unknown or already completed ids are ignored.
-    pub fn complete(&self, id: &str) {
+    pub(super) fn complete(&self, id: &str) {
         let known = self
             .state
             .lock()
@@ -74,7 +74,7 @@ impl UrlFlows {
     }
 
     /// Wait until every id completed.
-    pub async fn wait_all(&self, ids: &[String]) {
+    pub(super) async fn wait_all(&self, ids: &[String]) {
         let mut rx = self.changed.subscribe();
         while !self.all_done(ids) {
             if rx.changed().await.is_err() {
@@ -84,7 +84,7 @@ impl UrlFlows {
     }
 
     /// Stop tracking ids.
-    pub fn forget(&self, ids: &[String]) {
+    pub(super) fn forget(&self, ids: &[String]) {
         if let Ok(mut s) = self.state.lock() {
             for id in ids {
                 s.remove(id);
@@ -130,7 +130,7 @@ pub(crate) struct Core {
 }
 
 impl Core {
-    pub fn new(
+    pub(super) fn new(
         transport: Arc<dyn Transport>,
         config: Arc<ClientConfig>,
         tap: Tap,
@@ -163,7 +163,7 @@ impl Core {
 
     /// Note a call in flight (2025-11-25), so a live `elicitation/create` can
     /// name the call it belongs to when only one is running.
-    pub fn call_started(&self, label: &str) -> CallGuard<'_> {
+    pub(super) fn call_started(&self, label: &str) -> CallGuard<'_> {
         let id = self.next_call.fetch_add(1, Ordering::SeqCst) as u64;
         if let Ok(mut c) = self.calls.lock() {
             c.push((id, label.to_string()));
@@ -179,7 +179,7 @@ impl Core {
         }
     }
 
-    pub fn revision(&self) -> Revision {
+    pub(super) fn revision(&self) -> Revision {
         self.settled_revision().unwrap_or(Revision::V2026_07_28)
     }
 
@@ -189,7 +189,7 @@ impl Core {
     }
 
     /// Settle the revision (the handshake or discovery answered).
-    pub fn settle(&self, revision: Revision) {
+    pub(super) fn settle(&self, revision: Revision) {
         if let Ok(mut p) = self.revision.write() {
             *p = Some(revision);
         }
@@ -210,7 +210,7 @@ impl Core {
     ///
     /// The request timeout only runs while nobody is answering a question:
     /// when it expires during (or just after) a human wait it starts again.
-    pub async fn request(
+    pub(super) async fn request(
         &self,
         method: &str,
         params: Option<Map<String, Value>>,
@@ -219,7 +219,7 @@ impl Core {
             .await
     }
 
-    pub async fn request_with_timeout(
+    pub(super) async fn request_with_timeout(
         &self,
         method: &str,
         params: Option<Map<String, Value>>,
@@ -282,7 +282,7 @@ impl Core {
         }
     }
 
-    pub async fn notify(
+    pub(super) async fn notify(
         &self,
         method: &str,
         params: Option<Map<String, Value>>,
@@ -315,7 +315,7 @@ impl Core {
     /// connection (that revision's servers send none: they ask inside
     /// `input_required` results). A notification never gets a reply, even
     /// a malformed one, and neither does a response.
-    pub async fn serve_inbound(self: Arc<Self>, mut rx: super::transport::InboundReceiver) {
+    pub(super) async fn serve_inbound(self: Arc<Self>, mut rx: super::transport::InboundReceiver) {
         loop {
             let message = tokio::select! {
                 m = rx.recv() => match m { Some(m) => m, None => break },
@@ -504,7 +504,7 @@ impl Core {
         let key = id_key(&serde_json::to_value(&req.id).unwrap_or(Value::Null));
         let url_id = match &params {
             ElicitRequestParams::Url(p) => p.elicitation_id.clone(),
-            ElicitRequestParams::Form(_) => None,
+            _ => None,
         };
         // Track the id before the person acts: a fast completion is not lost.
         if let Some(id) = &url_id {

@@ -110,7 +110,7 @@ pub(crate) struct Elicitor {
 }
 
 impl Elicitor {
-    pub fn new(
+    pub(super) fn new(
         handler: Arc<dyn ElicitationHandler>,
         config: Arc<ClientConfig>,
         human: Arc<HumanClock>,
@@ -124,14 +124,14 @@ impl Elicitor {
         }
     }
 
-    pub fn server(&self) -> Implementation {
+    pub(super) fn server(&self) -> Implementation {
         self.server
             .read()
             .map(|s| s.clone())
             .unwrap_or_else(|_| Implementation::new("unknown server", ""))
     }
 
-    pub fn set_server(&self, info: Implementation) {
+    pub(super) fn set_server(&self, info: Implementation) {
         if let Ok(mut s) = self.server.write() {
             *s = info;
         }
@@ -139,7 +139,7 @@ impl Elicitor {
 
     /// Say that the form `key` was refused unseen, and why (the log and a
     /// [`Notice::FormRefused`]); the error to answer with.
-    pub fn refuse_form(&self, key: &str, reason: &str) -> ErrorObject {
+    pub(super) fn refuse_form(&self, key: &str, reason: &str) -> ErrorObject {
         tracing::warn!(key, %reason, "refusing a form that cannot be shown");
         self.config.notice(Notice::FormRefused {
             key: key.to_string(),
@@ -159,7 +159,7 @@ impl Elicitor {
     }
 
     /// Show one request and return what to send.
-    pub async fn elicit(
+    pub(super) async fn elicit(
         &self,
         request: Option<String>,
         key: String,
@@ -170,11 +170,14 @@ impl Elicitor {
         let served = match params {
             ElicitRequestParams::Form(_) => modes.form,
             ElicitRequestParams::Url(_) => modes.url,
+            // A mode this version does not know is one no handler serves.
+            _ => false,
         };
         if !served {
             let mode = match params {
                 ElicitRequestParams::Form(_) => "form",
                 ElicitRequestParams::Url(_) => "url",
+                _ => "unknown",
             };
             return Outcome::Refused(ErrorObject::invalid_params(format!(
                 "Elicitation mode '{mode}' is not supported by this client"
@@ -297,6 +300,10 @@ impl Elicitor {
                     }
                 }
             }
+            // Refused above: no handler serves a mode this version does not know.
+            _ => Outcome::Refused(ErrorObject::invalid_params(
+                "Elicitation mode is not supported by this client",
+            )),
         }
     }
 

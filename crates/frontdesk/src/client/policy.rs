@@ -16,7 +16,7 @@ pub(crate) struct RateLimiter {
 }
 
 impl RateLimiter {
-    pub fn per_minute(limit: u32) -> Self {
+    pub(super) fn per_minute(limit: u32) -> Self {
         Self {
             limit,
             window: Duration::from_secs(60),
@@ -25,7 +25,7 @@ impl RateLimiter {
     }
 
     /// Count one elicitation; `false` when it is over the limit.
-    pub fn admit(&self) -> bool {
+    pub(super) fn admit(&self) -> bool {
         let now = Instant::now();
         let Ok(mut seen) = self.seen.lock() else {
             return false;
@@ -63,13 +63,13 @@ impl Default for HumanClock {
 
 impl HumanClock {
     /// Mark the start of a human wait; the guard marks its end.
-    pub fn start(&self) -> HumanGuard<'_> {
+    pub(crate) fn start(&self) -> HumanGuard<'_> {
         self.active.fetch_add(1, Ordering::SeqCst);
         HumanGuard { clock: self }
     }
 
     /// Whether someone is answering now, or finished less than `within` ago.
-    pub fn busy_within(&self, within: Duration) -> bool {
+    pub(crate) fn busy_within(&self, within: Duration) -> bool {
         if self.active.load(Ordering::SeqCst) > 0 {
             return true;
         }

@@ -36,7 +36,7 @@ pub(crate) struct SseParser {
 
 impl SseParser {
     /// A parser that drops events above `limit` bytes.
-    pub fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         Self {
             buf: Vec::new(),
             current: SseEvent::default(),
@@ -48,7 +48,7 @@ impl SseParser {
     }
 
     /// Feed bytes; returns the events completed by them.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         let mut out = Vec::new();
         for &b in bytes {
             if self.skip_cr_lf {

@@ -101,6 +101,9 @@ pub(crate) async fn follow(
                         .unwrap_or_default()
                 )));
             }
+            // A status this version does not know: keep polling until it
+            // turns into one it does (or the wait ends).
+            _ => {}
         }
     }
 }

@@ -77,13 +77,13 @@ pub(crate) fn too_large(limit: usize) -> ErrorObject {
 pub(crate) struct Tap(pub Option<WireTap>);
 
 impl Tap {
-    pub fn outgoing(&self, message: &Value) {
+    pub(super) fn outgoing(&self, message: &Value) {
         if let Some(tap) = &self.0 {
             tap(Direction::Outgoing, message);
         }
     }
 
-    pub fn incoming(&self, message: &Value) {
+    pub(super) fn incoming(&self, message: &Value) {
         if let Some(tap) = &self.0 {
             tap(Direction::Incoming, message);
         }

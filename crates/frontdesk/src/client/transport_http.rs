@@ -111,7 +111,7 @@ fn tls_config(extra_roots: &[Vec<u8>], https: bool) -> Result<rustls::ClientConf
 }
 
 impl HttpTransport {
-    pub fn new(
+    pub(super) fn new(
         url: String,
         extra_roots: &[Vec<u8>],
         oauth: Option<(

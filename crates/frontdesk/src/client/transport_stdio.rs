@@ -48,7 +48,7 @@ pub(crate) struct LineTransport {
 
 impl LineTransport {
     /// Run over `reader`/`writer`; server-initiated messages go to `inbound`.
-    pub fn new<R, W>(reader: R, writer: W, inbound: Inbound, tap: Tap) -> Self
+    pub(super) fn new<R, W>(reader: R, writer: W, inbound: Inbound, tap: Tap) -> Self
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -74,7 +74,7 @@ impl LineTransport {
 
     #[cfg(feature = "stdio")]
     /// Spawn `command` and talk to it over its stdin/stdout.
-    pub fn spawn(
+    pub(super) fn spawn(
         mut command: Command,
         stderr: ServerStderr,
         inbound: Inbound,

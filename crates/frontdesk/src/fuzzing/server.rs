@@ -32,10 +32,10 @@ use frontdesk_wire::{
 use serde_json::{Map, Value, json};
 use tokio::task::JoinSet;
 
+use crate::server::transport::{Handled, OutboundSink, RequestInfo, Session};
 use crate::server::{
-    Answer, FormSchema, Handled, InputRequest, LoggingLevel, OutboundSink, PromptDef, PromptOutput,
-    Question, RequestInfo, Server, ServerConfig, Session, ToolContext, ToolDef, ToolError,
-    ToolOutput,
+    Answer, FormSchema, InputRequest, LoggingLevel, PromptDef, PromptOutput, Question, Server,
+    ServerConfig, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 use crate::state::{Keyring, StateKey, StateSealer};
 

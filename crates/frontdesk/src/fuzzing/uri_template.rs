@@ -4,7 +4,7 @@
 //! Input: the template up to the first newline, then the URI (both read as
 //! UTF-8, invalid bytes replaced, as a JSON string always is).
 
-use crate::server::uri_template::{UriTemplate, reference};
+use crate::server::api::uri_template::{UriTemplate, reference};
 
 /// URIs up to this long, with at most [`REFERENCE_VARIABLES`] variables, are
 /// also matched by the old matcher (its cost grows as the length to the power

@@ -31,7 +31,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
-use crate::server::ClientNet;
+use crate::server::contract::peer::ClientNet;
 
 /// The address a request came from, as a request extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,7 +35,9 @@ use super::respond::{self, HandleFuture, readable_id, rpc_error};
 use super::sessions::{Entry, Sessions};
 use super::sse::{self, EventLog, parse_event_id};
 use crate::fingerprint::fingerprint;
-use crate::server::{Handled, Held, OutboundSink, RequestInfo, Revision, Server, into_text};
+use crate::server::contract::{Handled, OutboundSink, RequestInfo, into_text};
+use crate::server::engine::load::Held;
+use crate::server::{Revision, Server};
 use frontdesk_wire::{ErrorCode, RequestId};
 
 /// Everything the handlers share.
@@ -100,7 +102,7 @@ pub(crate) struct Caller {
     /// The authenticated principal, if any.
     pub(crate) principal: Option<String>,
     /// The client its address makes it (the address, or an IPv6 address's
-    /// /64: [`ClientNet`](crate::server::ClientNet)); `None` when embedded
+    /// /64: [`ClientNet`](crate::server::contract::peer::ClientNet)); `None` when embedded
     /// without one.
     pub(crate) address: Option<String>,
 }
@@ -108,7 +110,7 @@ pub(crate) struct Caller {
 impl Caller {
     /// What quotas count against: the principal, else the address.
     pub(crate) fn client(&self) -> String {
-        crate::server::quota_key(self.principal.as_deref(), self.address.as_deref())
+        crate::server::contract::quota_key(self.principal.as_deref(), self.address.as_deref())
     }
 
     /// What the core is told about the caller (moved, not copied).
@@ -143,7 +145,7 @@ pub(crate) async fn admit(
     }
     Ok(Caller {
         principal: principal(st, h).await?,
-        address: peer.map(|p| crate::server::ClientNet::of(p.0.ip()).to_string()),
+        address: peer.map(|p| crate::server::contract::peer::ClientNet::of(p.0.ip()).to_string()),
     })
 }
 

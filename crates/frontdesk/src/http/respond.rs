@@ -19,7 +19,8 @@ use tokio::time::{Instant, Interval, interval_at};
 use tokio_util::sync::CancellationToken;
 
 use super::sse::{self, Attached, Event};
-use crate::server::{Handled, RpcError, into_text};
+use crate::server::RpcError;
+use crate::server::contract::{Handled, into_text};
 
 /// A boxed `Server::handle` future.
 pub(crate) type HandleFuture = Pin<Box<dyn Future<Output = Handled> + Send>>;

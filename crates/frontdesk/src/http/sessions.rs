@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::sse::EventLog;
 use crate::fingerprint::fingerprint;
-use crate::server::Session;
+use crate::server::transport::Session;
 
 /// Ended POST streams kept for replay per session.
 const KEPT_STREAMS: usize = 32;

@@ -4,7 +4,7 @@
 use axum::http::StatusCode;
 use frontdesk_wire::{ErrorCode, Revision};
 
-use crate::server::{Failure, Handled};
+use crate::server::transport::{Failure, Handled};
 
 /// The status to answer `handled` with: `202` without a body; `400` for an
 /// unreadable message and a 2026-07-28 request without its `_meta`; `429`

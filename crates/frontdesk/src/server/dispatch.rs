@@ -10,10 +10,13 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value};
 
-use super::error::{Failure, RpcError};
-use super::legacy::{self, ClientReply, Session};
-use super::load::Held;
-use super::{Caller, Handled, OutboundSink, RequestInfo, ServerInner, message_text, modern};
+use crate::server::api::error::{Failure, RpcError};
+use crate::server::contract::{Handled, OutboundSink, RequestInfo, message_text};
+use crate::server::engine::inner::{Caller, ServerInner};
+use crate::server::engine::load::Held;
+use crate::server::engine::session::{ClientReply, Session};
+use crate::server::legacy;
+use crate::server::modern;
 
 pub(crate) fn revision_of_value(message: &Value) -> Revision {
     let method = message

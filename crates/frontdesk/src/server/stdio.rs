@@ -17,7 +17,8 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use super::{OutboundSink, Outgoing, RequestInfo, Server, into_text};
+use crate::server::contract::{OutboundSink, Outgoing, RequestInfo, into_text};
+use crate::server::entry::Server;
 
 /// Serve on the process's stdin and stdout until stdin closes, or Ctrl-C or
 /// SIGTERM arrive.

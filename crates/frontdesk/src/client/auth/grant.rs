@@ -101,14 +101,18 @@ fn single(url: &url::Url, name: &str) -> Result<Option<String>, AuthError> {
 
 impl Pending {
     /// The request's `state`.
-    pub fn state(&self) -> &str {
+    pub(super) fn state(&self) -> &str {
         self.state.secret()
     }
 
     /// Check the redirect URL and return its code: the `state` must be this
     /// request's, an `iss` must be exactly the issuer (and is required when
     /// the server advertises it, RFC 9207), an `error` is the server's refusal.
-    pub fn code(&self, redirect: &str, server: &ServerMetadata) -> Result<String, AuthError> {
+    pub(super) fn code(
+        &self,
+        redirect: &str,
+        server: &ServerMetadata,
+    ) -> Result<String, AuthError> {
         let url = url::Url::parse(redirect)
             .map_err(|e| AuthError::Callback(format!("not a URL: {e}")))?;
         if single(&url, "state")?.as_deref() != Some(self.state.secret().as_str()) {
@@ -145,7 +149,7 @@ impl Pending {
     }
 
     /// Exchange `code` for tokens.
-    pub async fn exchange(
+    pub(super) async fn exchange(
         self,
         http: &AuthHttp,
         server: &ServerMetadata,

@@ -31,7 +31,7 @@ pub(crate) struct Fetched {
 
 impl AuthHttp {
     /// A client with the same TLS settings as the MCP connection.
-    pub fn new(tls: rustls::ClientConfig) -> Result<Self, AuthError> {
+    pub(crate) fn new(tls: rustls::ClientConfig) -> Result<Self, AuthError> {
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .timeout(Duration::from_secs(30))
@@ -44,7 +44,10 @@ impl AuthHttp {
 
     /// `GET url` expecting JSON; `Ok(None)` for a 4xx (try the next
     /// candidate), an error for anything else that is not a 200 JSON object.
-    pub async fn get_json<T: DeserializeOwned>(&self, url: &str) -> Result<Option<T>, AuthError> {
+    pub(crate) async fn get_json<T: DeserializeOwned>(
+        &self,
+        url: &str,
+    ) -> Result<Option<T>, AuthError> {
         let response = self
             .client
             .get(url)
@@ -68,7 +71,7 @@ impl AuthHttp {
     }
 
     /// `POST url` with a JSON body.
-    pub async fn post_json(
+    pub(crate) async fn post_json(
         &self,
         url: &str,
         body: &serde_json::Value,
@@ -86,7 +89,7 @@ impl AuthHttp {
     }
 
     /// Run one `oauth2` request (the token endpoint).
-    pub async fn execute(
+    pub(crate) async fn execute(
         &self,
         request: oauth2::HttpRequest,
     ) -> Result<oauth2::HttpResponse, AuthError> {

@@ -5,7 +5,7 @@
 //! Any local process, or a web page the person has open, can request that
 //! URL too. So only a callback carrying this sign-in's `state` is taken; one
 //! with another `state` (or none) is answered `400` and ignored, and the wait
-//! goes on, up to [`MAX_WRONG_CALLBACKS`] of them and the sign-in's timeout.
+//! goes on, up to `MAX_WRONG_CALLBACKS` of them and the sign-in's timeout.
 //! Other paths get `404`. Connections are served side by side, at most
 //! [`MAX_CONNECTIONS`] at once (one that sends nothing cannot hold up the
 //! browser's), each read with a size and a time limit.
@@ -27,9 +27,9 @@ const HEAD_TIME: Duration = Duration::from_secs(5);
 /// Callbacks with a wrong `state` before the sign-in gives up: a bound on
 /// the noise a local process can make, not a way to end the sign-in early
 /// for one that makes less.
-pub const MAX_WRONG_CALLBACKS: u32 = 16;
+pub(super) const MAX_WRONG_CALLBACKS: u32 = 16;
 /// Connections served at once; more wait to be accepted.
-pub const MAX_CONNECTIONS: usize = 16;
+pub(super) const MAX_CONNECTIONS: usize = 16;
 
 const PAGE: &str = "<!doctype html><meta charset=utf-8><title>Signed in</title>\
 <p>Signed in. You can close this tab and go back to the terminal.</p>";
@@ -74,7 +74,7 @@ impl LoopbackRedirect {
 
     /// Wait up to `timeout` for the redirect whose `state` is `state`; the
     /// full URL it came to. Callbacks with another `state` are answered
-    /// `400` and ignored, up to [`MAX_WRONG_CALLBACKS`].
+    /// `400` and ignored, up to `MAX_WRONG_CALLBACKS`.
     pub async fn wait(self, state: &str, timeout: Duration) -> Result<String, AuthError> {
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);

@@ -42,7 +42,7 @@ pub(crate) struct AuthSession {
 
 impl AuthSession {
     /// The state for `endpoint`, starting from what the store kept.
-    pub fn new(
+    pub(crate) fn new(
         config: OAuthConfig,
         endpoint: &str,
         http: AuthHttp,
@@ -82,7 +82,7 @@ impl AuthSession {
     }
 
     /// The access token to send, if there is one.
-    pub fn bearer(&self) -> Option<String> {
+    pub(crate) fn bearer(&self) -> Option<String> {
         self.current
             .read()
             .ok()
@@ -91,7 +91,7 @@ impl AuthSession {
 
     /// The server refused a request with `status` (401 or 403) and
     /// `challenge`: get a token worth retrying with, or say why not.
-    pub async fn refused(
+    pub(crate) async fn refused(
         &self,
         status: u16,
         challenge: Option<BearerChallenge>,

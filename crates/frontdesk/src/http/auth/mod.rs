@@ -3,7 +3,7 @@
 //! An [`Authenticate`] turns the headers of each request into a principal
 //! (for example the `sub` of a validated access token) or refuses the request
 //! with `401`/`403` and a `WWW-Authenticate` challenge. The principal reaches
-//! the server as [`RequestInfo::principal`](crate::server::RequestInfo): sealed
+//! the server as [`RequestInfo::principal`](crate::server::transport::RequestInfo): sealed
 //! request state, single-use redemption and URL flows are bound to it, and a
 //! 2025-11-25 session belongs to the principal that created it (another
 //! principal presenting its id gets `404`, as for an unknown session).

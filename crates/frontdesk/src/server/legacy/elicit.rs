@@ -13,14 +13,18 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value, json};
 
-use super::session::{ClientReply, Session};
-use crate::server::call::{Call, Conversation, UrlMaker};
-use crate::server::error::{AskError, ToolError};
-use crate::server::flow_port::Progress;
-use crate::server::form::FormError;
-use crate::server::question::{Answer, ElicitOutcome, InputRequest, Kind, parse_elicit_result};
-use crate::server::tool::UrlElicitation;
-use crate::server::{OutboundSink, typed_notification};
+use crate::server::api::context::UrlMaker;
+use crate::server::api::error::{AskError, ToolError};
+use crate::server::api::error::{UrlElicitation, UrlElicitations};
+use crate::server::api::form::FormError;
+use crate::server::api::question::{
+    Answer, ElicitOutcome, InputRequest, Kind, parse_elicit_result,
+};
+use crate::server::contract::OutboundSink;
+use crate::server::engine::call::{Call, Conversation};
+use crate::server::engine::flow_port::Progress;
+use crate::server::engine::inner::typed_notification;
+use crate::server::engine::session::{ClientReply, Session};
 use crate::store::BoxFuture;
 
 /// A 2025-11-25 call: questions are requests on its session.
@@ -367,11 +371,11 @@ async fn url_required(
             session.push_unsolicited(m);
         }
     });
-    ToolError::UrlElicitationRequired(vec![UrlElicitation {
+    ToolError::UrlElicitationRequired(UrlElicitations::one(UrlElicitation {
         elicitation_id: ticket.flow_id,
         message: message.to_string(),
         url,
-    }])
+    }))
 }
 
 /// `notifications/elicitation/complete` for a finished URL flow.

@@ -5,10 +5,6 @@
 //! becomes on this revision.
 
 mod elicit;
-mod session;
-
-pub use session::Session;
-pub(crate) use session::{ClientReply, SessionLimits};
 
 use std::sync::Arc;
 
@@ -21,11 +17,14 @@ use frontdesk_wire::{
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::call::Call;
-use super::error::{AskError, RpcError, ToolError};
-use super::invoke::{Outcome, Target, invoke, result_json};
-use super::requests::{self, Reply};
-use super::{Caller, OutboundSink, ServerInner, completion};
+use crate::server::api::error::{AskError, RpcError, ToolError};
+use crate::server::contract::OutboundSink;
+use crate::server::engine::call::Call;
+use crate::server::engine::inner::{Caller, ServerInner};
+use crate::server::engine::invoke::{Outcome, Target, invoke, result_json};
+use crate::server::engine::requests;
+use crate::server::engine::requests::Reply;
+use crate::server::engine::session::Session;
 
 /// Serve one 2025-11-25 request.
 pub(crate) async fn serve(
@@ -122,7 +121,7 @@ pub(crate) async fn serve(
         }
         method::COMPLETION_COMPLETE if requests::has_completions(server) => {
             let p: CompleteRequestParams = requests::typed(request)?;
-            result_json(&completion::complete(server, p, None).await?)
+            result_json(&crate::server::engine::completions::complete(server, p, None).await?)
         }
         method::LOGGING_SET_LEVEL => {
             #[derive(Deserialize)]
@@ -203,6 +202,7 @@ fn finish(target: Target<'_>, outcome: Outcome, caps: &Value) -> Reply {
                 ));
             }
             let elicitations = list
+                .into_vec()
                 .into_iter()
                 .map(|u| {
                     ElicitRequestUrlParams::new(u.message, u.url)

@@ -5,7 +5,7 @@
 //! does not wait on anything completes in its first poll). When the request's
 //! future is dropped first (the connection dropped), the rest of the round
 //! moves to a task of its own, so its reply is still published for the same
-//! retry sent again (see [`super::replies`]). The places the request held
+//! retry sent again (see [`crate::server::engine::replies`]). The places the request held
 //! in the counts of requests in flight ([`Held`]) move with it and are given
 //! back when the round ends, so a dropped retry still counts against the
 //! server's and its client's caps while it runs.
@@ -15,13 +15,13 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::super::error::RpcError;
-use super::super::load::Held;
-use super::super::requests::Reply;
+use crate::server::api::error::RpcError;
+use crate::server::engine::load::Held;
+use crate::server::engine::requests::Reply;
 
 /// A round's future that is polled in place and, when dropped unfinished,
 /// handed to the runtime to finish, with the places its request held.
-pub(super) struct Finishing<F>
+pub(in crate::server::modern) struct Finishing<F>
 where
     F: Future<Output = Reply> + Send + 'static,
 {
@@ -34,7 +34,7 @@ where
     F: Future<Output = Reply> + Send + 'static,
 {
     /// Own `work` and `held` until the work finishes here or is handed off.
-    pub(super) fn new(work: F, held: Held) -> Self {
+    pub(in crate::server::modern) fn new(work: F, held: Held) -> Self {
         Self {
             work: Some(Box::pin(work)),
             held: Some(held),
@@ -94,7 +94,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::load::Load;
+    use crate::server::engine::load::Load;
     use serde_json::value::RawValue;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};

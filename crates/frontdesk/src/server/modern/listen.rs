@@ -12,9 +12,11 @@ use frontdesk_wire::{
 };
 use serde_json::Map;
 
-use crate::server::invoke::result_json;
-use crate::server::requests::{self, Reply};
-use crate::server::{OutboundSink, ServerInner, typed_notification};
+use crate::server::contract::OutboundSink;
+use crate::server::engine::inner::{ServerInner, typed_notification};
+use crate::server::engine::invoke::result_json;
+use crate::server::engine::requests;
+use crate::server::engine::requests::Reply;
 
 /// The part of `asked` this server can honour: list changes it announces
 /// for lists it has, and updates of resources when it has resources.

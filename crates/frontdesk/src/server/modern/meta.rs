@@ -8,7 +8,7 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value};
 
-use crate::server::error::RpcError;
+use crate::server::api::error::RpcError;
 
 /// What a valid request `_meta` says.
 pub(crate) struct RequestMeta {

@@ -7,7 +7,6 @@
 mod finishing;
 mod listen;
 mod meta;
-mod replies;
 mod round;
 mod state;
 
@@ -22,16 +21,18 @@ use frontdesk_wire::{
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::call::Call;
-use super::error::{AskError, RpcError, ToolError};
-use super::invoke::{Completed, Outcome, Target, invoke, result_json};
-use super::load::Held;
-use super::requests::{self, Reply};
-use super::tool::TaskSupport;
-use super::{Caller, OutboundSink, ServerInner, completion, task};
+use crate::server::api::error::{AskError, RpcError, ToolError};
+use crate::server::api::tool::TaskSupport;
+use crate::server::contract::OutboundSink;
+use crate::server::engine::call::Call;
+use crate::server::engine::inner::{Caller, ServerInner};
+use crate::server::engine::invoke::{Completed, Outcome, Target, invoke, result_json};
+use crate::server::engine::load::Held;
+use crate::server::engine::replies::Claim;
+use crate::server::engine::requests;
+use crate::server::engine::requests::Reply;
+use crate::server::task;
 use finishing::Finishing;
-use replies::Claim;
-pub(crate) use replies::RetryReplies;
 use round::Round;
 use tracing::Instrument;
 
@@ -116,7 +117,9 @@ pub(crate) async fn serve(
         }
         method::COMPLETION_COMPLETE if requests::has_completions(server) => {
             let p: CompleteRequestParams = requests::typed(request)?;
-            let mut r = completion::complete(server, p, Some(ResultType::Complete)).await?;
+            let mut r =
+                crate::server::engine::completions::complete(server, p, Some(ResultType::Complete))
+                    .await?;
             r.meta = Some(info());
             result_json(&r)
         }
@@ -283,7 +286,7 @@ async fn run(
     let opened = state::open(server, token, &binding)?;
     let claim = server.retries.claim(opened.id, &opened.state.owner);
     let running = match claim {
-        Claim::Repeat(reply) => return replies::wait(reply).await,
+        Claim::Repeat(reply) => return crate::server::engine::replies::wait(reply).await,
         Claim::Untracked => None,
         Claim::First(running) => Some(running),
     };
@@ -388,7 +391,7 @@ async fn play(
         sink.clone(),
         input.meta.progress_token,
         input.meta.log_level,
-        Arc::clone(&round) as Arc<dyn super::call::Conversation>,
+        Arc::clone(&round) as Arc<dyn crate::server::engine::call::Conversation>,
     );
     if let Some(caps) = task_caps {
         call = call.with_task_starter(task::starter(caps));

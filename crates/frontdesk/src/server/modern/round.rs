@@ -10,11 +10,14 @@ use frontdesk_wire::{InputRequests, Revision};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::state::{FlowRef, RecordedAnswer, RoundState};
-use crate::server::call::{Call, Conversation, UrlMaker};
-use crate::server::error::AskError;
-use crate::server::flow_port::Progress;
-use crate::server::question::{Answer, Checked, ElicitOutcome, InputRequest, parse_elicit_result};
+use crate::server::api::context::UrlMaker;
+use crate::server::api::error::AskError;
+use crate::server::api::question::{
+    Answer, Checked, ElicitOutcome, InputRequest, parse_elicit_result,
+};
+use crate::server::engine::call::{Call, Conversation};
+use crate::server::engine::flow_port::Progress;
+use crate::server::modern::state::{FlowRef, RecordedAnswer, RoundState};
 use crate::store::BoxFuture;
 
 /// What this round adds to the state.

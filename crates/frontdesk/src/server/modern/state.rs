@@ -1,7 +1,7 @@
 //! What a 2026-07-28 call carries from round to round, sealed into its
 //! `requestState`: the answers so far (each pinned to a digest of its exact
 //! question), the questions just asked, the URL flows in progress, and the
-//! results of steps run [`once`](crate::server::ToolContext::once).
+//! results of steps run [`once`](crate::server::api::context::ToolContext::once).
 //!
 //! The state is sealed (encrypted and authenticated) and bound to the
 //! principal and to the request (method, name, arguments); every failure to
@@ -13,8 +13,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::server::ServerInner;
-use crate::server::error::RpcError;
+use crate::server::api::error::RpcError;
+use crate::server::engine::inner::ServerInner;
 use crate::state::{Binding, Redemption, RequestDigest, StateId};
 
 /// An answer carried from an earlier round.

@@ -9,11 +9,14 @@ use frontdesk_wire::Revision;
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use super::TaskEntry;
-use crate::server::call::{Call, Conversation, UrlMaker};
-use crate::server::error::AskError;
-use crate::server::flow_port::Progress;
-use crate::server::question::{Answer, Checked, ElicitOutcome, InputRequest, parse_elicit_result};
+use crate::server::api::context::UrlMaker;
+use crate::server::api::error::AskError;
+use crate::server::api::question::{
+    Answer, Checked, ElicitOutcome, InputRequest, parse_elicit_result,
+};
+use crate::server::engine::call::{Call, Conversation};
+use crate::server::engine::flow_port::Progress;
+use crate::server::engine::tasks::TaskEntry;
 use crate::store::BoxFuture;
 
 /// The conversation of a call that continues as a task.

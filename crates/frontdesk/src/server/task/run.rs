@@ -8,14 +8,14 @@ use std::sync::Arc;
 use frontdesk_wire::{CreateTaskResult, ErrorObject};
 use serde_json::{Map, Value};
 
-use super::conversation::InTask;
-use super::{Started, TableFull, TaskEntry};
 use crate::fingerprint::fingerprint;
-use crate::server::ServerInner;
-use crate::server::call::{Call, Conversation, TaskStarter};
-use crate::server::error::{RpcError, ToolError};
-use crate::server::invoke::{Completed, result_json};
-use crate::server::requests::Reply;
+use crate::server::api::error::{RpcError, ToolError};
+use crate::server::engine::call::{Call, Conversation, TaskStarter};
+use crate::server::engine::inner::ServerInner;
+use crate::server::engine::invoke::{Completed, result_json};
+use crate::server::engine::requests::Reply;
+use crate::server::engine::tasks::{Started, TableFull, TaskEntry};
+use crate::server::task::conversation::InTask;
 use crate::store::BoxFuture;
 
 /// What lets a call with these client capabilities continue as a task.

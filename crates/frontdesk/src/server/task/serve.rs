@@ -11,10 +11,11 @@ use frontdesk_wire::{
 use serde_json::{Value, json};
 
 use crate::fingerprint::fingerprint;
-use crate::server::ServerInner;
-use crate::server::error::RpcError;
-use crate::server::invoke::result_json;
-use crate::server::requests::{self, Reply};
+use crate::server::api::error::RpcError;
+use crate::server::engine::inner::ServerInner;
+use crate::server::engine::invoke::result_json;
+use crate::server::engine::requests;
+use crate::server::engine::requests::Reply;
 
 /// Whether `caps` (a request's client capabilities) declare the extension.
 pub(crate) fn negotiated(caps: &Value) -> bool {

@@ -2,7 +2,8 @@
 //! /64, so a host that picks a new address in its /64 for every request is
 //! still one client with one share.
 
-use frontdesk::server::{OutboundSink, RequestInfo, Server, ServerConfig};
+use frontdesk::server::transport::{OutboundSink, RequestInfo};
+use frontdesk::server::{Server, ServerConfig};
 use serde_json::{Value, json};
 
 use crate::support::stdio::{builder, call};

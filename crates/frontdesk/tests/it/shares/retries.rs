@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use frontdesk::server::transport::{OutboundSink, RequestInfo};
 use frontdesk::server::{
-    Answer, FormSchema, NoArgs, OutboundSink, Question, RequestInfo, Server, ServerConfig,
-    ToolContext, ToolDef, ToolOutput,
+    Answer, FormSchema, NoArgs, Question, Server, ServerConfig, ToolContext, ToolDef, ToolOutput,
 };
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;

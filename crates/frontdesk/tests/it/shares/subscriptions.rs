@@ -6,10 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use frontdesk::server::{
-    Failure, Handled, OutboundSink, RequestInfo, ResourceOutput, ResourceTemplateDef, Server,
-    ServerConfig, Session,
-};
+use frontdesk::server::transport::{Failure, Handled, OutboundSink, RequestInfo, Session};
+use frontdesk::server::{ResourceOutput, ResourceTemplateDef, Server, ServerConfig};
 use serde_json::{Value, json};
 
 use crate::support::stdio::meta;

@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
+use frontdesk::server::transport::{OutboundSink, RequestInfo};
 use frontdesk::server::{
-    NoArgs, OutboundSink, RequestInfo, Server, ServerConfig, TaskSupport, ToolContext, ToolDef,
-    ToolError, ToolOutput,
+    NoArgs, Server, ServerConfig, TaskSupport, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 use serde_json::{Value, json};
 

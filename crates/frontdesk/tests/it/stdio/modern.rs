@@ -117,11 +117,11 @@ async fn meta_errors() {
 /// turns these into statuses; see `http::modern::statuses_per_failure`).
 #[tokio::test]
 async fn failures_from_handle() {
-    use frontdesk::server::Failure;
+    use frontdesk::server::transport::Failure;
     use frontdesk_wire::ErrorCode;
     let server = test_server();
-    let (sink, _rx) = frontdesk::server::OutboundSink::channel();
-    let info = frontdesk::server::RequestInfo::default();
+    let (sink, _rx) = frontdesk::server::transport::OutboundSink::channel();
+    let info = frontdesk::server::transport::RequestInfo::default();
     let cases = [
         (
             json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}),
@@ -431,9 +431,9 @@ async fn a_resent_retry_gets_the_same_reply_and_the_handler_runs_once() {
 #[tokio::test]
 async fn state_is_bound_to_the_principal() {
     let server = builder().state_sealer(StateSealer::development()).build();
-    let (sink, _rx) = frontdesk::server::OutboundSink::channel();
-    let alice = frontdesk::server::RequestInfo::new().principal("alice");
-    let mallory = frontdesk::server::RequestInfo::new().principal("mallory");
+    let (sink, _rx) = frontdesk::server::transport::OutboundSink::channel();
+    let alice = frontdesk::server::transport::RequestInfo::new().principal("alice");
+    let mallory = frontdesk::server::transport::RequestInfo::new().principal("mallory");
     let tool = "test_input_required_result_request_state";
     let msg = |params: Value| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     let h = server
@@ -679,8 +679,8 @@ async fn a_retry_dropped_mid_round_is_not_lost() {
             },
         ))
         .build();
-    let (sink, _rx) = frontdesk::server::OutboundSink::channel();
-    let info = frontdesk::server::RequestInfo::new();
+    let (sink, _rx) = frontdesk::server::transport::OutboundSink::channel();
+    let info = frontdesk::server::transport::RequestInfo::new();
     let msg = |id: u64, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
     let h = server
         .handle(None, msg(1, call("book", json!({}), FORM())), &sink, &info)

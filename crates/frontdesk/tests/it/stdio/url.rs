@@ -176,8 +176,8 @@ async fn demo_signin_page_completes_the_flow() {
 #[tokio::test]
 async fn connect_token_is_single_use_and_bound_to_the_principal() {
     let server = builder().build();
-    let (sink, _rx) = frontdesk::server::OutboundSink::channel();
-    let info = frontdesk::server::RequestInfo::new().principal("alice");
+    let (sink, _rx) = frontdesk::server::transport::OutboundSink::channel();
+    let info = frontdesk::server::transport::RequestInfo::new().principal("alice");
     let caps = json!({"elicitation": {"url": {}}});
     let h = server
         .handle(

@@ -13,17 +13,92 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::Server;
-use super::call::Call;
-use super::error::{AskError, ToolError};
-use super::flow_port::FlowTicket;
-use super::question::{Answer, Ask, InputRequest};
+use serde_json::Map;
+
+use crate::flows::FlowError;
+use crate::server::api::error::{AskError, ToolError};
+use crate::server::api::flow_ticket::FlowTicket;
+use crate::server::api::question::{Answer, Ask, InputRequest};
+use crate::store::BoxFuture;
+
+/// Builds the page address of a URL question from its flow's ticket.
+pub(crate) type UrlMaker<'a> = Box<dyn FnOnce(&FlowTicket) -> String + Send + 'a>;
+
+/// A change a handler announces to clients that listen for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    ToolsListChanged,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated(String),
+}
+
+/// What a handler's [`ToolContext`] reaches of the call it runs in. The
+/// engine's call implements it; this layer knows nothing else of the engine.
+pub(crate) trait CallPort: Send + Sync {
+    /// The key of a question asked without one (see the engine's call).
+    fn derived_key(&self, request: &InputRequest) -> String;
+    /// A form question under `key`; accepted content is validated.
+    fn ask_form<'a>(
+        &'a self,
+        key: &'a str,
+        request: &'a InputRequest,
+    ) -> BoxFuture<'a, Result<Answer<Map<String, Value>>, AskError>>;
+    /// A URL question under `key`, with its flow.
+    fn ask_url<'a>(
+        &'a self,
+        key: &'a str,
+        message: &'a str,
+        make_url: UrlMaker<'a>,
+    ) -> BoxFuture<'a, Result<Answer<()>, AskError>>;
+    /// Several questions at once; raw results in order.
+    fn ask_all<'a>(
+        &'a self,
+        questions: &'a [(String, InputRequest)],
+    ) -> BoxFuture<'a, Result<Vec<Value>, AskError>>;
+    /// The error that makes the client finish a URL interaction first.
+    fn url_required<'a>(
+        &'a self,
+        message: &'a str,
+        make_url: UrlMaker<'a>,
+    ) -> BoxFuture<'a, ToolError>;
+    /// A step's result recorded in an earlier round of this call.
+    fn recorded(&self, key: &str) -> Option<Value>;
+    /// Record a step's result for later rounds.
+    fn record(&self, key: &str, value: Value);
+    /// The application state of one type, if registered.
+    fn state(&self, type_id: std::any::TypeId) -> Option<&(dyn std::any::Any + Send + Sync)>;
+    /// The call's revision.
+    fn revision(&self) -> Revision;
+    /// The exact protocol version in force.
+    fn protocol_version(&self) -> String;
+    /// The client capabilities that apply to the call.
+    fn client_capabilities(&self) -> Value;
+    /// Who the call is from (`""`: anonymous).
+    fn principal(&self) -> &str;
+    /// A log message, when the client asked for its level.
+    fn log(&self, level: LoggingLevel, logger: &str, data: Value);
+    /// One more step of progress with a message.
+    fn progress(&self, message: &str);
+    /// Progress of `total`, with an optional message.
+    fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>);
+    /// Continue as a task, if the call may.
+    fn begin_task(&self) -> bool;
+    /// Announce `change` to the clients listening for it.
+    fn publish(&self, change: Change);
+    /// Complete the URL flow whose connect token is `token`.
+    fn complete_flow<'a>(
+        &'a self,
+        token: &'a str,
+        principal: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), FlowError>>;
+}
 
 /// The handle a tool (or prompt) handler gets. Cheap to clone.
 ///
 /// # Asking
 ///
-/// [`ask`](Self::ask) takes a [`Question`](super::Question) and returns its
+/// [`ask`](Self::ask) takes a [`Question`](crate::server::api::question::Question) and returns its
 /// [`Answer`]: accepted (typed), declined or cancelled. How the question
 /// travels depends on the client, not on the handler:
 ///
@@ -65,7 +140,7 @@ use super::question::{Answer, Ask, InputRequest};
 /// ```
 #[derive(Clone)]
 pub struct ToolContext {
-    call: Arc<Call>,
+    call: Arc<dyn CallPort>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -77,15 +152,15 @@ impl std::fmt::Debug for ToolContext {
 }
 
 impl ToolContext {
-    pub(crate) fn new(call: Arc<Call>) -> Self {
+    pub(crate) fn new(call: Arc<dyn CallPort>) -> Self {
         Self { call }
     }
 
-    pub(crate) fn call(&self) -> &Call {
-        &self.call
+    pub(crate) fn call(&self) -> &dyn CallPort {
+        &*self.call
     }
 
-    /// Ask one [`Question`](super::Question) and wait for the person's answer.
+    /// Ask one [`Question`](crate::server::api::question::Question) and wait for the person's answer.
     pub async fn ask<Q: Ask>(&self, question: Q) -> Result<Answer<Q::Output>, AskError> {
         question.ask_in(self).await
     }
@@ -98,10 +173,7 @@ impl ToolContext {
         &self,
         questions: Vec<(String, InputRequest)>,
     ) -> Result<Vec<Value>, AskError> {
-        self.call
-            .conversation()
-            .ask_all(&self.call, &questions)
-            .await
+        self.call.ask_all(&questions).await
     }
 
     /// Have the client's model write a message (`sampling/createMessage`):
@@ -171,7 +243,7 @@ impl ToolContext {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<T, ToolError>>,
     {
-        if let Some(recorded) = self.call.conversation().recorded(key) {
+        if let Some(recorded) = self.call.recorded(key) {
             return serde_json::from_value(recorded).map_err(|e| {
                 ToolError::internal(format!(
                     "the recorded result of step {key:?} no longer reads as this type: {e}"
@@ -181,11 +253,11 @@ impl ToolContext {
         let value = step().await?;
         let json = serde_json::to_value(&value)
             .map_err(|e| ToolError::internal(format!("step {key:?} result: {e}")))?;
-        self.call.conversation().record(key, json);
+        self.call.record(key, json);
         Ok(value)
     }
 
-    /// The state registered with [`ServerBuilder::state`](super::ServerBuilder::state)
+    /// The state registered with [`ServerBuilder::state`](crate::server::ServerBuilder::state)
     /// for type `S` (a database pool, a client, configuration).
     ///
     /// ```
@@ -204,7 +276,11 @@ impl ToolContext {
     /// # let _ = server;
     /// ```
     pub fn state<S: Send + Sync + 'static>(&self) -> Result<&S, ToolError> {
-        self.call.server.states.get::<S>().ok_or_else(|| {
+        let state = self
+            .call
+            .state(std::any::TypeId::of::<S>())
+            .and_then(|s| s.downcast_ref::<S>());
+        state.ok_or_else(|| {
             ToolError::internal(format!(
                 "no state of type {} was registered with Server::builder().state(..)",
                 std::any::type_name::<S>()
@@ -212,26 +288,56 @@ impl ToolContext {
         })
     }
 
-    /// The server this call runs on (e.g. to complete a URL flow the handler
-    /// started, with [`Server::complete_flow`]).
-    pub fn server(&self) -> Server {
-        Server::from_inner(Arc::clone(&self.call.server))
+    /// Complete the URL flow whose connect token is `token`, as
+    /// [`Server::complete_flow`](crate::server::Server::complete_flow) does
+    /// (e.g. from a tool that stands for the page the flow sent the person
+    /// to).
+    pub async fn complete_flow(
+        &self,
+        token: &str,
+        principal: Option<&str>,
+    ) -> Result<(), FlowError> {
+        self.call.complete_flow(token, principal).await
+    }
+
+    /// Tell subscribers that the resource at `uri` changed, as
+    /// [`Server::notify_resource_updated`](crate::server::Server::notify_resource_updated) does.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.call.publish(Change::ResourceUpdated(uri.to_string()));
+    }
+
+    /// Tell clients the tool list changed, as
+    /// [`Server::notify_tools_changed`](crate::server::Server::notify_tools_changed) does.
+    pub fn notify_tools_changed(&self) {
+        self.call.publish(Change::ToolsListChanged);
+    }
+
+    /// Tell clients the prompt list changed (see
+    /// [`notify_tools_changed`](Self::notify_tools_changed)).
+    pub fn notify_prompts_changed(&self) {
+        self.call.publish(Change::PromptsListChanged);
+    }
+
+    /// Tell clients the resource list changed (see
+    /// [`notify_tools_changed`](Self::notify_tools_changed)).
+    pub fn notify_resources_changed(&self) {
+        self.call.publish(Change::ResourcesListChanged);
     }
 
     /// The protocol revision of this call.
     pub fn revision(&self) -> Revision {
-        self.call.conversation().revision()
+        self.call.revision()
     }
 
     /// The exact version in force (`"2025-11-25"`, `"2026-07-28"`; a
     /// 2025-11-25 session may have negotiated an older handshake version).
     pub fn protocol_version(&self) -> String {
-        self.call.conversation().protocol_version()
+        self.call.protocol_version()
     }
 
     /// The client capabilities that apply to this call.
     pub fn client_capabilities(&self) -> Value {
-        self.call.conversation().client_capabilities()
+        self.call.client_capabilities()
     }
 
     /// Whether the client declared what `request` needs.
@@ -250,7 +356,7 @@ impl ToolContext {
 
     /// The authenticated principal (`""` when anonymous).
     pub fn principal(&self) -> &str {
-        &self.call.principal
+        self.call.principal()
     }
 
     /// A [`ToolError`] telling the client to finish a URL interaction first:
@@ -261,10 +367,7 @@ impl ToolContext {
     where
         F: FnOnce(&FlowTicket) -> String + Send,
     {
-        self.call
-            .conversation()
-            .url_required(&self.call, message, Box::new(make_url))
-            .await
+        self.call.url_required(message, Box::new(make_url)).await
     }
 
     /// Send a log message (`notifications/message`, logger `"frontdesk"`)
@@ -315,11 +418,11 @@ impl ToolContext {
     /// `input_required` rounds, finished before the task exists).
     ///
     /// `false` when the call cannot become a task: a prompt or resource, a
-    /// tool without [`ToolDef::task_support`](super::ToolDef::task_support),
+    /// tool without [`ToolDef::task_support`](crate::server::api::tool::ToolDef::task_support),
     /// a 2025-11-25 session, a 2026-07-28 client that did not declare the
     /// extension, or no room for a task (the client's share,
-    /// [`max_tasks_per_client`](super::ServerConfig::max_tasks_per_client),
-    /// or the table, [`max_tasks`](super::ServerConfig::max_tasks), full of
+    /// [`max_tasks_per_client`](crate::server::api::config::ServerConfig::max_tasks_per_client),
+    /// or the table, [`max_tasks`](crate::server::api::config::ServerConfig::max_tasks), full of
     /// running tasks). The handler then simply continues within the call.
     /// Calling it again after `true` returns `true`.
     ///

@@ -11,9 +11,9 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value};
 
-use super::completion::{CompletionFn, CompletionRequest, completer};
-use super::context::ToolContext;
-use super::error::ToolError;
+use crate::server::api::completion::{CompletionFn, CompletionRequest, completer};
+use crate::server::api::context::ToolContext;
+use crate::server::api::error::ToolError;
 use crate::store::BoxFuture;
 use frontdesk_wire::Completion;
 

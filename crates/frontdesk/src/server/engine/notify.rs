@@ -4,7 +4,7 @@
 //! the updates of the resources it `resources/subscribe`d to, on its
 //! unsolicited channel (the HTTP GET stream); a 2026-07-28
 //! `subscriptions/listen` stream gets exactly what its filter asked for.
-//! What each subscribes to is bounded ([`super::subscribed`]).
+//! What each subscribes to is bounded ([`crate::server::engine::subscribed`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,19 +16,12 @@ use frontdesk_wire::{
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::config::ServerConfig;
-use super::legacy::Session;
-use super::subscribed::{Charge, Ledger, Refused};
-use super::typed_notification;
-
-/// Something a client may want to hear about.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Change {
-    ToolsListChanged,
-    PromptsListChanged,
-    ResourcesListChanged,
-    ResourceUpdated(String),
-}
+use crate::server::api::config::ServerConfig;
+use crate::server::api::context::Change;
+use crate::server::engine::inner::ServerInner;
+use crate::server::engine::inner::typed_notification;
+use crate::server::engine::session::Session;
+use crate::server::engine::subscribed::{Charge, Ledger, Refused};
 
 impl Change {
     /// Whether a listen stream with `filter` asked for this.
@@ -194,4 +187,19 @@ impl Subscribers {
             }
         }
     }
+}
+
+/// Announce `change` to every client listening for it; a list change only
+/// when the server declared `listChanged`.
+pub(crate) fn publish(server: &ServerInner, change: &Change) {
+    let is_list = !matches!(change, Change::ResourceUpdated(_));
+    if is_list && !server.list_changed {
+        tracing::debug!(
+            ?change,
+            "list change not announced (listChanged not declared)"
+        );
+        return;
+    }
+    tracing::debug!(?change, "publishing a change");
+    server.subscribers.publish(change);
 }

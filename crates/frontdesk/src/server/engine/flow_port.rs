@@ -9,17 +9,8 @@ use std::time::{Duration, Instant};
 use crate::flows::{FlowError, FlowId, FlowStore, NewFlow};
 use crate::store::StoreError;
 
-use super::error::AskError;
-
-/// What a handler gets to build the page address of a URL question.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FlowTicket {
-    /// The flow id (2025-11-25 `elicitationId`; kept in `requestState` on 2026-07-28).
-    pub flow_id: String,
-    /// The single-use secret the page presents to complete the flow; put it in
-    /// the URL (it is bound to the flow's principal and expires with it).
-    pub connect_token: String,
-}
+use crate::server::api::error::AskError;
+use crate::server::api::flow_ticket::FlowTicket;
 
 /// Where a flow stands, as the runtime needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,6 +187,18 @@ impl Flows {
     }
 
     /// Redeem `token` and complete its flow.
+    /// [`complete`](Self::complete), logged: what the server's own page
+    /// (and a handler standing for it) calls.
+    pub(crate) async fn complete_and_log(
+        &self,
+        token: &str,
+        principal: Option<&str>,
+    ) -> Result<(), FlowError> {
+        let id = self.complete(token, principal).await?;
+        tracing::info!(flow = %id, "URL flow completed");
+        Ok(())
+    }
+
     pub(crate) async fn complete(
         &self,
         token: &str,

@@ -15,14 +15,14 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::call::Call;
-use super::context::ToolContext;
-use super::error::{RpcError, ToolError};
-use super::prompt::PromptDef;
-use super::requests::Reply;
-use super::resource::Read;
-use super::task::Started;
-use super::tool::{ToolDef, ToolOutput};
+use crate::server::api::context::ToolContext;
+use crate::server::api::error::{RpcError, ToolError};
+use crate::server::api::prompt::PromptDef;
+use crate::server::api::resource::Read;
+use crate::server::api::tool::{ToolDef, ToolOutput};
+use crate::server::engine::call::Call;
+use crate::server::engine::requests::Reply;
+use crate::server::engine::tasks::Started;
 use crate::store::BoxFuture;
 
 /// What a request runs.
@@ -267,7 +267,8 @@ pub(crate) async fn invoke(
     target: Target<'_>,
     args: Map<String, Value>,
 ) -> Outcome {
-    let work = target.run(ToolContext::new(Arc::clone(call)), args);
+    let port: Arc<dyn crate::server::api::context::CallPort> = call.clone();
+    let work = target.run(ToolContext::new(port), args);
     UntilSuspended { work, call }.await
 }
 

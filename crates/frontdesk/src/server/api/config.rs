@@ -51,14 +51,14 @@ pub struct ServerConfig {
     /// (default 20 000).
     pub max_questions: usize,
     /// Most 2025-11-25 questions waiting for an answer on one session
-    /// (default 16). A handler over a bound gets [`AskError::Busy`](super::AskError::Busy).
+    /// (default 16). A handler over a bound gets [`AskError::Busy`](crate::server::api::error::AskError::Busy).
     pub max_questions_per_session: usize,
     /// Lifetime of a URL flow started by a 2026-07-28 first round (default
     /// 15 min): a flow nobody continues is gone soon.
     pub url_flow_ttl: Duration,
     /// Most URL flows pending for one client (its principal, or its address
     /// when anonymous; default 32). Over it, the client's handler gets
-    /// [`AskError::Busy`](super::AskError::Busy); other clients are not
+    /// [`AskError::Busy`](crate::server::api::error::AskError::Busy); other clients are not
     /// affected.
     pub max_flows_per_client: usize,
     /// How long the reply to a 2026-07-28 retry is kept for the same retry

@@ -1,10 +1,10 @@
 //! What clients subscribed to, within bounds: each 2025-11-25 session (and
 //! each 2026-07-28 listen stream) subscribes to at most
-//! [`max_subscriptions_per_session`](super::ServerConfig::max_subscriptions_per_session)
+//! [`max_subscriptions_per_session`](crate::server::api::config::ServerConfig::max_subscriptions_per_session)
 //! resources, each client to at most
-//! [`max_subscriptions_per_client`](super::ServerConfig::max_subscriptions_per_client)
+//! [`max_subscriptions_per_client`](crate::server::api::config::ServerConfig::max_subscriptions_per_client)
 //! over all its sessions and streams, the whole server to
-//! [`max_subscriptions`](super::ServerConfig::max_subscriptions). A
+//! [`max_subscriptions`](crate::server::api::config::ServerConfig::max_subscriptions). A
 //! subscription over a bound is refused at once (`-32000` with the reason).
 //!
 //! Subscriptions are [`Charge`]d to their client in the [`Ledger`] and given
@@ -15,8 +15,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use super::config::ServerConfig;
-use super::error::RpcError;
+use crate::server::api::config::ServerConfig;
+use crate::server::api::error::RpcError;
 
 /// The bounds, from the configuration.
 #[derive(Debug, Clone, Copy)]

@@ -15,14 +15,13 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Number, Value};
 
-use super::error::{AskError, ToolError};
-use super::flow_port::FlowTicket;
-use super::question::{Answer, InputRequest};
-use super::{Caller, OutboundSink, ServerInner, typed_notification};
+use crate::flows::FlowError;
+use crate::server::api::context::{CallPort, Change, UrlMaker};
+use crate::server::api::error::{AskError, ToolError};
+use crate::server::api::question::{Answer, InputRequest};
+use crate::server::contract::OutboundSink;
+use crate::server::engine::inner::{Caller, ServerInner, typed_notification};
 use crate::store::BoxFuture;
-
-/// Builds the page address of a URL question from its flow's ticket.
-pub(crate) type UrlMaker<'a> = Box<dyn FnOnce(&FlowTicket) -> String + Send + 'a>;
 
 /// How a revision puts questions to its client. 2025-11-25 sends live
 /// requests on the session and waits; 2026-07-28 looks the answer up in the
@@ -75,7 +74,7 @@ pub(crate) trait Conversation: Send + Sync {
             }
         })
     }
-    /// The result a [`once`](super::ToolContext::once) step recorded in an
+    /// The result a [`once`](crate::server::api::context::ToolContext::once) step recorded in an
     /// earlier round of this call.
     fn recorded(&self, key: &str) -> Option<Value>;
     /// Record a step's result for later rounds.
@@ -92,8 +91,11 @@ pub(crate) trait Conversation: Send + Sync {
 /// negotiated the Tasks extension, the tool supports tasks): called once,
 /// it registers the task and returns the conversation the rest of the call
 /// uses.
-pub(crate) type TaskStarter =
-    Box<dyn FnOnce(&Call) -> Option<(Arc<dyn Conversation>, super::task::Started)> + Send + Sync>;
+pub(crate) type TaskStarter = Box<
+    dyn FnOnce(&Call) -> Option<(Arc<dyn Conversation>, crate::server::engine::tasks::Started)>
+        + Send
+        + Sync,
+>;
 
 /// One call in progress.
 pub(crate) struct Call {
@@ -113,7 +115,7 @@ pub(crate) struct Call {
     /// Present while the call may still continue as a task.
     task_starter: Mutex<Option<TaskStarter>>,
     /// The task this call became, until the runtime takes it over.
-    started: Mutex<Option<super::task::Started>>,
+    started: Mutex<Option<crate::server::engine::tasks::Started>>,
     /// Set once the call is a task: its request has been answered, so
     /// nothing more may be sent for it (progress and log messages stop;
     /// progress notes go to the task's status instead).
@@ -192,7 +194,7 @@ impl Call {
     }
 
     /// The task this call became, for the runtime to run it (once).
-    pub(crate) fn take_started(&self) -> Option<super::task::Started> {
+    pub(crate) fn take_started(&self) -> Option<crate::server::engine::tasks::Started> {
         if !self.is_task.load(Ordering::SeqCst) {
             return None; // the common case, without the lock
         }
@@ -299,4 +301,102 @@ fn number(value: f64) -> Option<Number> {
         return Some(Number::from(value as u64));
     }
     Number::from_f64(value)
+}
+
+impl CallPort for Call {
+    fn derived_key(&self, request: &InputRequest) -> String {
+        Call::derived_key(self, request)
+    }
+
+    fn ask_form<'a>(
+        &'a self,
+        key: &'a str,
+        request: &'a InputRequest,
+    ) -> BoxFuture<'a, Result<Answer<Map<String, Value>>, AskError>> {
+        Box::pin(Call::ask_form(self, key, request))
+    }
+
+    fn ask_url<'a>(
+        &'a self,
+        key: &'a str,
+        message: &'a str,
+        make_url: UrlMaker<'a>,
+    ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
+        Box::pin(Call::ask_url(self, key, message, make_url))
+    }
+
+    fn ask_all<'a>(
+        &'a self,
+        questions: &'a [(String, InputRequest)],
+    ) -> BoxFuture<'a, Result<Vec<Value>, AskError>> {
+        Box::pin(async move { self.conversation().ask_all(self, questions).await })
+    }
+
+    fn url_required<'a>(
+        &'a self,
+        message: &'a str,
+        make_url: UrlMaker<'a>,
+    ) -> BoxFuture<'a, ToolError> {
+        Box::pin(async move {
+            self.conversation()
+                .url_required(self, message, make_url)
+                .await
+        })
+    }
+
+    fn recorded(&self, key: &str) -> Option<Value> {
+        self.conversation().recorded(key)
+    }
+
+    fn record(&self, key: &str, value: Value) {
+        self.conversation().record(key, value);
+    }
+
+    fn state(&self, type_id: std::any::TypeId) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.server.states.get_any(type_id)
+    }
+
+    fn revision(&self) -> Revision {
+        self.conversation().revision()
+    }
+
+    fn protocol_version(&self) -> String {
+        self.conversation().protocol_version()
+    }
+
+    fn client_capabilities(&self) -> Value {
+        self.conversation().client_capabilities()
+    }
+
+    fn principal(&self) -> &str {
+        &self.principal
+    }
+
+    fn log(&self, level: LoggingLevel, logger: &str, data: Value) {
+        Call::log(self, level, logger, data);
+    }
+
+    fn progress(&self, message: &str) {
+        Call::progress(self, message);
+    }
+
+    fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        Call::report_progress(self, progress, total, message);
+    }
+
+    fn begin_task(&self) -> bool {
+        Call::begin_task(self)
+    }
+
+    fn publish(&self, change: Change) {
+        crate::server::engine::notify::publish(&self.server, &change);
+    }
+
+    fn complete_flow<'a>(
+        &'a self,
+        token: &'a str,
+        principal: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), FlowError>> {
+        Box::pin(self.server.flows.complete_and_log(token, principal))
+    }
 }

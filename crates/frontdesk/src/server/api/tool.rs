@@ -9,8 +9,8 @@ use frontdesk_wire::{CallToolResult, ContentBlock, Tool};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::context::ToolContext;
-use super::error::ToolError;
+use crate::server::api::context::ToolContext;
+use crate::server::api::error::ToolError;
 use crate::store::BoxFuture;
 
 /// What a tool returns: `content` blocks, optional `structuredContent`, and
@@ -99,18 +99,6 @@ impl ToolOutput {
             ..CallToolResult::new(self.content)
         }
     }
-}
-
-/// One URL elicitation a request needs before it can proceed (the entries of
-/// a 2025-11-25 `-32042` error).
-#[derive(Debug, Clone, PartialEq)]
-pub struct UrlElicitation {
-    /// The flow id, sent as `elicitationId`.
-    pub elicitation_id: String,
-    /// Why the interaction is needed.
-    pub message: String,
-    /// The page to open.
-    pub url: String,
 }
 
 pub(crate) type ToolFn = Arc<

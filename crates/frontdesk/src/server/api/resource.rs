@@ -12,10 +12,10 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value};
 
-use super::completion::{CompletionFn, CompletionRequest, completer};
-use super::context::ToolContext;
-use super::error::ToolError;
-use super::uri_template::{UriTemplate, UriTemplateError};
+use crate::server::api::completion::{CompletionFn, CompletionRequest, completer};
+use crate::server::api::context::ToolContext;
+use crate::server::api::error::ToolError;
+use crate::server::api::uri_template::{UriTemplate, UriTemplateError};
 use crate::store::BoxFuture;
 
 /// The resource a handler is reading: its URI and, for a template, the
@@ -123,6 +123,7 @@ fn mime_of(c: &ResourceContents) -> Option<&str> {
     match c {
         ResourceContents::Text(t) => t.mime_type.as_deref(),
         ResourceContents::Blob(b) => b.mime_type.as_deref(),
+        _ => None,
     }
 }
 
@@ -130,6 +131,7 @@ fn with_uri(mut c: ResourceContents, uri: &str) -> ResourceContents {
     match &mut c {
         ResourceContents::Text(t) => t.uri = uri.to_string(),
         ResourceContents::Blob(b) => b.uri = uri.to_string(),
+        _ => {}
     }
     c
 }

@@ -3,20 +3,19 @@
 //! JSON-RPC error a request is answered with).
 //!
 //! None of them knows HTTP: a transport reads the [`Failure`] of a
-//! [`Handled`](super::Handled) to choose its own status.
+//! [`Handled`](crate::server::contract::Handled) to choose its own status.
 
 use frontdesk_wire::{ErrorCode, ErrorObject, MessageError, MessageErrorKind, RequestId};
 use serde_json::Value;
 
-use super::form::FormError;
-use super::tool::UrlElicitation;
+use crate::server::api::form::FormError;
 
-/// Why a question produced no [`Answer`](super::Answer).
+/// Why a question produced no [`Answer`](crate::server::api::question::Answer).
 ///
 /// Handlers normally propagate it with `?`: the runtime turns each case into
 /// the right result or JSON-RPC error for the client's revision. A 2026-07-28
 /// question whose answer has not arrived yet is not an error at all: the
-/// handler is simply not continued (see [`ToolContext::ask`](super::ToolContext::ask)).
+/// handler is simply not continued (see [`ToolContext::ask`](crate::server::api::context::ToolContext::ask)).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum AskError {
@@ -104,10 +103,57 @@ pub enum ToolError {
     /// A protocol-level failure, answered as this JSON-RPC error.
     #[error("{0}")]
     Rpc(RpcError),
-    /// URL interactions must finish first: `-32042` on 2025-11-25. Build it
-    /// with [`ToolContext::url_elicitation_required`](super::ToolContext::url_elicitation_required).
+    /// URL interactions must finish first: `-32042` on 2025-11-25. Only
+    /// [`ToolContext::url_elicitation_required`](crate::server::ToolContext::url_elicitation_required)
+    /// builds it (on 2026-07-28, which has no `-32042`, that asks the URL as
+    /// a question instead); [`UrlElicitations`] has no public constructor.
     #[error("URL elicitation required")]
-    UrlElicitationRequired(Vec<UrlElicitation>),
+    UrlElicitationRequired(UrlElicitations),
+}
+
+/// The URL interactions of a [`ToolError::UrlElicitationRequired`] (the
+/// entries of a 2025-11-25 `-32042` error), each with its flow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlElicitations(Vec<UrlElicitation>);
+
+impl UrlElicitations {
+    /// The interactions, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &UrlElicitation> {
+        self.0.iter()
+    }
+
+    pub(crate) fn one(elicitation: UrlElicitation) -> Self {
+        Self(vec![elicitation])
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<UrlElicitation> {
+        self.0
+    }
+}
+
+/// One URL interaction a request needs before it can proceed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlElicitation {
+    pub(crate) elicitation_id: String,
+    pub(crate) message: String,
+    pub(crate) url: String,
+}
+
+impl UrlElicitation {
+    /// The flow id, sent as `elicitationId`.
+    pub fn elicitation_id(&self) -> &str {
+        &self.elicitation_id
+    }
+
+    /// Why the interaction is needed.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The page to open.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
 }
 
 impl ToolError {

@@ -4,7 +4,7 @@
 //! and decodes a copy of each candidate: quadratic in the URI's length with
 //! one variable, worse with more. Never used to serve.
 
-use super::{Part, UriTemplate, decode};
+use crate::server::api::uri_template::{Part, UriTemplate, decode};
 
 /// The variables of `uri`, when it matches: what the old matcher answered.
 pub(crate) fn matches(template: &UriTemplate, uri: &str) -> Option<Vec<(String, String)>> {

@@ -1,7 +1,7 @@
 //! What a handler asks and what it gets back: [`Question`] (a form from a
 //! type, a form from a runtime schema, a URL), [`Answer`] (three normal
 //! outcomes), and [`InputRequest`] (any question, for
-//! [`ToolContext::ask_all`](super::ToolContext::ask_all)).
+//! [`ToolContext::ask_all`](crate::server::api::context::ToolContext::ask_all)).
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -17,10 +17,10 @@ use frontdesk_wire::{
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::context::ToolContext;
-use super::error::AskError;
-use super::flow_port::FlowTicket;
-use super::form::{Form, FormError, FormSchema};
+use crate::server::api::context::ToolContext;
+use crate::server::api::error::AskError;
+use crate::server::api::flow_ticket::FlowTicket;
+use crate::server::api::form::{Form, FormError, FormSchema};
 use crate::state::canonical_json;
 use crate::store::BoxFuture;
 use frontdesk_form::canonical::write_string;
@@ -204,9 +204,9 @@ impl<F> UrlQuestion<F> {
 
 mod sealed {
     pub trait Sealed {}
-    impl<T> Sealed for super::FormQuestion<T> {}
-    impl Sealed for super::SchemaQuestion {}
-    impl<F> Sealed for super::UrlQuestion<F> {}
+    impl<T> Sealed for crate::server::api::question::FormQuestion<T> {}
+    impl Sealed for crate::server::api::question::SchemaQuestion {}
+    impl<F> Sealed for crate::server::api::question::UrlQuestion<F> {}
 }
 
 /// What [`ToolContext::ask`] accepts: the questions [`Question`] builds.
@@ -350,7 +350,7 @@ impl InputRequest {
     }
 
     /// A `sampling/createMessage` request (the client's model writes a
-    /// message; see [`ToolContext::sample`](super::ToolContext::sample)).
+    /// message; see [`ToolContext::sample`](crate::server::api::context::ToolContext::sample)).
     pub fn sampling(params: CreateMessageRequestParams) -> Self {
         Self {
             kind: Kind::Sampling(Box::new(params)),

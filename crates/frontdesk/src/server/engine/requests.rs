@@ -9,10 +9,10 @@ use frontdesk_wire::{
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::ServerInner;
-use super::error::RpcError;
-use super::prompt::PromptDef;
-use super::tool::ToolDef;
+use crate::server::api::error::RpcError;
+use crate::server::api::prompt::PromptDef;
+use crate::server::api::tool::ToolDef;
+use crate::server::engine::inner::ServerInner;
 
 /// A request's result object, or the error it is answered with.
 pub(crate) type Reply = Result<ResultJson, RpcError>;
@@ -63,7 +63,7 @@ pub(crate) fn resource_not_found(uri: &str, revision: Revision) -> RpcError {
 }
 
 /// `-32602` for a client's resource URI longer than
-/// [`ServerConfig::max_uri_bytes`](super::ServerConfig::max_uri_bytes),
+/// [`ServerConfig::max_uri_bytes`](crate::server::api::config::ServerConfig::max_uri_bytes),
 /// checked before any lookup or template matching.
 pub(crate) fn check_uri_length(server: &ServerInner, uri: &str) -> Result<(), RpcError> {
     let limit = server.config.max_uri_bytes;

@@ -1,5 +1,5 @@
 //! The server's load: requests in flight and 2025-11-25 questions waiting
-//! for an answer, counted against [`ServerConfig`](super::ServerConfig)
+//! for an answer, counted against [`ServerConfig`](crate::server::api::config::ServerConfig)
 //! bounds. A slot is held while the work runs and given back when it ends,
 //! however it ends: the places a request holds ([`Held`]) go with the part of
 //! its work that outlives it.

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::super::error::RpcError;
-use super::super::requests::Reply;
+use crate::server::api::error::RpcError;
+use crate::server::engine::requests::Reply;
 use crate::state::{IdHasher, StateId};
 
 /// The replies of recent retries, by state id, with a share per owner (the

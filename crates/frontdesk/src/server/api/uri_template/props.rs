@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 
-use super::{UriTemplate, decode, reference};
+use crate::server::api::uri_template::{UriTemplate, decode, reference};
 
 /// Pieces of template literals (`{` and `}` cannot occur in one).
 const LITERALS: &[&str] = &[

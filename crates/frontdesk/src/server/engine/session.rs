@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::error::AskError;
-use crate::server::subscribed::SessionSubscriptions;
+use crate::server::api::error::AskError;
+use crate::server::engine::subscribed::SessionSubscriptions;
 
 /// What the client answered to one of our requests.
 #[derive(Debug)]

@@ -1,6 +1,6 @@
 //! Application state handed to handlers: one value per type, registered
-//! with [`ServerBuilder::state`](super::ServerBuilder::state) and read with
-//! [`ToolContext::state`](super::ToolContext::state).
+//! with [`ServerBuilder::state`](crate::server::ServerBuilder::state) and read with
+//! [`ToolContext::state`](crate::server::api::context::ToolContext::state).
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -18,7 +18,13 @@ impl States {
         self.by_type.insert(TypeId::of::<S>(), Arc::new(value));
     }
 
+    /// The value registered under `type_id`, if any.
+    pub(crate) fn get_any(&self, type_id: TypeId) -> Option<&(dyn Any + Send + Sync)> {
+        self.by_type.get(&type_id).map(|v| &**v)
+    }
+
     /// The value of type `S`, if one was registered.
+    #[cfg(test)]
     pub(crate) fn get<S: Send + Sync + 'static>(&self) -> Option<&S> {
         self.by_type
             .get(&TypeId::of::<S>())

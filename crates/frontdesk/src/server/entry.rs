@@ -1,0 +1,327 @@
+//! [`Server`], the handle transports call, and [`ServerBuilder`], which
+//! registers what a server author wrote.
+
+use std::sync::Arc;
+
+use frontdesk_wire::{Implementation, Meta, Revision};
+use serde_json::Value;
+
+use crate::flows::{FlowError, FlowStore, InMemoryFlowStore};
+use crate::server::api::config::ServerConfig;
+use crate::server::api::context::Change;
+use crate::server::api::error::RpcError;
+use crate::server::api::prompt::PromptDef;
+use crate::server::api::resource::{ResourceDef, ResourceRegistry, ResourceTemplateDef};
+use crate::server::api::tool::{HeaderParam, ToolDef, ToolRegistry};
+use crate::server::contract::{Handled, OutboundSink, RequestInfo};
+use crate::server::dispatch;
+use crate::server::engine::inner::ServerInner;
+use crate::server::engine::session::{Session, SessionLimits};
+use crate::server::engine::{flow_port, invoke, load, notify, replies, states, tasks};
+use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
+
+/// An MCP server. Cheap to clone; share one between transports.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Start building a server that reports `name` and `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: ToolRegistry::default(),
+            prompts: Vec::new(),
+            resources: ResourceRegistry::default(),
+            list_changed: false,
+            states: states::States::default(),
+            config: ServerConfig::default(),
+            sealer: None,
+            nonces: Some(Arc::new(InMemoryNonceStore::new())),
+            flows: None,
+        }
+    }
+
+    /// A new 2025-11-25-capable connection.
+    pub fn session(&self) -> Arc<Session> {
+        let config = &self.inner.config;
+        Arc::new(Session::new(SessionLimits {
+            requests: config.max_requests_per_session,
+            questions: config.max_questions_per_session,
+        }))
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &ServerConfig {
+        &self.inner.config
+    }
+
+    /// The name and version this server reports.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// Parse one message, enforcing the size bound. On failure, the error
+    /// response to send (`-32700` or `-32600`, id `null`).
+    pub fn parse_message(&self, bytes: &[u8]) -> Result<Value, Value> {
+        if bytes.len() > self.inner.config.max_message_bytes {
+            tracing::warn!(bytes = bytes.len(), "message over the size limit");
+            return Err(self.oversize_error());
+        }
+        serde_json::from_slice(bytes).map_err(|e| {
+            tracing::warn!(error = %e, "malformed JSON");
+            RpcError::parse_error(e).to_response(None)
+        })
+    }
+
+    /// The `-32600` error (id `null`) for a message over
+    /// [`ServerConfig::max_message_bytes`].
+    pub fn oversize_error(&self) -> Value {
+        RpcError::invalid_request(format!(
+            "Invalid request: message larger than {} bytes",
+            self.inner.config.max_message_bytes
+        ))
+        .to_response(None)
+    }
+
+    /// Which revision `message` is for, judged from its body:
+    /// `server/discover` and any request whose `params._meta` carries a
+    /// 2026-07-28 key are 2026-07-28.
+    pub fn revision_of(message: &Value) -> Revision {
+        dispatch::revision_of_value(message)
+    }
+
+    /// Handle one parsed message. See the module docs for the contract.
+    pub async fn handle(
+        &self,
+        session: Option<&Arc<Session>>,
+        message: Value,
+        sink: &OutboundSink,
+        info: &RequestInfo,
+    ) -> Handled {
+        dispatch::handle(
+            &self.inner,
+            session,
+            message,
+            sink,
+            info,
+            load::Held::default(),
+        )
+        .await
+    }
+
+    /// [`handle`](Self::handle), the request's work owning `held` (the
+    /// transport's place in its own count of requests in flight): a retry's
+    /// round that outlives its request keeps it until the round ends.
+    #[cfg(feature = "http-server")]
+    pub(crate) async fn handle_holding(
+        &self,
+        message: Value,
+        sink: &OutboundSink,
+        info: &RequestInfo,
+        held: load::Held,
+    ) -> Handled {
+        dispatch::handle(&self.inner, None, message, sink, info, held).await
+    }
+
+    /// Complete the URL flow whose connect token is `token`: the call the
+    /// server's own page (or OAuth callback) makes when the person is done.
+    /// `principal` is who the page identified (e.g. from its session cookie);
+    /// it must be the flow's principal. `None` trusts the token alone (only
+    /// for pages that cannot identify the person, such as a loopback demo).
+    /// The token is single-use. 2025-11-25 waiters then send
+    /// `notifications/elicitation/complete`; 2026-07-28 retries see it done.
+    pub async fn complete_flow(
+        &self,
+        token: &str,
+        principal: Option<&str>,
+    ) -> Result<(), FlowError> {
+        self.inner.flows.complete_and_log(token, principal).await
+    }
+
+    /// Tell subscribers that the resource at `uri` changed: 2025-11-25
+    /// sessions that `resources/subscribe`d to it, 2026-07-28 listen streams
+    /// whose `resourceSubscriptions` name it (`notifications/resources/updated`).
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.publish(Change::ResourceUpdated(uri.to_string()));
+    }
+
+    /// Tell clients the tool list changed (needs
+    /// [`ServerBuilder::list_changed_notifications`]; otherwise nothing is
+    /// sent, as the server did not declare `listChanged`).
+    pub fn notify_tools_changed(&self) {
+        self.publish(Change::ToolsListChanged);
+    }
+
+    /// Tell clients the prompt list changed (see
+    /// [`notify_tools_changed`](Self::notify_tools_changed)).
+    pub fn notify_prompts_changed(&self) {
+        self.publish(Change::PromptsListChanged);
+    }
+
+    /// Tell clients the resource list changed (see
+    /// [`notify_tools_changed`](Self::notify_tools_changed)).
+    pub fn notify_resources_changed(&self) {
+        self.publish(Change::ResourcesListChanged);
+    }
+
+    fn publish(&self, change: Change) {
+        notify::publish(&self.inner, &change);
+    }
+
+    /// The arguments of tool `name` mirrored in `Mcp-Param-*` headers.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn header_params(&self, name: &str) -> &[HeaderParam] {
+        self.inner
+            .tools
+            .get(name)
+            .map(ToolDef::header_params)
+            .unwrap_or_default()
+    }
+}
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: ToolRegistry,
+    prompts: Vec<PromptDef>,
+    resources: ResourceRegistry,
+    list_changed: bool,
+    states: states::States,
+    config: ServerConfig,
+    sealer: Option<StateSealer>,
+    nonces: Option<Arc<dyn NonceStore>>,
+    flows: Option<Arc<dyn FlowStore>>,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// Instructions for the client (`initialize`, `server/discover`).
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Register a tool (a later tool with the same name replaces it).
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.tools.add(tool);
+        self
+    }
+
+    /// Register a prompt.
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.prompts.retain(|p| p.name != prompt.name);
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Register a resource (a later one with the same URI replaces it).
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.resources.add(resource);
+        self
+    }
+
+    /// Register a resource template (a later one with the same template
+    /// replaces it).
+    pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
+        self.resources.add_template(template);
+        self
+    }
+
+    /// Declare `listChanged` for tools, prompts and resources, so
+    /// [`Server::notify_tools_changed`] and its siblings reach clients.
+    pub fn list_changed_notifications(mut self, announce: bool) -> Self {
+        self.list_changed = announce;
+        self
+    }
+
+    /// Give handlers `state` (one value per type; read it with
+    /// [`ToolContext::state`](crate::server::ToolContext::state)). Share mutable state through the value itself
+    /// (a pool, an `Arc<Mutex<…>>`): handlers get `&S`.
+    pub fn state<S: Send + Sync + 'static>(mut self, state: S) -> Self {
+        self.states.insert(state);
+        self
+    }
+
+    /// Replace the configuration.
+    pub fn config(mut self, config: ServerConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Set the human-wait budget of 2025-11-25 questions.
+    pub fn human_wait(mut self, budget: std::time::Duration) -> Self {
+        self.config.human_wait = budget;
+        self
+    }
+
+    /// Seal `requestState` with this sealer (default: a development key,
+    /// fine for one process, logged as such).
+    pub fn state_sealer(mut self, sealer: StateSealer) -> Self {
+        self.sealer = Some(sealer);
+        self
+    }
+
+    /// Redeem each `requestState` at most once through `store` (default: an
+    /// in-memory store); `None` allows a state to be presented again until it
+    /// expires.
+    pub fn nonce_store(mut self, store: Option<Arc<dyn NonceStore>>) -> Self {
+        self.nonces = store;
+        self
+    }
+
+    /// Keep URL flows in `store` (default: in memory).
+    pub fn flow_store(mut self, store: Arc<dyn FlowStore>) -> Self {
+        self.flows = Some(store);
+        self
+    }
+
+    /// Finish.
+    pub fn build(self) -> Server {
+        Server {
+            inner: Arc::new(ServerInner {
+                info_meta: invoke::InfoMeta::new(Meta::new().with_server_info(&self.info)),
+                info: self.info,
+                instructions: self.instructions,
+                tools: self.tools,
+                prompts: self.prompts,
+                resources: self.resources,
+                list_changed: self.list_changed,
+                subscribers: Arc::new(notify::Subscribers::new(&self.config)),
+                tasks: tasks::Tasks::default(),
+                states: self.states,
+                sealer: self.sealer.unwrap_or_else(StateSealer::development),
+                nonces: self.nonces,
+                flows: flow_port::Flows::new(
+                    self.flows
+                        .unwrap_or_else(|| Arc::new(InMemoryFlowStore::new())),
+                    self.config.max_flows_per_client,
+                ),
+                load: load::Load::new(self.config.max_requests, self.config.max_questions),
+                retries: replies::RetryReplies::new(
+                    self.config.retry_reply_ttl,
+                    self.config.max_retry_replies,
+                ),
+                config: self.config,
+            }),
+        }
+    }
+}
