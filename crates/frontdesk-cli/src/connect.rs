@@ -13,7 +13,7 @@ use frontdesk_host::screen::{ListQuestion, Screen};
 use frontdesk_host::terminal::TtyScreen;
 use frontdesk_host::terminal::arguments::ask_arguments;
 use frontdesk_host::terminal_available;
-use frontdesk_host::tools::tool_items;
+use frontdesk_host::widgets::tool_items;
 use frontdesk_wire::Tool;
 use serde_json::{Map, Value};
 
