@@ -1,21 +1,17 @@
 //! `frontdesk call`: one tool call, its result as JSON on stdout; or, with `--park`,
 //! the call kept open by a small local process while its questions are relayed.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
 use frontdesk_host::sanitize::server_label;
 use serde_json::{Map, Value};
 
+use crate::client_args::ClientArgs;
 use crate::exit;
-use crate::hosting::{
-    ProtocolArg, Target, answerer, client_config, client_error, connect, person_side, wire_printer,
-};
+use crate::hosting::{Target, client_error};
 use crate::output;
-use crate::signin::RemoteArgs;
 
 /// Arguments of `frontdesk call`.
 #[derive(Debug, Args)]
@@ -75,36 +71,15 @@ pub struct CallArgs {
     /// The tool's arguments, a JSON object.
     #[arg(long, value_name = "JSON", default_value = "{}")]
     pub args: String,
-    /// Answer the server's questions from this JSON file instead of the terminal.
-    #[arg(long, value_name = "FILE", conflicts_with = "park")]
-    pub answers: Option<PathBuf>,
-    /// Protocol revision.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub protocol: ProtocolArg,
-    /// Seconds to wait for the server to connect and to answer each request (the
-    /// person's time to answer a question is not counted).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    pub timeout: f64,
     /// Keep the call open in the background and print its questions as JSON, to be
     /// answered with `frontdesk respond`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "answers")]
     pub park: bool,
     /// With --park: seconds the parked call waits for an answer before it cancels.
     #[arg(long, value_name = "SECS", default_value_t = 600, requires = "park")]
     pub park_ttl: u64,
-    /// Print every JSON-RPC message to stderr.
-    #[arg(long)]
-    pub show_wire: bool,
-    /// Offer this directory to the server as a root (repeatable).
-    #[arg(long = "root", value_name = "DIR")]
-    pub roots: Vec<PathBuf>,
     #[command(flatten)]
-    pub remote: RemoteArgs,
-}
-
-/// `--timeout` as a duration (at least 0.1 s).
-pub fn timeout(secs: f64) -> Duration {
-    Duration::try_from_secs_f64(secs.max(0.1)).unwrap_or(Duration::from_secs(30))
+    pub client: ClientArgs,
 }
 
 /// `--args`: a JSON object.
@@ -124,47 +99,17 @@ pub fn run(args: &CallArgs) -> ExitCode {
 }
 
 async fn call(args: &CallArgs) -> ExitCode {
-    let prepared = (|| -> anyhow::Result<_> {
-        let arguments = arguments(&args.args)?;
-        let target = Target::parse(&args.server)?;
-        let answerer = answerer(args.answers.as_ref())?;
-        Ok((arguments, target, answerer))
-    })();
-    let (arguments, target, answerer) = match prepared {
+    let prepared = arguments(&args.args).and_then(|a| Ok((a, Target::parse(&args.server)?)));
+    let (arguments, target) = match prepared {
         Ok(p) => p,
         Err(e) => {
             output::error("call", &format!("{e:#}"));
             return exit::code(exit::CANNOT_START);
         }
     };
-    let mut config = client_config(args.protocol, timeout(args.timeout));
-    if args.show_wire {
-        config = config.on_wire(wire_printer);
-    }
-    if let Err(e) = person_side(&mut config, &answerer, &args.roots) {
-        output::error("call", &format!("{e:#}"));
-        return exit::code(exit::CANNOT_START);
-    }
-    if matches!(target, Target::Url(_))
-        && let Err(e) = args.remote.apply(&mut config)
-    {
-        output::error("call", &format!("{e:#}"));
-        return exit::code(exit::CANNOT_START);
-    }
-    output::note(&format!("frontdesk: connecting to {} …", target.describe()));
-    let connection = match connect(
-        &target,
-        config,
-        answerer.handler.clone(),
-        timeout(args.timeout),
-    )
-    .await
-    {
+    let (connection, answerer) = match args.client.connect("call", target).await {
         Ok(c) => c,
-        Err(e) => {
-            output::error("call", &format!("{e:#}"));
-            return exit::code(exit::CANNOT_START);
-        }
+        Err(status) => return status,
     };
     let client = &connection.client;
     output::note(&format!(

@@ -2,7 +2,6 @@
 //! call one with arguments asked as a form, answer its questions in the terminal, read
 //! the result as text (or JSON on demand).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -13,17 +12,14 @@ use frontdesk_host::screen::{ListQuestion, Screen};
 use frontdesk_host::terminal::TtyScreen;
 use frontdesk_host::terminal::arguments::ask_arguments;
 use frontdesk_host::terminal_available;
-use frontdesk_host::tools::tool_items;
+use frontdesk_host::widgets::tool_items;
 use frontdesk_wire::Tool;
 use serde_json::{Map, Value};
 
-use crate::call::timeout;
+use crate::client_args::ClientArgs;
 use crate::exit;
-use crate::hosting::{
-    ProtocolArg, Target, answerer, client_config, client_error, connect, person_side, wire_printer,
-};
+use crate::hosting::{Target, client_error};
 use crate::output;
-use crate::signin::RemoteArgs;
 
 /// Arguments of `frontdesk connect`.
 #[derive(Debug, Args)]
@@ -57,28 +53,13 @@ pub struct ConnectArgs {
     /// Host the brightgrid demo server, in this process.
     #[arg(long, conflicts_with = "command")]
     demo: bool,
-    /// Protocol revision.
-    #[arg(long, value_enum, default_value = "auto")]
-    protocol: ProtocolArg,
-    /// Answer questions from this JSON file (see `frontdesk call --help`).
-    #[arg(long, value_name = "FILE")]
-    answers: Option<PathBuf>,
     /// Show every result as JSON instead of text.
     #[arg(long)]
     json: bool,
-    /// Seconds to wait for the server to connect and to answer each request.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    timeout: f64,
-    /// Print every JSON-RPC message to stderr.
-    #[arg(long)]
-    show_wire: bool,
     #[command(flatten)]
     web: crate::web::WebFlags,
-    /// Offer this directory to the server as a root (repeatable).
-    #[arg(long = "root", value_name = "DIR")]
-    roots: Vec<PathBuf>,
     #[command(flatten)]
-    remote: RemoteArgs,
+    client: ClientArgs,
     /// The command that starts a stdio server (after `--`).
     #[arg(last = true, value_name = "SERVER COMMAND")]
     command: Vec<String>,
@@ -105,15 +86,7 @@ pub fn run(args: &ConnectArgs) -> ExitCode {
         }
     };
     if args.web.web {
-        let answers = args.answers.is_some();
-        return crate::web::connect(
-            &args.web,
-            &target,
-            args.protocol,
-            args.show_wire,
-            answers,
-            timeout(args.timeout),
-        );
+        return crate::web::connect(&args.web, &target, &args.client);
     }
     if !terminal_available() {
         output::error(
@@ -126,41 +99,9 @@ pub fn run(args: &ConnectArgs) -> ExitCode {
 }
 
 async fn session(args: &ConnectArgs, target: Target) -> ExitCode {
-    let answerer = match answerer(args.answers.as_ref()) {
-        Ok(a) => a,
-        Err(e) => {
-            output::error("connect", &format!("{e:#}"));
-            return exit::code(exit::CANNOT_START);
-        }
-    };
-    let mut config = client_config(args.protocol, timeout(args.timeout));
-    if args.show_wire {
-        config = config.on_wire(wire_printer);
-    }
-    if let Err(e) = person_side(&mut config, &answerer, &args.roots) {
-        output::error("connect", &format!("{e:#}"));
-        return exit::code(exit::CANNOT_START);
-    }
-    if matches!(target, Target::Url(_))
-        && let Err(e) = args.remote.apply(&mut config)
-    {
-        output::error("connect", &format!("{e:#}"));
-        return exit::code(exit::CANNOT_START);
-    }
-    output::note(&format!("frontdesk: connecting to {} …", target.describe()));
-    let connection = match connect(
-        &target,
-        config,
-        answerer.handler.clone(),
-        timeout(args.timeout),
-    )
-    .await
-    {
+    let (connection, _answerer) = match args.client.connect("connect", target).await {
         Ok(c) => c,
-        Err(e) => {
-            output::error("connect", &format!("{e:#}"));
-            return exit::code(exit::CANNOT_START);
-        }
+        Err(status) => return status,
     };
     let client = &connection.client;
     output::note(&format!(

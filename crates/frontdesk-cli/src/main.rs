@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 mod call;
 mod check;
+mod client_args;
 #[allow(clippy::print_stdout, clippy::print_stderr)]
 mod conformance_client;
 mod connect;

@@ -13,6 +13,7 @@ use frontdesk_demo::{DemoOptions, register};
 use frontdesk_web::{Connector, WebHost, WebOptions, open_in_browser};
 use serde_json::json;
 
+use crate::client_args::ClientArgs;
 use crate::hosting::{ProtocolArg, Target, connect_demo, wire_printer};
 use crate::lab::TransportArg;
 
@@ -118,15 +119,8 @@ async fn lab_connector(transport: TransportArg) -> anyhow::Result<(Connector, St
 }
 
 /// `frontdesk connect --web`.
-pub fn connect(
-    flags: &WebFlags,
-    target: &Target,
-    protocol: ProtocolArg,
-    show_wire: bool,
-    answers_file: bool,
-    timeout: std::time::Duration,
-) -> ExitCode {
-    if answers_file {
+pub fn connect(flags: &WebFlags, target: &Target, client: &ClientArgs) -> ExitCode {
+    if client.answers.is_some() {
         crate::output::error(
             "connect",
             "--answers and --web do not go together (with --web the person answers on the page)",
@@ -135,6 +129,7 @@ pub fn connect(
     }
     let flags = flags.clone();
     let target = target.clone();
+    let (protocol, show_wire, timeout) = (client.protocol, client.show_wire, client.timeout());
     crate::run::block_on("connect", async move {
         let described = target.describe();
         let reach = target.clone();

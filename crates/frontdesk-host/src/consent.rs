@@ -8,8 +8,8 @@ use std::sync::Arc;
 use frontdesk_url::{ConsentedUrl, UrlReview, Verdict};
 
 use crate::screen::{MenuKey, Screen};
-use crate::terminal::Header;
 use crate::terminal::leave::{Leave, how_to_leave, stopped_asking};
+use crate::widgets::Header;
 
 /// Opens a consented URL outside this program.
 pub trait Opener: Send + Sync {

@@ -22,7 +22,10 @@
 //!
 //! [`explain`] puts what travelled on the wire during one tool call into a few
 //! sentences (the lab's teaching lines), for any renderer; [`result`] a tool's result,
-//! [`tools`] a server's tools, [`problems`] what is wrong with an answer.
+//! [`problems`] what is wrong with an answer. [`widgets`] is what every renderer
+//! (this terminal, the browser page of `frontdesk-web`) shows the same way: a
+//! request's [`widgets::Header`], what a field expects, an answer as reviewed, a
+//! server's tools and the JSON a tool's arguments start from.
 //!
 //! Everything a server says is escaped before it is printed or logged ([`sanitize`]:
 //! one path, applied again by every writer to the terminal). The flows
@@ -31,7 +34,8 @@
 //! ```
 //! use frontdesk_form::FormSchema;
 //! use frontdesk_host::screen::{FakeInput, FakeScreen};
-//! use frontdesk_host::terminal::{FormOutcome, FormRequest, Header, run_form};
+//! use frontdesk_host::terminal::{FormOutcome, FormRequest, run_form};
+//! use frontdesk_host::widgets::Header;
 //! use serde_json::json;
 //!
 //! let schema = FormSchema::builder()
@@ -78,7 +82,7 @@ pub mod screen;
 pub mod scripted;
 pub mod signin;
 pub mod terminal;
-pub mod tools;
+pub mod widgets;
 
 pub use consent::{ConsentOutcome, NoBrowser, Opener, SystemBrowser, UrlAction};
 pub use frontdesk::client::HeadlessHandler;

@@ -19,7 +19,8 @@ use frontdesk_wire::ContentBlock;
 use crate::queue::Queue;
 use crate::sanitize::{MAX_MESSAGE_CHARS, display_line, display_text, server_label};
 use crate::screen::Screen;
-use crate::terminal::{Header, ScreenFactory};
+use crate::terminal::ScreenFactory;
+use crate::widgets::Header;
 
 /// What tells a host without a model's server why it gets no completion.
 pub const NO_MODEL: &str = "this client has no language model to sample with";

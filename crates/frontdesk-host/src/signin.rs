@@ -11,7 +11,7 @@ use frontdesk_url::{UrlReview, Verdict};
 use crate::consent::{Opener, show_review};
 use crate::sanitize::display_line;
 use crate::screen::{Interrupted, Screen};
-use crate::terminal::Header;
+use crate::widgets::Header;
 
 /// Who asks the person to sign in, and for what.
 #[derive(Debug, Clone, PartialEq, Eq)]

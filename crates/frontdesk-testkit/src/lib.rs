@@ -20,14 +20,16 @@
 //! revision's `schema.json` ([`schema_json`]) and a validator for any of its `$defs`
 //! entries ([`Schema`]), the official examples ([`example_folders`], [`example_files`],
 //! [`example`]), the digests' labelled examples ([`digest_examples`],
-//! [`elicitation_form_example`]) and a proptest strategy for arbitrary JSON
-//! ([`arb_json`]).
+//! [`elicitation_form_example`]), a proptest strategy for arbitrary JSON
+//! ([`arb_json`]), and the first messages of a test client ([`TestClient`]: the
+//! `_meta` of a 2026-07-28 request, the 2025-11-25 `initialize`; [`initialized`]).
 //!
 //! Every function panics with a readable message when the data is missing or malformed:
 //! in a test that is a failure with its reason. This crate depends on no frontdesk crate
 //! (the pure crates have it as a dev-dependency; a dependency back would be a cycle).
 
 mod arb;
+mod client;
 mod examples;
 mod schema;
 
@@ -36,6 +38,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use arb::arb_json;
+pub use client::{LEGACY, MODERN, TestClient, initialized};
 pub use examples::{
     DigestExample, EXAMPLES_REVISION, digest_examples, elicitation_form_example, example,
     example_files, example_folders, examples_dir,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use frontdesk::client::{
     BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
 };
-use frontdesk_host::terminal::Header;
+use frontdesk_host::widgets::Header;
 use tokio::sync::oneshot;
 
 use crate::draft::Draft;

@@ -11,7 +11,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use frontdesk::client::{CallToolResult, ElicitationResponse, Revision, Tool};
 use frontdesk_form::{ParsedForm, ValidationErrors};
-use frontdesk_host::terminal::Header;
+use frontdesk_host::widgets::Header;
 use frontdesk_url::UrlReview;
 use serde_json::{Map, Value};
 use tokio::sync::{oneshot, watch};

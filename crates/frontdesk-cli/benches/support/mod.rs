@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
 use bytes::Bytes;
+use frontdesk_testkit::TestClient;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
@@ -368,19 +369,15 @@ pub fn modern_headers(tool: &str) -> [(&str, &str); 5] {
     ]
 }
 
-/// The `_meta` a 2026-07-28 client with form elicitation sends.
-fn modern_meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "frontdesk-bench", "version": "0"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
-    })
+/// The benchmarks' client: form elicitation only.
+fn bench_client() -> TestClient {
+    TestClient::new("frontdesk-bench", "0").capabilities(json!({"elicitation": {"form": {}}}))
 }
 
 /// A 2026-07-28 `tools/call` of `tool`; a retry when `retry` carries the
 /// `inputResponses` and the `requestState`.
 pub fn modern_call(id: u64, tool: &str, arguments: Value, retry: Option<(Value, &str)>) -> Bytes {
-    let mut params = json!({"name": tool, "arguments": arguments, "_meta": modern_meta()});
+    let mut params = json!({"name": tool, "arguments": arguments, "_meta": bench_client().meta()});
     if let Some((responses, state)) = retry {
         params["inputResponses"] = responses;
         params["requestState"] = Value::from(state);
@@ -390,18 +387,12 @@ pub fn modern_call(id: u64, tool: &str, arguments: Value, retry: Option<(Value, 
 
 /// A 2025-11-25 `initialize` of a client with form elicitation.
 pub fn initialize(id: u64) -> Bytes {
-    body(
-        &json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {"form": {}}},
-            "clientInfo": {"name": "frontdesk-bench", "version": "0"}
-        }}),
-    )
+    body(&bench_client().initialize(json!(id)))
 }
 
 /// `notifications/initialized`.
 pub fn initialized() -> Bytes {
-    body(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    body(&frontdesk_testkit::initialized())
 }
 
 /// A 2025-11-25 `tools/call`.

@@ -19,7 +19,8 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::watch;
 
 use super::protocol;
-use crate::call::{arguments, timeout};
+use crate::call::arguments;
+use crate::client_args::timeout;
 use crate::hosting::{ProtocolArg, Target, client_config, client_error, connect};
 
 /// The longest a keeper lives, whatever happens.

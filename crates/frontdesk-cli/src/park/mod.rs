@@ -144,7 +144,7 @@ fn start_keeper(args: &CallArgs) -> anyhow::Result<(PathBuf, String)> {
         .open(&log_path)
         .with_context(|| format!("cannot create {}", log_path.display()))?;
     let exe = std::env::current_exe().context("cannot find this program to start the keeper")?;
-    let protocol = clap::ValueEnum::to_possible_value(&args.protocol)
+    let protocol = clap::ValueEnum::to_possible_value(&args.client.protocol)
         .map(|v| v.get_name().to_owned())
         .unwrap_or_else(|| "auto".to_owned());
     let spec = keeper::CallSpec {
@@ -152,7 +152,7 @@ fn start_keeper(args: &CallArgs) -> anyhow::Result<(PathBuf, String)> {
         tool: args.tool.clone(),
         args: args.args.clone(),
         protocol,
-        timeout: args.timeout,
+        timeout: args.client.timeout,
         ttl: args.park_ttl,
     };
     let mut keeper = std::process::Command::new(exe)

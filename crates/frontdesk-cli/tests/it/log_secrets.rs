@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -173,18 +174,17 @@ async fn first_event_id(mut response: reqwest::Response) -> String {
 /// A 2025-11-25 session through its life: initialize, the GET stream,
 /// resuming it (refused while live, then accepted), DELETE. Its id.
 async fn session_life(http: &reqwest::Client, mcp: &str) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": LEGACY, "capabilities": {},
-        "clientInfo": {"name": "log-test", "version": "1"}}});
+    let init = TestClient::new("log-test", "1")
+        .capabilities(json!({}))
+        .initialize(json!(0));
     let r = legacy(http, mcp, None)
         .body(init.to_string())
         .send()
         .await
         .unwrap();
     let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let r = legacy(http, mcp, Some(&sid))
-        .body(note.to_string())
+        .body(frontdesk_testkit::initialized().to_string())
         .send()
         .await
         .unwrap();

@@ -19,6 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_frontdesk");
@@ -133,12 +134,13 @@ async fn messages(r: reqwest::Response) -> Vec<Value> {
         .collect()
 }
 
+/// Who the test client is.
+fn test_client() -> TestClient {
+    TestClient::new("serve-restart", "1")
+}
+
 fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "serve-restart", "version": "1"},
-    })
+    test_client().meta()
 }
 
 /// A 2026-07-28 `tools/call` of `tool` on `s`, optionally a retry; the response.
@@ -530,20 +532,14 @@ impl Events {
 async fn a_url_flow_completed_on_the_other_instance_notifies_the_session() {
     let Some(url) = redis_url() else { return };
     let (a, b) = two_instances(&url, "notify");
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": LEGACY, "capabilities": {"elicitation": {"form": {}, "url": {}}},
-        "clientInfo": {"name": "serve-restart", "version": "1"}}});
+    let init = test_client().initialize(json!(0));
     let r = legacy(&a, None, &init).send().await.unwrap();
     assert_eq!(r.status(), 200);
     let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
-    let r = legacy(
-        &a,
-        Some(&sid),
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )
-    .send()
-    .await
-    .unwrap();
+    let r = legacy(&a, Some(&sid), &frontdesk_testkit::initialized())
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 202);
 
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",

@@ -13,6 +13,7 @@ use super::form::{pick_field, show_values};
 use crate::problems::describe;
 use crate::sanitize::{display_line, display_text};
 use crate::screen::{Interrupted, LineQuestion, MenuKey, Screen};
+use crate::widgets::argument_skeleton;
 
 /// How the arguments of a tool are asked.
 #[derive(Debug, Clone)]
@@ -40,31 +41,8 @@ pub fn arguments_form(tool: &Tool) -> ArgumentsForm {
         Ok(parsed) if parsed.is_clean() && parsed.schema.is_fully_supported() => {
             ArgumentsForm::Form(Box::new(parsed))
         }
-        _ => ArgumentsForm::Json(skeleton(tool)),
+        _ => ArgumentsForm::Json(argument_skeleton(tool)),
     }
-}
-
-/// `{"order_id": ""}`: every property of the input schema with an empty value of its
-/// type, for the JSON fallback.
-pub fn skeleton(tool: &Tool) -> String {
-    let mut out = Map::new();
-    if let Some(props) = tool
-        .input_schema
-        .get("properties")
-        .and_then(Value::as_object)
-    {
-        for (key, schema) in props {
-            let empty = match schema.get("type").and_then(Value::as_str) {
-                Some("integer" | "number") => Value::from(0),
-                Some("boolean") => Value::Bool(false),
-                Some("array") => Value::Array(Vec::new()),
-                Some("object") => Value::Object(Map::new()),
-                _ => Value::String(String::new()),
-            };
-            out.insert(key.clone(), empty);
-        }
-    }
-    Value::Object(out).to_string()
 }
 
 /// Ask for the arguments of `tool`; `None` when the person went back to the tool list.

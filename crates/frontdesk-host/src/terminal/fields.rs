@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::sanitize::{display_line, terminal_safe};
 use crate::screen::{ChoiceValidator, LineQuestion, ListQuestion, MenuKey, Prompted, Screen};
+use crate::widgets::{choice_count, input_hint};
 
 /// A text field without a format whose `maxLength` is over this allows several lines.
 const SHORT_TEXT: u64 = 100;
@@ -46,17 +47,6 @@ pub fn field_label(field: &Field) -> String {
     }
 }
 
-/// A value as the review screen shows it (option titles, Yes/No; masked when
-/// sensitive; `(none)` for an empty choice list).
-pub fn shown_value(field: &Field, value: Option<&Value>, masked: bool) -> String {
-    match value {
-        None => "(no answer)".to_owned(),
-        Some(_) if masked => "••••••••".to_owned(),
-        Some(Value::Array(items)) if items.is_empty() => "(none)".to_owned(),
-        Some(v) => display_line(&field.display_value(v).replace('\n', " ⏎ "), 200),
-    }
-}
-
 /// Whether a field gets a several-line input: text without a format that may be
 /// long (`maxLength` over 100). Text without a `maxLength` stays one line (a name, an
 /// order id): it still wraps as it grows.
@@ -67,52 +57,18 @@ pub fn is_long_text(field: &Field) -> bool {
     }
 }
 
-/// What kind of input a field expects and its limits, for the help line.
+/// What a field expects and its limits, with the keys that answer it, for the help
+/// line.
 pub fn field_hint(field: &Field) -> String {
     let c = field.constraints();
-    let range = |what: &str| match (c.minimum, c.maximum) {
-        (Some(lo), Some(hi)) => format!("{what} from {} to {}", num(lo), num(hi)),
-        (Some(lo), None) => format!("{what}, at least {}", num(lo)),
-        (None, Some(hi)) => format!("{what}, at most {}", num(hi)),
-        (None, None) => what.to_owned(),
-    };
-    let mut hint = match field.widget() {
-        Widget::Email => "an email address, like name@example.com".to_owned(),
-        Widget::Url => "a URL, like https://example.com/page".to_owned(),
-        Widget::Date => "a date, YYYY-MM-DD".to_owned(),
-        Widget::DateTime => "a date and time, like 2026-12-01T09:30:00Z".to_owned(),
-        Widget::Integer => range("a whole number"),
-        Widget::Number => range("a number"),
+    match field.widget() {
         Widget::Checkbox => "y or n".to_owned(),
         Widget::Select => "↑/↓ to move, Enter to choose".to_owned(),
-        Widget::MultiSelect => {
-            let count = match (c.min_items, c.max_items) {
-                (Some(lo), Some(hi)) if lo == hi => format!("choose exactly {lo}"),
-                (Some(lo), Some(hi)) => format!("choose {lo} to {hi}"),
-                (Some(lo), None) => format!("choose at least {lo}"),
-                (None, Some(hi)) => format!("choose at most {hi}"),
-                (None, None) => "choose any".to_owned(),
-            };
-            format!("{count}; Space to tick, Enter to confirm")
-        }
-        _ => "text".to_owned(),
-    };
-    if matches!(field.widget(), Widget::Text) {
-        match (c.min_length, c.max_length) {
-            (Some(lo), Some(hi)) => hint = format!("text, {lo} to {hi} characters"),
-            (Some(lo), None) => hint = format!("text, at least {lo} characters"),
-            (None, Some(hi)) => hint = format!("text, at most {hi} characters"),
-            (None, None) => {}
-        }
-    }
-    hint
-}
-
-fn num(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else {
-        format!("{x}")
+        Widget::MultiSelect => format!(
+            "{}; Space to tick, Enter to confirm",
+            choice_count(c.min_items, c.max_items)
+        ),
+        _ => input_hint(field),
     }
 }
 

@@ -5,12 +5,12 @@
 use frontdesk_form::{Field, FieldKind, ParsedForm, ValidationErrors, Widget};
 use serde_json::{Map, Value};
 
-use super::fields::{Step, ask_field, field_label, shown_value};
-use super::header::Header;
+use super::fields::{Step, ask_field, field_label};
 use super::leave::{CANCELLED, DECLINED, Leave, how_to_leave, stopped_asking};
 use crate::problems::describe;
 use crate::sanitize::display_line;
 use crate::screen::{Interrupted, LineQuestion, MenuKey, Screen};
+use crate::widgets::{Header, shown_value};
 
 /// How a form ended.
 #[derive(Debug, Clone, PartialEq)]

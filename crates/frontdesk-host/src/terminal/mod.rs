@@ -18,15 +18,15 @@ use frontdesk::client::{
 };
 use serde_json::Map;
 
-pub use fields::{Step, field_hint, field_label, is_long_text, shown_value};
+pub use fields::{Step, field_hint, field_label, is_long_text};
 pub use form::{FormOutcome, FormRequest, run_form};
-pub use header::Header;
 pub use memory::AnswerMemory;
 pub use tty::{TtyScreen, terminal_available};
 
 use crate::consent::{ConsentOutcome, Opener, SystemBrowser, UrlAction, run_consent};
 use crate::queue::Queue;
 use crate::screen::Screen;
+use crate::widgets::Header;
 
 /// Makes a fresh [`Screen`] for each request.
 pub type ScreenFactory = Arc<dyn Fn() -> Box<dyn Screen> + Send + Sync>;

@@ -13,7 +13,7 @@ use frontdesk_host::sanitize::{is_unsafe, json_for_terminal, one_line, terminal_
 use frontdesk_host::screen::{FakeInput, FakeScreen};
 use frontdesk_host::terminal::arguments::ask_arguments;
 use frontdesk_host::terminal::present;
-use frontdesk_host::tools::tool_items;
+use frontdesk_host::widgets::tool_items;
 use frontdesk_url::{UrlPolicy, review};
 use frontdesk_wire::{CallToolResult, ContentBlock, Implementation, Tool};
 use proptest::prelude::*;

@@ -4,36 +4,13 @@
 
 use std::fmt::Write as _;
 
-use frontdesk::client::Tool;
 use frontdesk_host::sanitize::{display_line, display_text};
-use serde_json::{Map, Value};
+use frontdesk_host::widgets::{argument_skeleton, tool_about};
+use serde_json::Value;
 
 use crate::html::{esc, pretty};
 use crate::state::{Call, CallOutcome, Inner};
 use crate::wire::{WireEntry, summary};
-
-/// `{"order_id": ""}`: every property of the input schema with an empty value of
-/// its type, so the person fills in the blanks.
-pub(crate) fn skeleton(tool: &Tool) -> String {
-    let mut out = Map::new();
-    if let Some(props) = tool
-        .input_schema
-        .get("properties")
-        .and_then(Value::as_object)
-    {
-        for (key, schema) in props {
-            let empty = match schema.get("type").and_then(Value::as_str) {
-                Some("integer" | "number") => Value::from(0),
-                Some("boolean") => Value::Bool(false),
-                Some("array") => Value::Array(Vec::new()),
-                Some("object") => Value::Object(Map::new()),
-                _ => Value::String(String::new()),
-            };
-            out.insert(key.clone(), empty);
-        }
-    }
-    Value::Object(out).to_string()
-}
 
 /// The tools, each with its argument editor and Call button.
 pub(crate) fn tools(out: &mut String, inner: &Inner, presets: &[(String, Value)]) {
@@ -43,16 +20,13 @@ pub(crate) fn tools(out: &mut String, inner: &Inner, presets: &[(String, Value)]
     }
     for (i, tool) in inner.connection.tools.iter().enumerate() {
         let name = display_line(&tool.name, 80);
-        let about = tool
-            .description
-            .as_deref()
-            .or(tool.title.as_deref())
+        let about = tool_about(tool)
             .map(|d| display_line(d, 300))
             .unwrap_or_default();
         let arguments = presets
             .iter()
             .find(|(t, _)| *t == tool.name)
-            .map_or_else(|| skeleton(tool), |(_, v)| v.to_string());
+            .map_or_else(|| argument_skeleton(tool), |(_, v)| v.to_string());
         let _ = write!(
             out,
             "<form class=\"tool\" method=\"post\" action=\"call\">\

@@ -187,7 +187,7 @@ mod tests {
     use super::*;
     use crate::state::QuestionKind;
     use frontdesk::client::ElicitationOrigin;
-    use frontdesk_host::terminal::Header;
+    use frontdesk_host::widgets::Header;
     use frontdesk_url::{UrlPolicy, review};
     use frontdesk_wire::Implementation;
 

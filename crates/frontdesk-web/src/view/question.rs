@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use frontdesk_form::{Field, ParsedForm};
 use frontdesk_host::sanitize::display_line;
-use frontdesk_host::terminal::{field_hint, shown_value};
+use frontdesk_host::widgets::{input_hint, shown_value};
 use serde_json::{Map, Value};
 
 use crate::draft::{Control, Draft, Raw, control};
@@ -174,20 +174,12 @@ pub(crate) fn form(
 /// The help line of a field: what it expects, its limits, its default, whether it
 /// is optional.
 fn hint(field: &Field, control: Control) -> String {
-    let c = field.constraints();
     let mut parts: Vec<String> = Vec::new();
     match control {
         Control::Checkbox | Control::YesNo | Control::Select | Control::Unsupported => {}
         Control::Date => parts.push("a date".to_owned()),
-        Control::MultiSelect => parts.push(match (c.min_items, c.max_items) {
-            (Some(lo), Some(hi)) if lo == hi => format!("choose exactly {lo}"),
-            (Some(lo), Some(hi)) => format!("choose {lo} to {hi}"),
-            (Some(lo), None) => format!("choose at least {lo}"),
-            (None, Some(hi)) => format!("choose at most {hi}"),
-            (None, None) => "choose any".to_owned(),
-        }),
-        Control::Secret => parts.push(format!("{}; hidden while you type", field_hint(field))),
-        _ => parts.push(field_hint(field)),
+        Control::Secret => parts.push(format!("{}; hidden while you type", input_hint(field))),
+        _ => parts.push(input_hint(field)),
     }
     if control != Control::Checkbox
         && let Some(default) = field.default_value()
@@ -481,7 +473,7 @@ mod tests {
     use crate::state::{FormStage, QuestionKind};
     use frontdesk::client::ElicitationOrigin;
     use frontdesk_form::FormSchema;
-    use frontdesk_host::terminal::Header;
+    use frontdesk_host::widgets::Header;
     use frontdesk_wire::Implementation;
     use serde_json::json;
 

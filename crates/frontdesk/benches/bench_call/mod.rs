@@ -5,6 +5,7 @@
 
 use frontdesk::server::transport::{Handled, OutboundSink, RequestInfo};
 use frontdesk::server::{Revision, Server};
+use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
 
 /// The server: `bench_confirm` with the default configuration.
@@ -14,11 +15,9 @@ pub fn server() -> Server {
 
 /// The `_meta` of every request: 2026-07-28, a form-capable client.
 pub fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "frontdesk-bench", "version": "0"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
-    })
+    TestClient::new("frontdesk-bench", "0")
+        .capabilities(json!({"elicitation": {"form": {}}}))
+        .meta()
 }
 
 /// Round 1: the first `tools/call`.

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
@@ -116,11 +117,12 @@ pub fn client_from(ip: &str) -> reqwest::Client {
 
 /// The `_meta` of a 2026-07-28 request.
 pub fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "abuse", "version": "1"},
-    })
+    test_client().meta()
+}
+
+/// Who the well-behaved client and the attackers say they are.
+pub fn test_client() -> TestClient {
+    TestClient::new("abuse", "1")
 }
 
 /// A 2026-07-28 `tools/call` of `tool`, optionally a retry.
@@ -208,14 +210,10 @@ async fn read(request: reqwest::RequestBuilder) -> Result<Reply, String> {
 
 /// A 2025-11-25 `initialize` (and `notifications/initialized`): the session id.
 pub async fn initialize(http: &reqwest::Client, mcp: &str) -> Result<Reply, String> {
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": LEGACY,
-        "capabilities": {"elicitation": {"form": {}, "url": {}}},
-        "clientInfo": {"name": "abuse", "version": "1"}}});
+    let init = test_client().initialize(json!(0));
     let reply = post_legacy(http, mcp, None, &init).await?;
     if let Some(session) = &reply.session {
-        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        post_legacy(http, mcp, Some(session), &note).await?;
+        post_legacy(http, mcp, Some(session), &frontdesk_testkit::initialized()).await?;
     }
     Ok(reply)
 }

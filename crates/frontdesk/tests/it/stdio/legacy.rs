@@ -53,7 +53,7 @@ fn return_schema() -> Value {
     })
 }
 
-use crate::support::stdio::{Client, builder, test_server};
+use crate::support::stdio::{Client, builder, test_client, test_server};
 
 async fn start_book_return(c: &mut Client) -> Value {
     c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -376,8 +376,9 @@ async fn initialize_only(c: &mut Client) {
         .request(
             json!(0),
             "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-                   "clientInfo": {"name": "test", "version": "1"}}),
+            test_client()
+                .capabilities(json!({"elicitation": {}}))
+                .initialize_params(),
         )
         .await;
     assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
@@ -394,8 +395,7 @@ async fn questions_wait_for_initialized() {
     c.quiet(300).await;
     let pong = c.request(json!(3), "ping", json!({})).await;
     assert_eq!(pong["id"], 3);
-    c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
+    c.send(frontdesk_testkit::initialized()).await;
     let ask = c.recv().await;
     assert_eq!(ask["method"], "elicitation/create");
     assert_eq!(ask["params"]["requestedSchema"], return_schema());

@@ -11,6 +11,7 @@ use frontdesk_demo::{self as demo, DemoOptions};
 use frontdesk_wire::header::encode_value;
 
 use super::token_of;
+use frontdesk_testkit::TestClient;
 use futures::{Stream, StreamExt};
 use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};
@@ -89,12 +90,14 @@ pub async fn start_with(
     }
 }
 
+/// Who the test client is: `http-test` 1.0.0, with form and URL elicitation.
+pub fn test_client() -> TestClient {
+    TestClient::new("http-test", "1.0.0")
+}
+
+/// `_meta` of a 2026-07-28 request.
 pub fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "http-test", "version": "1.0.0"},
-    })
+    test_client().meta()
 }
 
 pub fn modern_call(id: i64, name: &str, arguments: Value) -> Value {
@@ -199,10 +202,10 @@ impl TestServer {
         let r = self
             .post()
             .body(
-                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                    "protocolVersion": LEGACY, "capabilities": capabilities,
-                    "clientInfo": {"name": "http-test", "version": "1.0.0"}}})
-                .to_string(),
+                test_client()
+                    .capabilities(capabilities)
+                    .initialize(json!(0))
+                    .to_string(),
             )
             .send()
             .await
@@ -212,12 +215,7 @@ impl TestServer {
         assert!(sid.bytes().all(|b| (0x21..=0x7e).contains(&b)));
         let v: Value = r.json().await.unwrap();
         assert_eq!(v["result"]["protocolVersion"], LEGACY);
-        let r = self
-            .legacy(
-                &sid,
-                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            )
-            .await;
+        let r = self.legacy(&sid, &frontdesk_testkit::initialized()).await;
         assert_eq!(r.status(), 202);
         sid
     }

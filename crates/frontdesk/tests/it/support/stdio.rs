@@ -4,13 +4,12 @@ use std::time::Duration;
 
 use frontdesk::server::{Server, ServerBuilder, stdio};
 use frontdesk_demo::{self as demo, DemoOptions};
+use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
 };
 use tokio::task::JoinHandle;
-
-pub const MODERN: &str = "2026-07-28";
 
 /// The demo with fixtures, its sign-in links pointing nowhere.
 pub fn builder() -> ServerBuilder {
@@ -81,16 +80,11 @@ impl Client {
     }
 
     pub async fn initialize(&mut self, capabilities: Value) -> Value {
+        let client = test_client().capabilities(capabilities);
         let r = self
-            .request(
-                json!(0),
-                "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": capabilities,
-                       "clientInfo": {"name": "test", "version": "1"}}),
-            )
+            .request(json!(0), "initialize", client.initialize_params())
             .await;
-        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
+        self.send(frontdesk_testkit::initialized()).await;
         r
     }
 
@@ -110,13 +104,14 @@ impl Client {
     }
 }
 
+/// Who the test client is: `test` 1.
+pub fn test_client() -> TestClient {
+    TestClient::new("test", "1")
+}
+
 /// `_meta` of a 2026-07-28 request with these client capabilities.
 pub fn meta(caps: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": caps
-    })
+    test_client().capabilities(caps).meta()
 }
 
 /// Params of a 2026-07-28 `tools/call`.
