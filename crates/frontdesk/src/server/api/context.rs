@@ -38,17 +38,19 @@ pub(crate) enum Change {
 pub(crate) trait CallPort: Send + Sync {
     /// The key of a question asked without one (see the engine's call).
     fn derived_key(&self, request: &InputRequest) -> String;
-    /// A form question under `key`; accepted content is validated.
-    fn ask_form<'a>(
-        &'a self,
-        key: &'a str,
-        request: &'a InputRequest,
-    ) -> BoxFuture<'a, Result<Answer<Map<String, Value>>, AskError>>;
+    /// A form question under `key`; accepted content is validated. (The
+    /// question is handed over whole, so a question's `ask_in` can return
+    /// this future as its own: one allocation per question.)
+    fn ask_form(
+        &self,
+        key: String,
+        request: InputRequest,
+    ) -> BoxFuture<'_, Result<Answer<Map<String, Value>>, AskError>>;
     /// A URL question under `key`, with its flow.
     fn ask_url<'a>(
         &'a self,
-        key: &'a str,
-        message: &'a str,
+        key: String,
+        message: String,
         make_url: UrlMaker<'a>,
     ) -> BoxFuture<'a, Result<Answer<()>, AskError>>;
     /// Several questions at once; raw results in order.

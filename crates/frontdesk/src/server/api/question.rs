@@ -279,14 +279,12 @@ impl Ask for SchemaQuestion {
     where
         Self: 'a,
     {
-        Box::pin(async move {
-            let request = InputRequest::form_shared(self.message, self.schema);
-            let key = match self.key {
-                Some(k) => k,
-                None => cx.call().derived_key(&request),
-            };
-            cx.call().ask_form(&key, &request).await
-        })
+        let request = InputRequest::form_shared(self.message, self.schema);
+        let key = match self.key {
+            Some(k) => k,
+            None => cx.call().derived_key(&request),
+        };
+        cx.call().ask_form(key, request)
     }
 }
 
@@ -300,18 +298,15 @@ where
     where
         Self: 'a,
     {
-        Box::pin(async move {
-            let key = match self.key {
-                Some(k) => k,
-                // The URL carries a fresh connect token: derive from the message.
-                None => cx
-                    .call()
-                    .derived_key(&InputRequest::url(self.message.clone(), String::new())),
-            };
-            cx.call()
-                .ask_url(&key, &self.message, Box::new(self.make_url))
-                .await
-        })
+        let key = match self.key {
+            Some(k) => k,
+            // The URL carries a fresh connect token: derive from the message.
+            None => cx
+                .call()
+                .derived_key(&InputRequest::url(self.message.clone(), String::new())),
+        };
+        cx.call()
+            .ask_url(key, self.message, Box::new(self.make_url))
     }
 }
 

@@ -308,21 +308,21 @@ impl CallPort for Call {
         Call::derived_key(self, request)
     }
 
-    fn ask_form<'a>(
-        &'a self,
-        key: &'a str,
-        request: &'a InputRequest,
-    ) -> BoxFuture<'a, Result<Answer<Map<String, Value>>, AskError>> {
-        Box::pin(Call::ask_form(self, key, request))
+    fn ask_form(
+        &self,
+        key: String,
+        request: InputRequest,
+    ) -> BoxFuture<'_, Result<Answer<Map<String, Value>>, AskError>> {
+        Box::pin(async move { Call::ask_form(self, &key, &request).await })
     }
 
     fn ask_url<'a>(
         &'a self,
-        key: &'a str,
-        message: &'a str,
+        key: String,
+        message: String,
         make_url: UrlMaker<'a>,
     ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
-        Box::pin(Call::ask_url(self, key, message, make_url))
+        Box::pin(async move { Call::ask_url(self, &key, &message, make_url).await })
     }
 
     fn ask_all<'a>(
