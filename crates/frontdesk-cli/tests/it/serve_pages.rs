@@ -9,27 +9,19 @@
 //!   `--public-url` origin) or listed with `--allow-origin`, not merely any
 //!   loopback port.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::support::BIN;
+use crate::support::{BIN, Running};
 
 /// A running `frontdesk serve`, killed when dropped.
 struct Serve {
-    child: Child,
+    _process: Running,
     /// `127.0.0.1:PORT` of the listener under test.
     authority: String,
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Serve {
@@ -42,39 +34,34 @@ impl Serve {
     /// As [`start`](Self::start); `authority`, when known, is the listener
     /// under test (the marker line then only says it is up).
     fn start_at(args: &[&str], marker: &'static str, authority: Option<String>) -> Self {
-        let mut child = Command::new(BIN)
+        let mut command = Command::new(BIN);
+        command
             .arg("serve")
             .args(args)
             .args(["--store", "memory"])
             .env("RUST_LOG", "info")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if line.contains(marker)
-                    && let Some(known) = &authority
-                {
-                    let _ = tx.send(known.clone());
-                } else if line.contains(marker)
-                    && let Some(at) = line.find("http://127.0.0.1:")
-                {
-                    let rest = &line[at + "http://".len()..];
-                    let end = rest
-                        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'))
-                        .unwrap_or(rest.len());
-                    let _ = tx.send(rest[..end].to_string());
+            .stdin(Stdio::piped());
+        let process = Running::spawn(command);
+        let authority = process
+            .first(Duration::from_secs(30), |line| {
+                if !line.contains(marker) {
+                    return None;
                 }
-            }
-        });
-        let authority = rx
-            .recv_timeout(Duration::from_secs(30))
+                if let Some(known) = &authority {
+                    return Some(known.clone());
+                }
+                let at = line.find("http://127.0.0.1:")?;
+                let rest = &line[at + "http://".len()..];
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ':'))
+                    .unwrap_or(rest.len());
+                Some(rest[..end].to_string())
+            })
             .expect("serve did not start within 30 s");
-        Self { child, authority }
+        Self {
+            _process: process,
+            authority,
+        }
     }
 
     fn http(args: &[&str]) -> Self {

@@ -13,16 +13,15 @@
 //!   both, and a 2025-11-25 URL flow completed through the other instance's
 //!   page notifying the session on the first.
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use frontdesk_testkit::TestClient;
+
+use crate::support::{BIN, Running};
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_frontdesk");
 const MODERN: &str = "2026-07-28";
 const LEGACY: &str = "2025-11-25";
 const ALICE: &str = "alice-token-0123456789";
@@ -55,56 +54,44 @@ fn generate_key(kid: &str) -> String {
 
 /// One running `frontdesk serve --http 127.0.0.1:0`; killed when dropped.
 struct Serve {
-    child: Child,
+    process: Running,
     base: String,
     mcp: String,
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Serve {
     /// Start with `keys` as `FRONTDESK_STATE_KEYS` and `args` added.
     fn start(keys: &str, args: &[&str]) -> Self {
-        let mut child = Command::new(BIN)
+        let mut command = Command::new(BIN);
+        command
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
             .env("FRONTDESK_STATE_KEYS", keys)
             .env("RUST_LOG", "warn")
             .env_remove("FRONTDESK_DATA_DIR")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("frontdesk: MCP endpoint at ") {
-                    let _ = tx.send(Ok(url.to_string()));
-                } else if line.starts_with("frontdesk serve:") {
-                    let _ = tx.send(Err(line));
-                }
+            .stdin(Stdio::null());
+        let process = Running::spawn(command);
+        let started = process.first(Duration::from_secs(30), |line| {
+            if let Some(url) = line.strip_prefix("frontdesk: MCP endpoint at ") {
+                Some(Ok(url.to_string()))
+            } else if line.starts_with("frontdesk serve:") {
+                Some(Err(line.to_string()))
+            } else {
+                None
             }
         });
-        let mcp = match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(Ok(url)) => url,
-            Ok(Err(line)) => panic!("serve failed: {line}"),
-            Err(_) => panic!("serve did not start within 30 s"),
+        let mcp = match started {
+            Some(Ok(url)) => url,
+            Some(Err(line)) => panic!("serve failed: {line}"),
+            None => panic!("serve did not start within 30 s"),
         };
         let base = mcp.trim_end_matches("/mcp").to_string();
-        Self { child, base, mcp }
+        Self { process, base, mcp }
     }
 
     /// Kill the process (no graceful shutdown: what was committed must hold).
-    fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    fn kill(self) {
+        self.process.kill();
     }
 }
 

@@ -1,7 +1,10 @@
 //! What the tests share: the binaries and running a command to completion.
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// The `frontdesk` binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_frontdesk");
@@ -42,4 +45,66 @@ pub fn texts(out: &Output) -> (String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// A process under test whose stderr is read line by line on a thread of
+/// its own (so it never blocks on a full pipe); killed when dropped.
+pub struct Running {
+    child: Child,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Running {
+    /// Start `command` with stdout discarded and stderr read (stdin as the
+    /// command set it).
+    pub fn spawn(mut command: Command) -> Self {
+        let mut child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the process starts");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            stderr: lines,
+        }
+    }
+
+    /// The first stderr line from now on for which `pick` gives a value,
+    /// within `within`; `None` when the time is up or the process closed
+    /// stderr first.
+    pub fn first<T>(&self, within: Duration, mut pick: impl FnMut(&str) -> Option<T>) -> Option<T> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            let line = self.stderr.recv_timeout(left).ok()?;
+            if let Some(found) = pick(&line) {
+                return Some(found);
+            }
+        }
+    }
+
+    /// Kill the process now (no graceful shutdown) and wait for it.
+    pub fn kill(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }

@@ -5,24 +5,14 @@
 //! while) and sends the browser on to the page; the address printed on stderr
 //! for the person is unchanged.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::BIN;
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use crate::support::{BIN, Running};
 
 /// `GET path` on `authority`: the status and the `Location` header.
 fn get(authority: &str, path: &str) -> (u16, Option<String>) {
@@ -69,29 +59,20 @@ fn the_browser_is_opened_without_the_launch_secret_on_its_command_line() {
     .unwrap();
     std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
 
-    let mut child = Command::new(BIN)
+    let mut command = Command::new(BIN);
+    command
         .args(["lab", "--web"])
         .env("BROWSER", &browser)
         .env("RUST_LOG", "warn")
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let child = Killed(child);
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(at) = line.find("the page is at ") {
-                let _ = tx.send(line[at + "the page is at ".len()..].trim().to_owned());
-            }
-        }
-    });
-    let printed = rx
-        .recv_timeout(Duration::from_secs(30))
+        .stdin(Stdio::null());
+    let child = Running::spawn(command);
+    let printed = child
+        .first(Duration::from_secs(30), |line| {
+            let at = line.find("the page is at ")?;
+            Some(line[at + "the page is at ".len()..].trim().to_owned())
+        })
         .expect("the address on stderr");
     let rest = printed.strip_prefix("http://").expect("an http address");
     let (authority, path) = rest.split_at(rest.find('/').unwrap());
