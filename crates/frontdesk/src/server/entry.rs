@@ -12,7 +12,9 @@ use crate::server::api::context::Change;
 use crate::server::api::error::RpcError;
 use crate::server::api::prompt::PromptDef;
 use crate::server::api::resource::{ResourceDef, ResourceRegistry, ResourceTemplateDef};
-use crate::server::api::tool::{HeaderParam, ToolDef, ToolRegistry};
+#[cfg(feature = "http-server")]
+use crate::server::api::tool::HeaderParam;
+use crate::server::api::tool::{ToolDef, ToolRegistry};
 use crate::server::contract::{Handled, OutboundSink, RequestInfo};
 use crate::server::dispatch;
 use crate::server::engine::inner::ServerInner;

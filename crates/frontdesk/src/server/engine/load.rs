@@ -50,6 +50,7 @@ pub(crate) struct Held {
 
 impl Held {
     /// The transport's place (given back when dropped).
+    #[cfg(any(feature = "http-server", test))]
     pub(crate) fn transport(place: impl Send + Sync + 'static) -> Self {
         Self {
             server: None,
