@@ -78,8 +78,12 @@ impl SqliteStore {
                     (FlowStatus::Pending, _) => {
                         let (kind, reason) = columns(&to);
                         // Guarded by status, so concurrent finishers agree.
-                        let changed = conn.prepare_cached("UPDATE flows SET status = ?2, reason = ?3
-                                 WHERE id = ?1 AND status = 'pending'").and_then(|mut s| s.execute(params![id, kind, reason]))
+                        let changed = conn
+                            .prepare_cached(
+                                "UPDATE flows SET status = ?2, reason = ?3
+                                 WHERE id = ?1 AND status = 'pending'",
+                            )
+                            .and_then(|mut s| s.execute(params![id, kind, reason]))
                             .map_err(backend)?;
                         if changed == 0 {
                             return Err(FlowError::NotPending);
@@ -190,7 +194,12 @@ impl FlowStore for SqliteStore {
                  VALUES (?1, ?2, ?3, ?4)",
             )
             .and_then(|mut s| {
-                s.execute(params![&token_hash(&token)[..], id, principal, secs(expires_at)])
+                s.execute(params![
+                    &token_hash(&token)[..],
+                    id,
+                    principal,
+                    secs(expires_at)
+                ])
             })
             .map_err(backend)?;
             Ok(token)

@@ -154,7 +154,9 @@ fn backend(e: impl std::fmt::Display) -> StoreError {
 
 /// The error of a write whose answer never came (the writer stopped).
 fn not_committed() -> StoreError {
-    StoreError::Backend("sqlite: the write was not committed (the store is closing or failed)".into())
+    StoreError::Backend(
+        "sqlite: the write was not committed (the store is closing or failed)".into(),
+    )
 }
 
 /// A connection to `path` with the settings every connection of the store
@@ -291,10 +293,7 @@ impl SqliteStore {
         let path = self.path.clone();
         let now = self.now();
         tokio::task::spawn_blocking(move || {
-            let idle = readers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .pop();
+            let idle = readers.lock().unwrap_or_else(PoisonError::into_inner).pop();
             let conn = match idle {
                 Some(c) => c,
                 None => {

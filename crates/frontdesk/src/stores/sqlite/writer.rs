@@ -72,9 +72,15 @@ impl Job {
 
 /// A job run inside the transaction, waiting for its commit.
 enum Done {
-    Redeemed(oneshot::Sender<Result<bool, StoreError>>, Result<bool, StoreError>),
+    Redeemed(
+        oneshot::Sender<Result<bool, StoreError>>,
+        Result<bool, StoreError>,
+    ),
     Worked(Deliver),
-    Purged(oneshot::Sender<Result<usize, StoreError>>, Result<usize, StoreError>),
+    Purged(
+        oneshot::Sender<Result<usize, StoreError>>,
+        Result<usize, StoreError>,
+    ),
 }
 
 impl Done {
