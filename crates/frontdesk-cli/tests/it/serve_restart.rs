@@ -28,7 +28,7 @@ const ALICE: &str = "alice-token-0123456789";
 const BOB: &str = "bob-token-0123456789ab";
 
 /// A fresh directory under the target dir.
-fn temp_dir(name: &str) -> PathBuf {
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -41,7 +41,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 /// `frontdesk keys generate`: one new `kid:key` entry.
-fn generate_key(kid: &str) -> String {
+pub(crate) fn generate_key(kid: &str) -> String {
     let out = Command::new(BIN)
         .args(["keys", "generate", "--kid", kid])
         .output()
@@ -53,10 +53,10 @@ fn generate_key(kid: &str) -> String {
 }
 
 /// One running `frontdesk serve --http 127.0.0.1:0`; killed when dropped.
-struct Serve {
-    child: Child,
-    base: String,
-    mcp: String,
+pub(crate) struct Serve {
+    pub(crate) child: Child,
+    pub(crate) base: String,
+    pub(crate) mcp: String,
 }
 
 impl Drop for Serve {
@@ -68,7 +68,7 @@ impl Drop for Serve {
 
 impl Serve {
     /// Start with `keys` as `FRONTDESK_STATE_KEYS` and `args` added.
-    fn start(keys: &str, args: &[&str]) -> Self {
+    pub(crate) fn start(keys: &str, args: &[&str]) -> Self {
         let mut child = Command::new(BIN)
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
@@ -101,13 +101,13 @@ impl Serve {
     }
 
     /// Kill the process (no graceful shutdown: what was committed must hold).
-    fn kill(mut self) {
+    pub(crate) fn kill(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
-fn http() -> reqwest::Client {
+pub(crate) fn http() -> reqwest::Client {
     // reqwest is built with provider-less rustls in this workspace.
     frontdesk::client::install_default_tls_provider();
     reqwest::Client::builder()
@@ -117,7 +117,7 @@ fn http() -> reqwest::Client {
 }
 
 /// The JSON-RPC messages of a response, JSON or SSE.
-async fn messages(r: reqwest::Response) -> Vec<Value> {
+pub(crate) async fn messages(r: reqwest::Response) -> Vec<Value> {
     let sse = r
         .headers()
         .get("content-type")
@@ -133,7 +133,7 @@ async fn messages(r: reqwest::Response) -> Vec<Value> {
         .collect()
 }
 
-fn meta() -> Value {
+pub(crate) fn meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}},
@@ -169,12 +169,12 @@ async fn call(
     messages(r).await.pop().unwrap()
 }
 
-fn state_of(v: &Value) -> String {
+pub(crate) fn state_of(v: &Value) -> String {
     assert_eq!(v["result"]["resultType"], "input_required", "{v}");
     v["result"]["requestState"].as_str().unwrap().to_string()
 }
 
-fn refused(v: &Value) {
+pub(crate) fn refused(v: &Value) {
     assert_eq!(v["error"]["code"], -32602, "{v}");
     assert!(
         v["error"]["message"]
