@@ -128,11 +128,12 @@ struct Options {
     pin: bool,
     stores: Vec<Store>,
     http2: bool,
+    sqlite_durability: Option<String>,
 }
 
 const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
 [--concurrency C,C…] [--store memory|sqlite|redis[,…]] [--no-legacy] [--no-rmcp] [--no-http2] \
-[--pin] [--frontdesk PATH] [--duration S (soak)]";
+[--sqlite-durability full|process] [--pin] [--frontdesk PATH] [--duration S (soak)]";
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
@@ -148,6 +149,7 @@ impl Options {
             pin: false,
             stores: vec![Store::Memory],
             http2: true,
+            sqlite_durability: None,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -173,6 +175,7 @@ impl Options {
                 "--no-legacy" => o.legacy = false,
                 "--no-rmcp" => o.rmcp = false,
                 "--no-http2" => o.http2 = false,
+                "--sqlite-durability" => o.sqlite_durability = Some(value()?.clone()),
                 "--store" => {
                     o.stores = value()?
                         .split(',')
@@ -276,7 +279,10 @@ async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
     for store in &o.stores {
         let store = match (store, &redis) {
             (Store::Redis, Some(r)) => StoreArgs::Redis(r.url()),
-            (Store::Sqlite, _) => StoreArgs::Sqlite(data_dir.path().join(store.name())),
+            (Store::Sqlite, _) => StoreArgs::Sqlite(
+                data_dir.path().join(store.name()),
+                o.sqlite_durability.clone(),
+            ),
             _ => StoreArgs::Memory,
         };
         servers.push(spawn_frontdesk(&o.frontdesk, servers_cpu, &store)?);
@@ -415,8 +421,8 @@ fn placement_report(
 pub enum StoreArgs {
     /// `--store memory`.
     Memory,
-    /// `--store sqlite --data-dir DIR`.
-    Sqlite(std::path::PathBuf),
+    /// `--store sqlite --data-dir DIR` (and `--sqlite-durability LEVEL`).
+    Sqlite(std::path::PathBuf, Option<String>),
     /// `--store redis --redis-url URL` (with a prefix of its own).
     Redis(String),
 }
@@ -441,8 +447,11 @@ pub fn spawn_frontdesk(
         StoreArgs::Memory => {
             command.args(["--store", "memory"]);
         }
-        StoreArgs::Sqlite(dir) => {
+        StoreArgs::Sqlite(dir, durability) => {
             command.args(["--store", "sqlite", "--data-dir"]).arg(dir);
+            if let Some(level) = durability {
+                command.args(["--sqlite-durability", level]);
+            }
         }
         StoreArgs::Redis(url) => {
             let prefix = format!("frontdesk-load-{}:", std::process::id());
