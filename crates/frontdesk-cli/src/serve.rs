@@ -15,12 +15,13 @@ use frontdesk::http::auth::jwt::{JwksSource, JwtAuthenticator, JwtConfig};
 use frontdesk::http::auth::metadata::ProtectedResource;
 use frontdesk::http::auth::tokens::StaticTokens;
 use frontdesk::http::auth::{Authenticate, Authenticator, Unauthorized};
+use frontdesk::http::tls::Tls;
 use frontdesk::http::{HttpOptions, OriginPolicy, bind};
 use frontdesk::server::Server;
 use frontdesk::state::{InMemoryNonceStore, KEYS_ENV, NonceStore, StateSealer};
 use frontdesk::store::BoxFuture;
 use frontdesk::stores::redis::RedisStore;
-use frontdesk::stores::sqlite::SqliteStore;
+use frontdesk::stores::sqlite::{Durability, SqliteStore};
 use frontdesk_demo::DemoOptions;
 use frontdesk_demo::signin::SignIn;
 
@@ -40,6 +41,15 @@ pub enum StoreKind {
     Redis,
 }
 
+/// What an answered SQLite write has survived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SqliteDurability {
+    /// Each commit fsynced (`synchronous = FULL`).
+    Full,
+    /// Each commit in the write-ahead log (`synchronous = NORMAL`).
+    Process,
+}
+
 /// Arguments of `frontdesk serve`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -48,6 +58,7 @@ Examples:
   frontdesk serve --http 127.0.0.1:8080         # Streamable HTTP at http://127.0.0.1:8080/mcp
   frontdesk serve --conformance-fixtures --http 127.0.0.1:3000   # for the official suite
   frontdesk serve --http 127.0.0.1:8080 --auth-tokens tokens.txt # bearer tokens from a file
+  frontdesk serve --http 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem  # HTTPS (kill -HUP reloads)
   frontdesk serve --http 0.0.0.0:8080 --store redis --redis-url redis://10.0.0.5:6379 \\
       --auth-jwks https://auth.example.com/jwks.json --auth-issuer https://auth.example.com \\
       --auth-audience https://mcp.example.com/mcp --public-url https://mcp.example.com
@@ -109,6 +120,19 @@ pub struct ServeArgs {
     /// when not the bound address (behind a proxy or load balancer).
     #[arg(long, value_name = "URL", requires = "http")]
     public_url: Option<String>,
+    /// Serve HTTPS with this PEM certificate chain (leaf first); HTTP/2 or
+    /// HTTP/1.1 by ALPN. SIGHUP reloads it and the key without dropping
+    /// connections (a failed reload keeps the old pair).
+    #[arg(long, value_name = "FILE", requires_all = ["http", "tls_key"])]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// With `--store sqlite`: `full` answers a write once it is fsynced (it
+    /// survives a power loss); `process` once it is in the log (it survives
+    /// the process being killed, maybe not the machine crashing).
+    #[arg(long, value_enum, value_name = "LEVEL", default_value = "full")]
+    sqlite_durability: SqliteDurability,
     /// Also accept browser requests from this origin (repeatable), e.g.
     /// `http://localhost:6274` for MCP Inspector's page connecting directly.
     /// By default only the server's own origin (its address, or --public-url).
@@ -138,8 +162,14 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
         StoreKind::Sqlite => {
             let file = sqlite_file(&args.data_dir)?;
             let store = Arc::new(
-                SqliteStore::open(&file)
-                    .with_context(|| format!("cannot open {}", file.display()))?,
+                SqliteStore::open_with(
+                    &file,
+                    match args.sqlite_durability {
+                        SqliteDurability::Full => Durability::Full,
+                        SqliteDurability::Process => Durability::Process,
+                    },
+                )
+                .with_context(|| format!("cannot open {}", file.display()))?,
             );
             tracing::info!(file = %file.display(), "flows and redeemed states in SQLite");
             Stores {
@@ -278,9 +308,15 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
                     inner
                 });
             }
-            let listener = bind(addr, options)
+            let mut listener = bind(addr, options)
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+            if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+                let tls = Tls::from_pem_files(cert, key)
+                    .context("cannot use --tls-cert and --tls-key")?;
+                tls.reload_on_sighup();
+                listener = listener.tls(tls);
+            }
             let base = listener.base_url();
             let (server, page) = build(&base);
             let mut routes: Router = page;

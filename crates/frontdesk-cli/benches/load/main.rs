@@ -7,7 +7,18 @@
 //! cargo bench -p frontdesk-cli --bench load -- --seconds 10 --concurrency 16
 //! cargo bench -p frontdesk-cli --bench load -- --pin        # generator and servers on CPUs of their own
 //! cargo bench -p frontdesk-cli --bench load -- --duration 600  # soak (issue 10)
+//! cargo bench -p frontdesk-cli --bench load -- --store memory,sqlite,redis  # a row per store
 //! ```
+//!
+//! `--store` (issue 27) runs one `frontdesk serve --store S` per store
+//! named and gives each its 2026-07-28 row (the 2025-11-25 and HTTP/2 rows
+//! run against the first). `sqlite` keeps its file in a fresh temporary
+//! data directory, with the default durability (`full`: each group commit
+//! fsynced); `redis` starts its own `redis-server` (from `PATH`, without
+//! persistence) on a free loopback port and reports its CPU per call next
+//! to frontdesk's. The HTTP/2 row (`--no-http2` drops it) is the same
+//! 2026-07-28 call over h2c with prior knowledge, one HTTP/2 connection
+//! per client.
 //!
 //! Two servers run as child processes so their CPU time is their own (read
 //! from `/proc/<pid>/stat`): the echo floor (this binary with
@@ -55,6 +66,7 @@
 
 mod echo;
 mod placement;
+mod redis_server;
 mod rmcp_server;
 mod soak;
 #[path = "../support/mod.rs"]
@@ -71,8 +83,39 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, bail};
 
 use placement::Placement;
-use support::{ServerProcess, clock_ticks_per_second, median, quantile};
+use redis_server::RedisServer;
+use support::{Http, ServerProcess, clock_ticks_per_second, median, quantile};
 use workload::{Client, Kind};
+
+/// Where `frontdesk serve` keeps flows and redeemed states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Store {
+    /// `--store memory`.
+    Memory,
+    /// `--store sqlite` in a fresh data directory.
+    Sqlite,
+    /// `--store redis` on the benchmark's own redis-server.
+    Redis,
+}
+
+impl Store {
+    fn parse(name: &str) -> anyhow::Result<Self> {
+        Ok(match name {
+            "memory" => Self::Memory,
+            "sqlite" => Self::Sqlite,
+            "redis" => Self::Redis,
+            other => bail!("unknown store {other:?} (memory, sqlite or redis)"),
+        })
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Memory => "memory",
+            Self::Sqlite => "sqlite",
+            Self::Redis => "redis",
+        }
+    }
+}
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -86,10 +129,14 @@ struct Options {
     frontdesk: String,
     soak: Option<Duration>,
     pin: bool,
+    stores: Vec<Store>,
+    http2: bool,
+    sqlite_durability: Option<String>,
 }
 
 const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
-[--concurrency C,C…] [--no-legacy] [--no-rmcp] [--pin] [--frontdesk PATH] [--duration S (soak)]";
+[--concurrency C,C…] [--store memory|sqlite|redis[,…]] [--no-legacy] [--no-rmcp] [--no-http2] \
+[--sqlite-durability full|process] [--pin] [--frontdesk PATH] [--duration S (soak)]";
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
@@ -103,6 +150,9 @@ impl Options {
             frontdesk: env!("CARGO_BIN_EXE_frontdesk").to_string(),
             soak: None,
             pin: false,
+            stores: vec![Store::Memory],
+            http2: true,
+            sqlite_durability: None,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -127,6 +177,14 @@ impl Options {
                 }
                 "--no-legacy" => o.legacy = false,
                 "--no-rmcp" => o.rmcp = false,
+                "--no-http2" => o.http2 = false,
+                "--sqlite-durability" => o.sqlite_durability = Some(value()?.clone()),
+                "--store" => {
+                    o.stores = value()?
+                        .split(',')
+                        .map(Store::parse)
+                        .collect::<Result<_, _>>()?;
+                }
                 "--pin" => o.pin = true,
                 "--duration" => o.soak = Some(Duration::from_secs_f64(value()?.parse()?)),
                 "--frontdesk" => o.frontdesk = value()?.clone(),
@@ -135,6 +193,9 @@ impl Options {
         }
         if o.rounds == 0 || o.concurrency.is_empty() || o.concurrency.contains(&0) {
             bail!("rounds and concurrency must be at least 1\n{USAGE}");
+        }
+        if o.stores.is_empty() {
+            bail!("--store needs at least one store\n{USAGE}");
         }
         Ok(o)
     }
@@ -197,6 +258,8 @@ struct Measured {
     p50_ms: f64,
     p99_ms: f64,
     cpu_us_per_call: f64,
+    /// The redis-server's CPU per call, for a row on the Redis store.
+    beside_cpu_us_per_call: Option<f64>,
 }
 
 async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
@@ -209,65 +272,126 @@ async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
     let mut echo_cmd = Command::new(&me);
     echo_cmd.arg("--echo-server");
     let echo = ServerProcess::spawn_on("echo server", echo_cmd, servers_cpu)?;
-    let frontdesk = spawn_frontdesk(&o.frontdesk, servers_cpu)?;
-    let rmcp = if o.rmcp {
-        let mut rmcp_cmd = Command::new(&me);
-        rmcp_cmd.arg("--rmcp-server");
-        Some(ServerProcess::spawn_on(
-            "rmcp server",
-            rmcp_cmd,
-            servers_cpu,
-        )?)
+    let redis = if o.stores.contains(&Store::Redis) {
+        Some(RedisServer::start(servers_cpu)?)
     } else {
         None
     };
+    let data_dir = support::TempDir::new("frontdesk-load-sqlite")?;
+    let mut servers = vec![echo];
+    for store in &o.stores {
+        let store = match (store, &redis) {
+            (Store::Redis, Some(r)) => StoreArgs::Redis(r.url()),
+            (Store::Sqlite, _) => StoreArgs::Sqlite(
+                data_dir.path().join(store.name()),
+                o.sqlite_durability.clone(),
+            ),
+            _ => StoreArgs::Memory,
+        };
+        servers.push(spawn_frontdesk(&o.frontdesk, servers_cpu, &store)?);
+    }
+    if o.rmcp {
+        let mut rmcp_cmd = Command::new(&me);
+        rmcp_cmd.arg("--rmcp-server");
+        servers.push(ServerProcess::spawn_on(
+            "rmcp server",
+            rmcp_cmd,
+            servers_cpu,
+        )?);
+    }
     let ticks = clock_ticks_per_second();
-    let mut kinds = vec![Kind::Echo, Kind::Modern];
-    if o.legacy {
-        kinds.push(Kind::Legacy);
-    }
-    if rmcp.is_some() {
-        kinds.push(Kind::Rmcp);
-    }
+    let rows = rows(o);
     println!(
-        "load benchmark: loopback HTTP/1.1 keep-alive, closed loop; {} round(s), each {:.1} s \
+        "load benchmark: loopback, closed loop; {} round(s), each {:.1} s \
          warm-up + {:.1} s measured per row; server CPU from /proc/<pid>/stat ({ticks} ticks/s)",
         o.rounds,
         o.warmup.as_secs_f64(),
         o.measure.as_secs_f64()
     );
-    println!("frontdesk: {} (pid {})", o.frontdesk, frontdesk.pid());
-    println!(
-        "{}",
-        placement_report(placement, &echo, &frontdesk, rmcp.as_ref())?
-    );
-    // results[c][kind][round]
-    let mut results = vec![vec![Vec::new(); kinds.len()]; o.concurrency.len()];
+    for (store, server) in o.stores.iter().zip(&servers[1..]) {
+        println!(
+            "frontdesk --store {}: {} (pid {})",
+            store.name(),
+            o.frontdesk,
+            server.pid()
+        );
+    }
+    println!("{}", placement_report(placement, &servers)?);
+    // results[c][row][round]
+    let mut results = vec![vec![Vec::new(); rows.len()]; o.concurrency.len()];
     for round in 0..o.rounds {
         for (ci, &c) in o.concurrency.iter().enumerate() {
-            for (ki, &kind) in kinds.iter().enumerate() {
-                let server = match (kind, &rmcp) {
-                    (Kind::Echo, _) => &echo,
-                    (Kind::Rmcp, Some(rmcp)) => rmcp,
-                    _ => &frontdesk,
-                };
-                let m = measure(kind, server, c, o, ticks).await?;
+            for (ri, row) in rows.iter().enumerate() {
+                let server = &servers[row.server];
+                let beside = redis.as_ref().filter(|_| row.store == Some(Store::Redis));
+                let m = measure(row, server, beside, c, o, ticks).await?;
+                let extra = m
+                    .beside_cpu_us_per_call
+                    .map(|us| format!("  (+ redis-server {us:.1} CPU-µs/call)"))
+                    .unwrap_or_default();
                 println!(
-                    "  round {} C={c:<3} {:<26} {:>7} calls {:>9.0}/s  p50 {:>6.2} ms  p99 {:>6.2} ms  {:>7.1} CPU-µs/call",
+                    "  round {} C={c:<3} {:<36} {:>7} calls {:>9.0}/s  p50 {:>6.2} ms  p99 {:>6.2} ms  {:>7.1} CPU-µs/call{extra}",
                     round + 1,
-                    kind.label(),
+                    row.label,
                     m.calls,
                     m.per_second,
                     m.p50_ms,
                     m.p99_ms,
                     m.cpu_us_per_call
                 );
-                results[ci][ki].push(m);
+                results[ci][ri].push(m);
             }
         }
     }
-    println!("\n{}", table(&kinds, &o.concurrency, &results, o.rounds));
+    println!("\n{}", table(&rows, &o.concurrency, &results, o.rounds));
     Ok(())
+}
+
+/// One row of the table: a workload, over which HTTP, against which server
+/// (an index into the servers: the echo floor first, then one frontdesk
+/// per store, then rmcp).
+#[derive(Debug, Clone)]
+struct Row {
+    kind: Kind,
+    http: Http,
+    server: usize,
+    store: Option<Store>,
+    label: String,
+}
+
+/// The rows `o` asks for.
+fn rows(o: &Options) -> Vec<Row> {
+    let row = |kind: Kind, http: Http, server: usize, store: Option<&Store>| {
+        let mut label = kind.label().to_string();
+        if let Some(store) = store {
+            label.push_str(&format!(" [{}]", store.name()));
+        }
+        if http == Http::Two {
+            label.push_str(" h2c");
+        }
+        Row {
+            kind,
+            http,
+            server,
+            store: store.cloned(),
+            label,
+        }
+    };
+    let mut rows = vec![row(Kind::Echo, Http::One, 0, None)];
+    for (i, store) in o.stores.iter().enumerate() {
+        rows.push(row(Kind::Modern, Http::One, 1 + i, Some(store)));
+    }
+    let first = o.stores.first();
+    if o.http2 {
+        rows.push(row(Kind::Modern, Http::Two, 1, first));
+    }
+    if o.legacy {
+        rows.push(row(Kind::Legacy, Http::One, 1, first));
+    }
+    if o.rmcp {
+        rows.push(row(Kind::Rmcp, Http::One, 1 + o.stores.len(), None));
+    }
+    rows
 }
 
 /// The placement line of the report: where the generator and the servers
@@ -275,11 +399,8 @@ async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
 /// did not happen.
 fn placement_report(
     placement: Option<Placement>,
-    echo: &ServerProcess,
-    frontdesk: &ServerProcess,
-    rmcp: Option<&ServerProcess>,
+    servers: &[ServerProcess],
 ) -> anyhow::Result<String> {
-    let servers = [Some(echo), Some(frontdesk), rmcp];
     let Some(placement) = placement else {
         let cpus = support::cpus_allowed(std::process::id())?;
         return Ok(format!(
@@ -287,7 +408,7 @@ fn placement_report(
         ));
     };
     let want = placement.servers.id.to_string();
-    for server in servers.into_iter().flatten() {
+    for server in servers {
         let got = support::cpus_allowed(server.pid())?;
         if got != want {
             bail!(
@@ -299,39 +420,73 @@ fn placement_report(
     Ok(format!("placement: {}", placement.describe()))
 }
 
-/// `frontdesk serve --conformance-fixtures --store memory --http
-/// 127.0.0.1:0` as a child, with the default configuration, on `cpu` alone
+/// The `--store` arguments of one `frontdesk serve`.
+pub enum StoreArgs {
+    /// `--store memory`.
+    Memory,
+    /// `--store sqlite --data-dir DIR` (and `--sqlite-durability LEVEL`).
+    Sqlite(std::path::PathBuf, Option<String>),
+    /// `--store redis --redis-url URL` (with a prefix of its own).
+    Redis(String),
+}
+
+/// `frontdesk serve --conformance-fixtures --store … --http 127.0.0.1:0`
+/// as a child, otherwise with the default configuration, on `cpu` alone
 /// when one is given.
-fn spawn_frontdesk(
+pub fn spawn_frontdesk(
     path: &str,
     cpu: Option<core_affinity::CoreId>,
+    store: &StoreArgs,
 ) -> anyhow::Result<ServerProcess> {
     let mut command = Command::new(path);
     command
-        .args(["serve", "--conformance-fixtures", "--store", "memory"])
+        .args(["serve", "--conformance-fixtures"])
         .args(["--http", "127.0.0.1:0"])
         .env_remove("RUST_LOG")
+        .env_remove("FRONTDESK_DATA_DIR")
+        .env_remove("FRONTDESK_REDIS_URL")
         .env_remove("FRONTDESK_STATE_KEYS");
+    match store {
+        StoreArgs::Memory => {
+            command.args(["--store", "memory"]);
+        }
+        StoreArgs::Sqlite(dir, durability) => {
+            command.args(["--store", "sqlite", "--data-dir"]).arg(dir);
+            if let Some(level) = durability {
+                command.args(["--sqlite-durability", level]);
+            }
+        }
+        StoreArgs::Redis(url) => {
+            let prefix = format!("frontdesk-load-{}:", std::process::id());
+            command
+                .args(["--store", "redis", "--redis-url", url])
+                .args(["--redis-prefix", &prefix]);
+        }
+    }
     ServerProcess::spawn_on("frontdesk serve", command, cpu)
 }
 
-/// Run `kind` against `server` with `c` clients: warm up, then measure.
+/// Run `row` against `server` with `c` clients: warm up, then measure
+/// (and the CPU of `beside`, the redis-server the server uses, if any).
 async fn measure(
-    kind: Kind,
+    row: &Row,
     server: &ServerProcess,
+    beside: Option<&RedisServer>,
     c: usize,
     o: &Options,
     ticks: u64,
 ) -> anyhow::Result<Measured> {
+    let kind = row.kind;
     let stop = Arc::new(AtomicBool::new(false));
     let addr = server.addr();
     let workers: Vec<_> = (0..c)
-        .map(|i| tokio::spawn(client(kind, addr, i as u64, Arc::clone(&stop))))
+        .map(|i| tokio::spawn(client(kind, row.http, addr, i as u64, Arc::clone(&stop))))
         .collect();
     tokio::time::sleep(o.warmup).await;
-    let (t0, cpu0) = (Instant::now(), server.cpu_ticks()?);
+    let beside_ticks = || beside.map(RedisServer::cpu_ticks).transpose();
+    let (t0, cpu0, b0) = (Instant::now(), server.cpu_ticks()?, beside_ticks()?);
     tokio::time::sleep(o.measure).await;
-    let (t1, cpu1) = (Instant::now(), server.cpu_ticks()?);
+    let (t1, cpu1, b1) = (Instant::now(), server.cpu_ticks()?, beside_ticks()?);
     stop.store(true, Ordering::SeqCst);
     let mut latencies = Vec::new();
     for w in workers {
@@ -346,17 +501,22 @@ async fn measure(
     latencies.sort_unstable();
     let calls = latencies.len();
     if calls == 0 {
-        bail!("{}: no call completed in the window", kind.label());
+        bail!("{}: no call completed in the window", row.label);
     }
     let window = (t1 - t0).as_secs_f64();
     #[allow(clippy::cast_precision_loss)]
     let (per_call, n) = ((cpu1 - cpu0) as f64 * 1e6 / ticks as f64, calls as f64);
+    #[allow(clippy::cast_precision_loss)]
+    let beside_cpu_us_per_call = b0
+        .zip(b1)
+        .map(|(b0, b1)| (b1 - b0) as f64 * 1e6 / ticks as f64 / n);
     Ok(Measured {
         calls,
         per_second: n / window,
         p50_ms: f64::from(quantile(&latencies, 0.50)) / 1e3,
         p99_ms: f64::from(quantile(&latencies, 0.99)) / 1e3,
         cpu_us_per_call: per_call / n,
+        beside_cpu_us_per_call,
     })
 }
 
@@ -364,11 +524,12 @@ async fn measure(
 /// latency in µs).
 async fn client(
     kind: Kind,
+    http: Http,
     addr: SocketAddr,
     index: u64,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<Vec<(Instant, u32)>> {
-    let mut client = Client::connect(kind, addr, index).await?;
+    let mut client = Client::connect(kind, addr, index, http).await?;
     let mut samples = Vec::with_capacity(1 << 14);
     let mut n = index << 32;
     while !stop.load(Ordering::Relaxed) {
@@ -387,7 +548,7 @@ async fn client(
 
 /// The medians of the rounds, one row per workload and concurrency.
 fn table(
-    kinds: &[Kind],
+    rows: &[Row],
     concurrency: &[usize],
     results: &[Vec<Vec<Measured>>],
     rounds: usize,
@@ -407,8 +568,9 @@ fn table(
     );
     for (ci, &c) in concurrency.iter().enumerate() {
         let floor = &results[ci][0];
-        for (ki, &kind) in kinds.iter().enumerate() {
-            let runs = &results[ci][ki];
+        for (ri, row) in rows.iter().enumerate() {
+            let kind = row.kind;
+            let runs = &results[ci][ri];
             let pick =
                 |f: fn(&Measured) -> f64| median(&mut runs.iter().map(f).collect::<Vec<_>>());
             let mut ratios: Vec<f64> = runs
@@ -421,14 +583,21 @@ fn table(
             } else {
                 format!("{:.2}×", median(&mut ratios))
             };
+            let mut cpu = format!("{:.1}", pick(|m| m.cpu_us_per_call));
+            let mut beside: Vec<f64> = runs
+                .iter()
+                .filter_map(|m| m.beside_cpu_us_per_call)
+                .collect();
+            if !beside.is_empty() {
+                let _ = write!(cpu, " (+ {:.1} redis-server)", median(&mut beside));
+            }
             let _ = writeln!(
                 out,
-                "| {} | {c} | {:.0} | {:.2} | {:.2} | {:.1} | {} | {ratio} |",
-                kind.label(),
+                "| {} | {c} | {:.0} | {:.2} | {:.2} | {cpu} | {} | {ratio} |",
+                row.label,
                 pick(|m| m.per_second),
                 pick(|m| m.p50_ms),
                 pick(|m| m.p99_ms),
-                pick(|m| m.cpu_us_per_call),
                 kind.requests(),
             );
         }

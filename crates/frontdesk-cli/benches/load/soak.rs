@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 
-use crate::spawn_frontdesk;
+use crate::support::Http;
 use crate::support::clock_ticks_per_second;
 use crate::workload::{Client, Kind};
+use crate::{StoreArgs, spawn_frontdesk};
 
 /// How often the server's RSS is read.
 const SAMPLE_EVERY: Duration = Duration::from_secs(5);
@@ -25,7 +26,7 @@ pub async fn run(
     duration: Duration,
     c: usize,
 ) -> anyhow::Result<()> {
-    let server = spawn_frontdesk(path, cpu)?;
+    let server = spawn_frontdesk(path, cpu, &StoreArgs::Memory)?;
     let addr = server.addr();
     let ticks = clock_ticks_per_second();
     println!(
@@ -49,7 +50,7 @@ pub async fn run(
                 while !stop.load(Ordering::Relaxed) {
                     let outcome = match client.as_mut() {
                         Some(cl) => Client::call(cl, n).await,
-                        None => match Client::connect(Kind::Modern, addr, i).await {
+                        None => match Client::connect(Kind::Modern, addr, i, Http::One).await {
                             Ok(cl) => {
                                 client = Some(cl);
                                 continue;

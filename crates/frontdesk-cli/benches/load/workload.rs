@@ -8,7 +8,7 @@ use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::support::{
-    self, ACCEPT, Conn, JSON, Sse, initialize, initialized, legacy_call, modern_call,
+    self, ACCEPT, Conn, Http, JSON, Sse, initialize, initialized, legacy_call, modern_call,
     modern_headers, result_text,
 };
 
@@ -62,13 +62,18 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connect for `kind`, client number `index` (which picks its loopback
-    /// source address, see [`support::source_of`]).
-    pub async fn connect(kind: Kind, addr: SocketAddr, index: u64) -> anyhow::Result<Self> {
+    /// Connect for `kind` over `http`, client number `index` (which picks
+    /// its loopback source address, see [`support::source_of`]).
+    pub async fn connect(
+        kind: Kind,
+        addr: SocketAddr,
+        index: u64,
+        http: Http,
+    ) -> anyhow::Result<Self> {
         let source = Some(support::source_of(index));
-        let main = Conn::open_from(addr, source).await?;
+        let main = Conn::open_from(addr, source, http).await?;
         let side = match kind {
-            Kind::Legacy => Some(Conn::open_from(addr, source).await?),
+            Kind::Legacy => Some(Conn::open_from(addr, source, http).await?),
             _ => None,
         };
         Ok(Self { kind, main, side })

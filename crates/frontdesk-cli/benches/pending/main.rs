@@ -4,7 +4,13 @@
 //! ```text
 //! cargo bench -p frontdesk-cli --bench pending                       # 1,000 and 10,000
 //! cargo bench -p frontdesk-cli --bench pending -- --counts 2000
+//! cargo bench -p frontdesk-cli --bench pending -- --http 2           # HTTP/2 rows only
 //! ```
+//!
+//! Each count runs over HTTP/1.1 (each pending call holds a connection of
+//! its own) and over HTTP/2 with prior knowledge (issue 27: the calls share
+//! connections, [`STREAMS_PER_CONNECTION`] streams each, as a client with
+//! many pending questions would hold them).
 //!
 //! For each count N, a fresh server runs as a child process (this binary
 //! with `--serve`): the demo server (`book_return`, whose first question is
@@ -46,7 +52,7 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use support::{
-    ACCEPT, Conn, JSON, ServerProcess, Sse, answer, initialize, initialized, legacy_call,
+    ACCEPT, Conn, Http, JSON, ServerProcess, Sse, answer, initialize, initialized, legacy_call,
     result_text,
 };
 
@@ -58,6 +64,8 @@ const PARALLEL: usize = 64;
 const ANSWERERS: usize = 16;
 /// The HTTP caps raised for one address holding every session.
 const CAP: usize = 30_000;
+/// Pending calls sharing one HTTP/2 connection (hyper's server allows 200).
+const STREAMS_PER_CONNECTION: usize = 100;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -74,7 +82,7 @@ fn main() -> ExitCode {
     let outcome = if args.iter().any(|a| a == "--serve") {
         runtime.block_on(serve())
     } else {
-        parse(&args).and_then(|counts| runtime.block_on(measure_all(&counts)))
+        parse(&args).and_then(|(counts, https)| runtime.block_on(measure_all(&counts, &https)))
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -85,8 +93,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn parse(args: &[String]) -> anyhow::Result<Vec<usize>> {
+fn parse(args: &[String]) -> anyhow::Result<(Vec<usize>, Vec<Http>)> {
     let mut counts = vec![1_000, 10_000];
+    let mut https = vec![Http::One, Http::Two];
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -99,13 +108,30 @@ fn parse(args: &[String]) -> anyhow::Result<Vec<usize>> {
                     .map(str::parse)
                     .collect::<Result<_, _>>()?;
             }
-            other => bail!("unknown argument {other:?}; usage: pending [--counts N,N…]"),
+            "--http" => {
+                https = it
+                    .next()
+                    .context("--http needs a value")?
+                    .split(',')
+                    .map(|v| match v {
+                        "1" => Ok(Http::One),
+                        "2" => Ok(Http::Two),
+                        other => Err(anyhow::anyhow!("--http takes 1, 2 or 1,2, not {other:?}")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            other => {
+                bail!("unknown argument {other:?}; usage: pending [--counts N,N…] [--http 1,2]")
+            }
         }
     }
     if counts.iter().any(|&n| n == 0 || n > 20_000) {
         bail!("counts must be between 1 and 20,000");
     }
-    Ok(counts)
+    if https.is_empty() {
+        bail!("--http needs 1, 2 or both");
+    }
+    Ok((counts, https))
 }
 
 /// The server child: the demo on the library's HTTP transport, caps raised.
@@ -126,21 +152,28 @@ async fn serve() -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn measure_all(counts: &[usize]) -> anyhow::Result<()> {
+async fn measure_all(counts: &[usize], https: &[Http]) -> anyhow::Result<()> {
     println!(
-        "memory per pending 2025-11-25 elicitation: book_return's ReturnForm, one session, \
-         connection and open POST stream each, server RSS from /proc/<pid>/status"
+        "memory per pending 2025-11-25 elicitation: book_return's ReturnForm, one session and \
+         open POST stream each (HTTP/1.1: a connection each; HTTP/2: {STREAMS_PER_CONNECTION} \
+         per connection), server RSS from /proc/<pid>/status"
     );
     println!(
-        "| pending | RSS before (KiB) | RSS with pending (KiB) | KiB per pending | answered |"
+        "| pending | HTTP | RSS before (KiB) | RSS with pending (KiB) | KiB per pending | answered |"
     );
-    println!("| ---: | ---: | ---: | ---: | ---: |");
+    println!("| ---: | --- | ---: | ---: | ---: | ---: |");
     for &n in counts {
-        let m = measure(n).await?;
-        println!(
-            "| {n} | {} | {} | {:.1} | {}/{n} |",
-            m.before, m.pending, m.per_pending, m.answered
-        );
+        for &http in https {
+            let m = measure(n, http).await?;
+            let name = match http {
+                Http::One => "1.1",
+                Http::Two => "2 (h2c)",
+            };
+            println!(
+                "| {n} | {name} | {} | {} | {:.1} | {}/{n} |",
+                m.before, m.pending, m.per_pending, m.answered
+            );
+        }
     }
     Ok(())
 }
@@ -152,15 +185,15 @@ struct Figures {
     answered: usize,
 }
 
-async fn measure(n: usize) -> anyhow::Result<Figures> {
+async fn measure(n: usize, http: Http) -> anyhow::Result<Figures> {
     let me = std::env::current_exe().context("this benchmark's own path")?;
     let mut command = Command::new(me);
     command.arg("--serve");
     let server = ServerProcess::spawn("pending-memory server", command)?;
     let addr = server.addr();
 
-    let warm = open_all(addr, WARM_UP).await?;
-    let answered = answer_all(addr, warm).await?;
+    let warm = open_all(addr, WARM_UP, http).await?;
+    let answered = answer_all(addr, warm, http).await?;
     ensure!(
         answered == WARM_UP,
         "warm-up: {answered}/{WARM_UP} answered"
@@ -168,13 +201,13 @@ async fn measure(n: usize) -> anyhow::Result<Figures> {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let before = server.rss_kib()?;
 
-    let calls = open_all(addr, n).await?;
+    let calls = open_all(addr, n, http).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let pending = server.rss_kib()?;
     #[allow(clippy::cast_precision_loss)]
     let per_pending = pending.saturating_sub(before) as f64 / n as f64;
 
-    let answered = answer_all(addr, calls).await?;
+    let answered = answer_all(addr, calls, http).await?;
     ensure!(answered == n, "{} of {n} answers lost", n - answered);
     Ok(Figures {
         before,
@@ -195,14 +228,25 @@ struct Pending {
 }
 
 /// Open `n` sessions, each with its call waiting on a question.
-async fn open_all(addr: SocketAddr, n: usize) -> anyhow::Result<Vec<Pending>> {
+async fn open_all(addr: SocketAddr, n: usize, http: Http) -> anyhow::Result<Vec<Pending>> {
     let gate = Arc::new(Semaphore::new(PARALLEL));
+    let mut shared = Vec::new();
+    if http == Http::Two {
+        for _ in 0..n.div_ceil(STREAMS_PER_CONNECTION) {
+            shared.push(Conn::open_from(addr, None, Http::Two).await?);
+        }
+    }
     let mut tasks = Vec::with_capacity(n);
     for i in 0..n {
         let gate = Arc::clone(&gate);
+        let conn = shared.get(i / STREAMS_PER_CONNECTION).and_then(Conn::share);
         tasks.push(tokio::spawn(async move {
             let _permit = gate.acquire_owned().await?;
-            open_one(addr, i).await
+            let conn = match conn {
+                Some(c) => c,
+                None => Conn::open(addr).await?,
+            };
+            open_one(conn, i).await
         }));
     }
     let mut calls = Vec::with_capacity(n);
@@ -221,8 +265,7 @@ fn session_headers(session: &str) -> [(&str, &str); 4] {
     ]
 }
 
-async fn open_one(addr: SocketAddr, i: usize) -> anyhow::Result<Pending> {
-    let mut conn = Conn::open(addr).await?;
+async fn open_one(mut conn: Conn, i: usize) -> anyhow::Result<Pending> {
     let (status, headers, body) = conn.post(&[ACCEPT, JSON], initialize(1)).await?;
     ensure!(status == StatusCode::OK, "initialize answered {status}");
     let session = headers
@@ -270,7 +313,7 @@ async fn next_question(stream: &mut Sse) -> anyhow::Result<Value> {
 
 /// Answer every call (the form, then the confirmation), on a few
 /// connections; how many ended in their booking.
-async fn answer_all(addr: SocketAddr, calls: Vec<Pending>) -> anyhow::Result<usize> {
+async fn answer_all(addr: SocketAddr, calls: Vec<Pending>, http: Http) -> anyhow::Result<usize> {
     let mut shares: Vec<Vec<Pending>> = (0..ANSWERERS).map(|_| Vec::new()).collect();
     for (i, call) in calls.into_iter().enumerate() {
         shares[i % ANSWERERS].push(call);
@@ -278,7 +321,7 @@ async fn answer_all(addr: SocketAddr, calls: Vec<Pending>) -> anyhow::Result<usi
     let mut tasks = Vec::new();
     for share in shares {
         tasks.push(tokio::spawn(async move {
-            let mut conn = Conn::open(addr).await?;
+            let mut conn = Conn::open_from(addr, None, http).await?;
             let mut booked = 0;
             for call in share {
                 booked += usize::from(finish(&mut conn, call).await?);

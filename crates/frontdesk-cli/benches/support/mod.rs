@@ -1,6 +1,7 @@
 //! What the load benchmark and the pending-memory measurement share: server
 //! child processes (their CPU time and memory read from `/proc`), one
-//! keep-alive HTTP/1.1 client connection on hyper, an SSE reader, and the
+//! keep-alive HTTP/1.1 (or HTTP/2 with prior knowledge) client connection on
+//! hyper, an SSE reader, and the
 //! bodies of the calls both revisions make.
 //!
 //! Loopback only: every address here is `127.0.0.1`.
@@ -18,9 +19,9 @@ use bytes::Bytes;
 use frontdesk_testkit::TestClient;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::client::conn::http1::SendRequest;
+use hyper::client::conn::{http1, http2};
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::{Value, json};
 use tokio::net::{TcpSocket, TcpStream};
 
@@ -39,7 +40,7 @@ pub fn source_of(index: u64) -> IpAddr {
 pub const ENDPOINT: &str = "/mcp";
 
 /// Start `command`, from a thread pinned to `cpu` when one is given.
-fn start(command: &mut Command, cpu: Option<core_affinity::CoreId>) -> std::io::Result<Child> {
+pub fn start(command: &mut Command, cpu: Option<core_affinity::CoreId>) -> std::io::Result<Child> {
     let Some(cpu) = cpu else {
         return command.spawn();
     };
@@ -150,23 +151,7 @@ impl ServerProcess {
     /// CPU time used so far (user + system, all threads), in clock ticks,
     /// from `/proc/<pid>/stat`.
     pub fn cpu_ticks(&self) -> anyhow::Result<u64> {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
-            .with_context(|| format!("{}: cannot read /proc/{}/stat", self.name, self.pid()))?;
-        // The command name (field 2) may hold spaces; fields after it are plain.
-        let rest = stat
-            .rsplit_once(')')
-            .map(|(_, r)| r)
-            .ok_or_else(|| anyhow!("unreadable /proc stat"))?;
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        // After ")": state is field 3, so utime (14) and stime (15) are at 11, 12.
-        let tick = |i: usize| -> anyhow::Result<u64> {
-            fields
-                .get(i)
-                .ok_or_else(|| anyhow!("short /proc stat"))?
-                .parse::<u64>()
-                .context("unreadable /proc stat field")
-        };
-        Ok(tick(11)? + tick(12)?)
+        cpu_ticks_of(self.pid()).with_context(|| self.name.clone())
     }
 
     /// Resident set size now, in KiB, from `/proc/<pid>/status`.
@@ -216,21 +201,39 @@ pub fn clock_ticks_per_second() -> u64 {
 
 /// One keep-alive HTTP/1.1 connection.
 pub struct Conn {
-    send: SendRequest<Full<Bytes>>,
+    send: Sender,
     host: String,
+}
+
+/// Which HTTP a [`Conn`] speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Http {
+    /// HTTP/1.1 keep-alive: one request at a time.
+    One,
+    /// HTTP/2 with prior knowledge (h2c): requests may overlap.
+    Two,
+}
+
+enum Sender {
+    One(http1::SendRequest<Full<Bytes>>),
+    Two(http2::SendRequest<Full<Bytes>>),
 }
 
 impl Conn {
     /// Connect to `addr`.
     pub async fn open(addr: SocketAddr) -> anyhow::Result<Self> {
-        Self::open_from(addr, None).await
+        Self::open_from(addr, None, Http::One).await
     }
 
     /// Connect to `addr` from the loopback address `source` (any port), or
     /// from the system's choice when `None`. The server's per-address caps
     /// (open connections, requests in flight) count by source address, so a
     /// load of many connections spreads over several `127.0.0.x`.
-    pub async fn open_from(addr: SocketAddr, source: Option<IpAddr>) -> anyhow::Result<Self> {
+    pub async fn open_from(
+        addr: SocketAddr,
+        source: Option<IpAddr>,
+        http: Http,
+    ) -> anyhow::Result<Self> {
         let stream = match source {
             None => TcpStream::connect(addr).await,
             Some(ip) => {
@@ -241,16 +244,43 @@ impl Conn {
         }
         .with_context(|| format!("cannot connect to {addr} (from {source:?})"))?;
         stream.set_nodelay(true)?;
-        let (send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-            .await
-            .context("HTTP/1.1 handshake")?;
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
+        let send = match http {
+            Http::One => {
+                let (send, connection) = http1::handshake(TokioIo::new(stream))
+                    .await
+                    .context("HTTP/1.1 handshake")?;
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+                Sender::One(send)
+            }
+            Http::Two => {
+                let (send, connection) =
+                    http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+                        .await
+                        .context("HTTP/2 handshake")?;
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+                Sender::Two(send)
+            }
+        };
         Ok(Self {
             send,
             host: addr.to_string(),
         })
+    }
+
+    /// Another handle on the same HTTP/2 connection (its requests share it);
+    /// `None` on HTTP/1.1, which carries one request at a time.
+    pub fn share(&self) -> Option<Self> {
+        match &self.send {
+            Sender::One(_) => None,
+            Sender::Two(send) => Some(Self {
+                send: Sender::Two(send.clone()),
+                host: self.host.clone(),
+            }),
+        }
     }
 
     /// Send a request with `headers` and `body`; the response's body is not
@@ -261,19 +291,26 @@ impl Conn {
         headers: &[(&str, &str)],
         body: Bytes,
     ) -> anyhow::Result<Response<Incoming>> {
-        let mut request = Request::builder()
-            .method(method)
-            .uri(ENDPOINT)
-            .header("host", &self.host);
+        let mut request = Request::builder().method(method);
+        request = match self.send {
+            Sender::One(_) => request.uri(ENDPOINT).header("host", &self.host),
+            // The host goes as `:authority`, from the URI.
+            Sender::Two(_) => request.uri(format!("http://{}{ENDPOINT}", self.host)),
+        };
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
         let request = request.body(Full::new(body))?;
-        self.send.ready().await.context("connection closed")?;
-        self.send
-            .send_request(request)
-            .await
-            .context("request failed")
+        match &mut self.send {
+            Sender::One(send) => {
+                send.ready().await.context("connection closed")?;
+                send.send_request(request).await.context("request failed")
+            }
+            Sender::Two(send) => {
+                send.ready().await.context("connection closed")?;
+                send.send_request(request).await.context("request failed")
+            }
+        }
     }
 
     /// A POST of a JSON body, read whole: status, headers, body.
@@ -441,4 +478,61 @@ pub fn quantile(sorted: &[u32], q: f64) -> u32 {
     )]
     let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
     sorted[i.min(sorted.len() - 1)]
+}
+
+/// A fresh directory under the system's temporary directory, owner-only,
+/// removed when dropped.
+pub struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    /// `$TMPDIR/NAME-<pid>-<n>`.
+    pub fn new(name: &str) -> anyhow::Result<Self> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "{name}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(Self(path))
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// CPU time process `pid` used so far (user + system, all threads), in
+/// clock ticks, from `/proc/<pid>/stat`.
+pub fn cpu_ticks_of(pid: u32) -> anyhow::Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .with_context(|| format!("cannot read /proc/{pid}/stat"))?;
+    // The command name (field 2) may hold spaces; fields after it are plain.
+    let rest = stat
+        .rsplit_once(')')
+        .map(|(_, r)| r)
+        .ok_or_else(|| anyhow!("unreadable /proc stat"))?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After ")": state is field 3, so utime (14) and stime (15) are at 11, 12.
+    let tick = |i: usize| -> anyhow::Result<u64> {
+        fields
+            .get(i)
+            .ok_or_else(|| anyhow!("short /proc stat"))?
+            .parse::<u64>()
+            .context("unreadable /proc stat field")
+    };
+    Ok(tick(11)? + tick(12)?)
 }

@@ -17,6 +17,8 @@ mod lab;
 mod log_secrets;
 mod park;
 mod requests;
+mod serve_crash;
+mod serve_http;
 mod serve_pages;
 mod serve_restart;
 mod signin;

@@ -28,7 +28,7 @@ const ALICE: &str = "alice-token-0123456789";
 const BOB: &str = "bob-token-0123456789ab";
 
 /// A fresh directory under the target dir.
-fn temp_dir(name: &str) -> PathBuf {
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -41,7 +41,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 /// `frontdesk keys generate`: one new `kid:key` entry.
-fn generate_key(kid: &str) -> String {
+pub(crate) fn generate_key(kid: &str) -> String {
     let out = Command::new(BIN)
         .args(["keys", "generate", "--kid", kid])
         .output()
@@ -53,15 +53,15 @@ fn generate_key(kid: &str) -> String {
 }
 
 /// One running `frontdesk serve --http 127.0.0.1:0`; killed when dropped.
-struct Serve {
-    process: Running,
-    base: String,
-    mcp: String,
+pub(crate) struct Serve {
+    pub(crate) process: Running,
+    pub(crate) base: String,
+    pub(crate) mcp: String,
 }
 
 impl Serve {
     /// Start with `keys` as `FRONTDESK_STATE_KEYS` and `args` added.
-    fn start(keys: &str, args: &[&str]) -> Self {
+    pub(crate) fn start(keys: &str, args: &[&str]) -> Self {
         let mut command = Command::new(BIN);
         command
             .args(["serve", "--http", "127.0.0.1:0"])
@@ -90,12 +90,12 @@ impl Serve {
     }
 
     /// Kill the process (no graceful shutdown: what was committed must hold).
-    fn kill(self) {
+    pub(crate) fn kill(self) {
         self.process.kill();
     }
 }
 
-fn http() -> reqwest::Client {
+pub(crate) fn http() -> reqwest::Client {
     // reqwest is built with provider-less rustls in this workspace.
     frontdesk::client::install_default_tls_provider();
     reqwest::Client::builder()
@@ -105,7 +105,7 @@ fn http() -> reqwest::Client {
 }
 
 /// The JSON-RPC messages of a response, JSON or SSE.
-async fn messages(r: reqwest::Response) -> Vec<Value> {
+pub(crate) async fn messages(r: reqwest::Response) -> Vec<Value> {
     let sse = r
         .headers()
         .get("content-type")
@@ -126,7 +126,7 @@ fn test_client() -> TestClient {
     TestClient::new("serve-restart", "1")
 }
 
-fn meta() -> Value {
+pub(crate) fn meta() -> Value {
     test_client().meta()
 }
 
@@ -158,12 +158,12 @@ async fn call(
     messages(r).await.pop().unwrap()
 }
 
-fn state_of(v: &Value) -> String {
+pub(crate) fn state_of(v: &Value) -> String {
     assert_eq!(v["result"]["resultType"], "input_required", "{v}");
     v["result"]["requestState"].as_str().unwrap().to_string()
 }
 
-fn refused(v: &Value) {
+pub(crate) fn refused(v: &Value) {
     assert_eq!(v["error"]["code"], -32602, "{v}");
     assert!(
         v["error"]["message"]

@@ -92,6 +92,11 @@ impl Running {
         }
     }
 
+    /// The process id (to send it a signal).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Kill the process now (no graceful shutdown) and wait for it.
     pub fn kill(mut self) {
         self.stop();

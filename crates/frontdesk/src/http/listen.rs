@@ -1,9 +1,18 @@
 //! The accept loop: every connection is counted against
 //! [`HttpOptions::max_connections`](super::HttpOptions::max_connections) and
-//! served by hyper's HTTP/1.1 with a header-read timer, so a client that
-//! connects and says nothing, sends its headers one byte at a time, or keeps
-//! an idle keep-alive connection open is closed after
-//! [`header_read_timeout`](super::HttpOptions::header_read_timeout). Over the
+//! served by hyper, HTTP/1.1 or HTTP/2, so a client that connects and says
+//! nothing, sends its headers one byte at a time, or keeps an idle
+//! HTTP/1.1 keep-alive connection open is closed after
+//! [`header_read_timeout`](super::HttpOptions::header_read_timeout).
+//!
+//! Which HTTP: on a plain listener, a connection that opens with HTTP/2's
+//! preface is HTTP/2 ("h2c with prior knowledge"), any other HTTP/1.1; over
+//! TLS, what ALPN chose (`h2`, else HTTP/1.1). The preface and the TLS
+//! handshake must arrive within the header-read time too. On HTTP/2 many
+//! requests share one connection (hyper's limit: 200 streams at once; the
+//! per-client cap on requests in flight applies as on HTTP/1.1), idle
+//! connections are pinged every header-read time and closed when a ping
+//! goes unanswered, and `:authority` stands in for `Host`. Over the
 //! cap, a connection is answered `503` at once and closed; over
 //! [`max_connections_per_client`](super::HttpOptions::max_connections_per_client)
 //! from one address, `429`.
@@ -21,12 +30,14 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::Request;
+use axum::http::header::HOST;
+use axum::http::{HeaderValue, Request, Version};
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use hyper_util::service::TowerToHyperService;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
@@ -45,12 +56,21 @@ pub(crate) struct Limits {
     pub(crate) shutdown_grace: Duration,
 }
 
+/// How connections are encrypted: not at all, or TLS with this acceptor.
+#[derive(Clone)]
+pub(crate) enum Transport {
+    Plain,
+    #[cfg(feature = "tls")]
+    Tls(tokio_rustls::TlsAcceptor),
+}
+
 /// Serve `app` on `listener` until `signal`, then stop accepting, let open
 /// connections finish for up to the grace time, and return.
 pub(crate) async fn run<F>(
     listener: TcpListener,
     app: Router,
     limits: Limits,
+    transport: Transport,
     signal: F,
     on_signal: impl FnOnce(),
 ) -> std::io::Result<()>
@@ -60,6 +80,7 @@ where
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let per_client = Arc::new(PerClient::new(limits.max_connections_per_client));
     let graceful = GracefulShutdown::new();
+    let http = builder(&limits);
     tokio::pin!(signal);
     loop {
         let (stream, peer) = tokio::select! {
@@ -93,6 +114,7 @@ where
         let app = app.clone();
         let service = tower::service_fn(move |mut request: Request<Incoming>| {
             request.extensions_mut().insert(PeerAddr(peer));
+            host_from_authority(&mut request);
             let app = app.clone();
             async move {
                 let response = app.oneshot(request.map(Body::new)).await;
@@ -102,16 +124,28 @@ where
                 })
             }
         });
-        let mut http = hyper::server::conn::http1::Builder::new();
-        http.timer(TokioTimer::new())
-            .header_read_timeout(limits.header_read_timeout)
-            .keep_alive(true);
-        let connection =
-            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
-        let watched = graceful.watch(connection);
+        let service = TowerToHyperService::new(service);
+        let watcher = graceful.watcher();
+        let http = http.clone();
+        let transport = transport.clone();
+        let wait = limits.header_read_timeout;
         tokio::spawn(async move {
-            if let Err(e) = watched.await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            match transport {
+                Transport::Plain => match opens_with_h2_preface(&stream, wait).await {
+                    Some(h2) => serve(http, h2, TokioIo::new(stream), service, watcher, peer).await,
+                    None => tracing::debug!(%peer, "connection closed before a request"),
+                },
+                #[cfg(feature = "tls")]
+                Transport::Tls(acceptor) => {
+                    match tokio::time::timeout(wait, acceptor.accept(stream)).await {
+                        Ok(Ok(tls)) => {
+                            let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+                            serve(http, h2, TokioIo::new(tls), service, watcher, peer).await;
+                        }
+                        Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
+                        Err(_) => tracing::debug!(%peer, "TLS handshake took too long"),
+                    }
+                }
             }
             drop(permit);
             drop(mine);
@@ -126,6 +160,94 @@ where
         }
     }
     Ok(())
+}
+
+/// hyper's connection builder: HTTP/1.1 with the header-read timer, HTTP/2
+/// with keep-alive pings.
+fn builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
+    let mut http = auto::Builder::new(TokioExecutor::new());
+    http.http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        .keep_alive(true);
+    http.http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(limits.header_read_timeout))
+        .keep_alive_timeout(limits.header_read_timeout);
+    http
+}
+
+/// Serve one connection, HTTP/2 when `h2`, else HTTP/1.1.
+async fn serve<I, S>(
+    http: auto::Builder<TokioExecutor>,
+    h2: bool,
+    io: TokioIo<I>,
+    service: S,
+    watcher: Watcher,
+    peer: SocketAddr,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    S: hyper::service::Service<
+            Request<Incoming>,
+            Response = axum::response::Response,
+            Error = Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let http = if h2 {
+        http.http2_only()
+    } else {
+        http.http1_only()
+    };
+    let connection = http.serve_connection(io, service);
+    if let Err(e) = watcher.watch(connection).await {
+        tracing::debug!(%peer, error = %e, "connection ended with an error");
+    }
+}
+
+/// HTTP/2's connection preface (RFC 9113 §3.4).
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Whether `stream` opens with HTTP/2's preface (looked at, not read), as
+/// soon as its first bytes tell; `None` when it closes or says too little
+/// within `wait`.
+async fn opens_with_h2_preface(stream: &TcpStream, wait: Duration) -> Option<bool> {
+    let look = async {
+        let mut buf = [0u8; H2_PREFACE.len()];
+        loop {
+            let n = stream.peek(&mut buf).await.ok()?;
+            if n == 0 {
+                return None;
+            }
+            if buf[..n] != H2_PREFACE[..n] {
+                return Some(false);
+            }
+            if n == H2_PREFACE.len() {
+                return Some(true);
+            }
+            // Part of the preface so far (rare: it is one small segment);
+            // peeking again at once would see the same bytes.
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(wait, look).await.ok().flatten()
+}
+
+/// On HTTP/2 the host is the `:authority` pseudo-header, in the URI; give
+/// it to the `Host` checks as the `Host` header it replaces.
+fn host_from_authority<B>(request: &mut Request<B>) {
+    if request.version() != Version::HTTP_2 || request.headers().contains_key(HOST) {
+        return;
+    }
+    let host = request
+        .uri()
+        .authority()
+        .and_then(|a| HeaderValue::from_str(a.as_str()).ok());
+    if let Some(host) = host {
+        request.headers_mut().insert(HOST, host);
+    }
 }
 
 /// The answer to a connection over the server's cap.

@@ -60,6 +60,8 @@ mod respond;
 mod sessions;
 pub mod sse;
 mod status;
+#[cfg(feature = "tls")]
+pub mod tls;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -141,6 +143,8 @@ pub struct HttpListener {
     addr: SocketAddr,
     options: HttpOptions,
     routes: Option<Router>,
+    #[cfg(feature = "tls")]
+    tls: Option<tls::Tls>,
 }
 
 impl std::fmt::Debug for HttpListener {
@@ -149,6 +153,7 @@ impl std::fmt::Debug for HttpListener {
             .field("addr", &self.addr)
             .field("options", &self.options)
             .field("routes", &self.routes.is_some())
+            .field("tls", &self.is_tls())
             .finish()
     }
 }
@@ -169,6 +174,8 @@ pub async fn bind(addr: SocketAddr, options: HttpOptions) -> std::io::Result<Htt
         addr,
         options,
         routes: None,
+        #[cfg(feature = "tls")]
+        tls: None,
     })
 }
 
@@ -186,14 +193,41 @@ impl HttpListener {
         self
     }
 
+    /// Serve HTTPS with `tls` (feature `tls`): HTTP/2 or HTTP/1.1 as ALPN
+    /// chooses; [`base_url`](Self::base_url) becomes `https://…`.
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: tls::Tls) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+
+    fn is_tls(&self) -> bool {
+        #[cfg(feature = "tls")]
+        {
+            self.tls.is_some()
+        }
+        #[cfg(not(feature = "tls"))]
+        {
+            false
+        }
+    }
+
+    fn transport(&self) -> listen::Transport {
+        #[cfg(feature = "tls")]
+        if let Some(tls) = &self.tls {
+            return listen::Transport::Tls(tls.acceptor());
+        }
+        listen::Transport::Plain
+    }
+
     /// The bound address.
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
     }
 
-    /// `http://<address>` as browsers on this machine reach it (an
-    /// unspecified bind address becomes loopback), or
-    /// [`HttpOptions::public_base_url`].
+    /// `http://<address>` (`https://` with [`tls`](Self::tls)) as browsers
+    /// on this machine reach it (an unspecified bind address becomes
+    /// loopback), or [`HttpOptions::public_base_url`].
     pub fn base_url(&self) -> String {
         if let Some(base) = &self.options.public_base_url {
             return base.trim_end_matches('/').to_string();
@@ -207,7 +241,8 @@ impl HttpListener {
             }
             ip => ip,
         };
-        format!("http://{}", SocketAddr::new(ip, self.addr.port()))
+        let scheme = if self.is_tls() { "https" } else { "http" };
+        format!("{scheme}://{}", SocketAddr::new(ip, self.addr.port()))
     }
 
     /// The MCP endpoint URL.
@@ -237,6 +272,7 @@ impl HttpListener {
             .routes
             .take()
             .map(|r| pages::bounded(r, &self.options, loopback));
+        let transport = self.transport();
         let built = build(server, self.options, token.clone(), loopback);
         tracing::info!(%url, "Streamable HTTP listening");
         let sessions = built.sessions;
@@ -244,7 +280,7 @@ impl HttpListener {
             Some(routes) => built.router.merge(routes),
             None => built.router,
         };
-        listen::run(self.listener, app, limits, signal, move || {
+        listen::run(self.listener, app, limits, transport, signal, move || {
             token.cancel();
             sessions.close_all();
         })
@@ -264,7 +300,8 @@ impl HttpListener {
         let routes = self.routes.take().unwrap_or_default();
         let app = pages::bounded(routes, &self.options, loopback);
         tracing::info!(url = %self.base_url(), "pages listening");
-        listen::run(self.listener, app, limits, signal, || {}).await
+        let transport = self.transport();
+        listen::run(self.listener, app, limits, transport, signal, || {}).await
     }
 
     fn limits(&self) -> listen::Limits {

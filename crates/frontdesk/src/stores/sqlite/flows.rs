@@ -6,7 +6,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use super::{SqliteStore, backend};
+use super::writer::Job;
+use super::{SqliteStore, backend, not_committed};
 use crate::flows::{
     Flow, FlowError, FlowEvent, FlowId, FlowStatus, FlowStore, NewFlow, random_token, token_hash,
     ttl_secs,
@@ -38,11 +39,12 @@ fn columns(status: &FlowStatus) -> (&'static str, Option<&str>) {
 
 /// The live flow `id`, if any.
 fn load(conn: &Connection, id: &str, now: i64) -> Result<Option<Flow>, FlowError> {
-    conn.query_row(
+    conn.prepare_cached(
         "SELECT id, principal, created_at, expires_at, status, reason, purpose, data
          FROM flows WHERE id = ?1 AND expires_at > ?2",
-        params![id, now],
-        |r| {
+    )
+    .and_then(|mut s| {
+        s.query_row(params![id, now], |r| {
             let data: String = r.get(7)?;
             Ok(Flow {
                 id: FlowId::from_string(r.get::<_, String>(0)?),
@@ -53,39 +55,10 @@ fn load(conn: &Connection, id: &str, now: i64) -> Result<Option<Flow>, FlowError
                 purpose: r.get(6)?,
                 data: serde_json::from_str(&data).unwrap_or(Value::Null),
             })
-        },
-    )
+        })
+    })
     .optional()
     .map_err(|e| backend(e).into())
-}
-
-/// Delete what expired by `now`; the pending flows among them, as events.
-fn purge(conn: &Connection, now: i64) -> Result<(usize, Vec<FlowEvent>), FlowError> {
-    let mut stmt = conn
-        .prepare("SELECT id, principal FROM flows WHERE expires_at <= ?1 AND status = 'pending'")
-        .map_err(backend)?;
-    let expired = stmt
-        .query_map(params![now], |r| {
-            Ok(FlowEvent {
-                id: FlowId::from_string(r.get::<_, String>(0)?),
-                principal: r.get(1)?,
-                status: FlowStatus::Failed {
-                    reason: "expired".to_owned(),
-                },
-            })
-        })
-        .map_err(backend)?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(backend)?;
-    let gone = conn
-        .execute("DELETE FROM flows WHERE expires_at <= ?1", params![now])
-        .map_err(backend)?;
-    conn.execute(
-        "DELETE FROM connect_tokens WHERE expires_at <= ?1",
-        params![now],
-    )
-    .map_err(backend)?;
-    Ok((gone, expired))
 }
 
 impl SqliteStore {
@@ -99,18 +72,18 @@ impl SqliteStore {
     async fn finish(&self, id: &FlowId, to: FlowStatus) -> Result<Flow, FlowError> {
         let id = id.as_str().to_owned();
         let (flow, event) = self
-            .run(move |conn, now| {
+            .write(move |conn, now| {
                 let mut flow = load(conn, &id, now)?.ok_or(FlowError::NotFound)?;
                 match (&flow.status, &to) {
                     (FlowStatus::Pending, _) => {
                         let (kind, reason) = columns(&to);
                         // Guarded by status, so concurrent finishers agree.
                         let changed = conn
-                            .execute(
+                            .prepare_cached(
                                 "UPDATE flows SET status = ?2, reason = ?3
                                  WHERE id = ?1 AND status = 'pending'",
-                                params![id, kind, reason],
                             )
+                            .and_then(|mut s| s.execute(params![id, kind, reason]))
                             .map_err(backend)?;
                         if changed == 0 {
                             return Err(FlowError::NotPending);
@@ -137,9 +110,7 @@ impl SqliteStore {
 impl FlowStore for SqliteStore {
     fn create(&self, new: NewFlow) -> BoxFuture<'_, Result<Flow, FlowError>> {
         Box::pin(async move {
-            let (flow, expired) = self
-                .run(move |conn, now| {
-                    let (_, expired) = purge(conn, now)?;
+            self.write(move |conn, now| {
                     let now = to_u64(now);
                     let flow = Flow {
                         id: FlowId::random(),
@@ -150,30 +121,28 @@ impl FlowStore for SqliteStore {
                         purpose: new.purpose,
                         data: new.data,
                     };
-                    conn.execute(
+                    conn.prepare_cached(
                         "INSERT INTO flows (id, principal, created_at, expires_at, status, reason, purpose, data)
                          VALUES (?1, ?2, ?3, ?4, 'pending', NULL, ?5, ?6)",
-                        params![
+                    )
+                    .and_then(|mut s| s.execute(params![
                             flow.id.as_str(),
                             flow.principal,
                             secs(flow.created_at),
                             secs(flow.expires_at),
                             flow.purpose,
                             flow.data.to_string()
-                        ],
-                    )
+                        ]))
                     .map_err(backend)?;
-                    Ok::<_, FlowError>((flow, expired))
+                    Ok::<_, FlowError>(flow)
                 })
-                .await?;
-            self.publish(expired);
-            Ok(flow)
+                .await
         })
     }
 
     fn get<'a>(&'a self, id: &'a FlowId) -> BoxFuture<'a, Result<Option<Flow>, FlowError>> {
         let id = id.as_str().to_owned();
-        Box::pin(self.run(move |conn, now| load(conn, &id, now)))
+        Box::pin(self.read(move |conn, now| load(conn, &id, now)))
     }
 
     fn complete<'a>(&'a self, id: &'a FlowId) -> BoxFuture<'a, Result<Flow, FlowError>> {
@@ -190,9 +159,13 @@ impl FlowStore for SqliteStore {
 
     fn purge_expired(&self) -> BoxFuture<'_, Result<usize, FlowError>> {
         Box::pin(async move {
-            let (gone, expired) = self.run(purge).await?;
-            self.publish(expired);
-            Ok(gone)
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            self.submit(Job::Purge {
+                now: self.now(),
+                reply,
+            })
+            .await?;
+            Ok(answer.await.map_err(|_| not_committed())??)
         })
     }
 
@@ -208,7 +181,7 @@ impl FlowStore for SqliteStore {
     ) -> BoxFuture<'a, Result<String, FlowError>> {
         let id = flow_id.as_str().to_owned();
         let principal = principal.to_owned();
-        Box::pin(self.run(move |conn, now| {
+        Box::pin(self.write(move |conn, now| {
             let flow = load(conn, &id, now)?
                 .filter(|f| f.is_owned_by(&principal) && f.status.is_pending())
                 .ok_or(FlowError::NotFound)?;
@@ -216,11 +189,18 @@ impl FlowStore for SqliteStore {
                 .saturating_add(ttl_secs(ttl))
                 .min(flow.expires_at);
             let token = random_token::<32>();
-            conn.execute(
+            conn.prepare_cached(
                 "INSERT INTO connect_tokens (hash, flow_id, principal, expires_at)
                  VALUES (?1, ?2, ?3, ?4)",
-                params![&token_hash(&token)[..], id, principal, secs(expires_at)],
             )
+            .and_then(|mut s| {
+                s.execute(params![
+                    &token_hash(&token)[..],
+                    id,
+                    principal,
+                    secs(expires_at)
+                ])
+            })
             .map_err(backend)?;
             Ok(token)
         }))
@@ -233,18 +213,19 @@ impl FlowStore for SqliteStore {
     ) -> BoxFuture<'a, Result<FlowId, FlowError>> {
         let hash = token_hash(token);
         let principal = principal.map(str::to_owned);
-        Box::pin(self.run(move |conn, now| {
+        Box::pin(self.write(move |conn, now| {
             let reject = |reason: &'static str| {
                 tracing::debug!(reason, "connect token rejected");
                 FlowError::ConnectRejected
             };
             let entry: Option<(String, String)> = conn
-                .query_row(
+                .prepare_cached(
                     "SELECT flow_id, principal FROM connect_tokens
                      WHERE hash = ?1 AND expires_at > ?2",
-                    params![&hash[..], now],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
                 )
+                .and_then(|mut s| {
+                    s.query_row(params![&hash[..], now], |r| Ok((r.get(0)?, r.get(1)?)))
+                })
                 .optional()
                 .map_err(backend)?;
             let (flow_id, owner) = entry.ok_or_else(|| reject("unknown, used or expired"))?;
@@ -254,10 +235,8 @@ impl FlowStore for SqliteStore {
                 return Err(FlowError::OtherPrincipal);
             }
             let deleted = conn
-                .execute(
-                    "DELETE FROM connect_tokens WHERE hash = ?1",
-                    params![&hash[..]],
-                )
+                .prepare_cached("DELETE FROM connect_tokens WHERE hash = ?1")
+                .and_then(|mut s| s.execute(params![&hash[..]]))
                 .map_err(backend)?;
             if deleted == 0 {
                 return Err(reject("used concurrently"));

@@ -1,8 +1,10 @@
-//! [`NonceStore`] on SQLite: a redeemed state stays redeemed across restarts.
+//! [`NonceStore`] on SQLite: a redeemed state stays redeemed across restarts
+//! and crashes (answered only after its group commit, see the module docs).
 
-use rusqlite::params;
+use tokio::sync::oneshot;
 
-use super::{SqliteStore, backend};
+use super::writer::Job;
+use super::{SqliteStore, not_committed};
 use crate::state::{NonceStore, StateId};
 use crate::store::{BoxFuture, StoreError};
 use crate::stores::secs;
@@ -14,23 +16,20 @@ impl NonceStore for SqliteStore {
         expires_at: u64,
     ) -> BoxFuture<'_, Result<bool, StoreError>> {
         let expires_at = secs(expires_at);
-        Box::pin(self.run(move |conn, now| {
+        Box::pin(async move {
+            let now = self.now();
             if expires_at <= now {
                 return Ok(false);
             }
-            conn.execute(
-                "DELETE FROM redeemed_states WHERE expires_at <= ?1",
-                params![now],
-            )
-            .map_err(backend)?;
-            // The primary key makes the first insert win, across restarts.
-            let inserted = conn
-                .execute(
-                    "INSERT OR IGNORE INTO redeemed_states (id, expires_at) VALUES (?1, ?2)",
-                    params![&state_id.as_bytes()[..], expires_at],
-                )
-                .map_err(backend)?;
-            Ok(inserted == 1)
-        }))
+            let (reply, answer) = oneshot::channel();
+            self.submit(Job::Redeem {
+                id: state_id,
+                expires_at,
+                now,
+                reply,
+            })
+            .await?;
+            answer.await.map_err(|_| not_committed())?
+        })
     }
 }

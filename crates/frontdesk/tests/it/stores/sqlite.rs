@@ -168,3 +168,52 @@ fn a_directory_others_can_write_to_is_refused() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 27: redemptions arriving together are committed together, each
+/// answered once it is on disk: of many concurrent redemptions of one id
+/// exactly one wins, every distinct id wins once, and all of them are
+/// still redeemed when the file is opened again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_redemptions_share_commits_and_each_id_wins_once() {
+    let path = file("group");
+    let store = Arc::new(SqliteStore::open(&path).unwrap());
+    let exp = frontdesk::clock::unix_secs(std::time::SystemTime::now()) + 600;
+    let contested = StateId::random();
+    let distinct: Vec<StateId> = (0..200).map(|_| StateId::random()).collect();
+    let mut tasks = Vec::new();
+    for _ in 0..50 {
+        let store = Arc::clone(&store);
+        tasks.push(tokio::spawn(
+            async move { store.redeem(contested, exp).await },
+        ));
+    }
+    for &id in &distinct {
+        let store = Arc::clone(&store);
+        tasks.push(tokio::spawn(async move { store.redeem(id, exp).await }));
+    }
+    let mut wins = Vec::new();
+    for t in tasks {
+        wins.push(t.await.unwrap().unwrap());
+    }
+    assert_eq!(wins[..50].iter().filter(|w| **w).count(), 1);
+    assert!(wins[50..].iter().all(|w| *w));
+    drop(store);
+    let store = SqliteStore::open(&path).unwrap();
+    assert!(!store.redeem(contested, exp).await.unwrap());
+    for id in distinct {
+        assert!(!store.redeem(id, exp).await.unwrap());
+    }
+}
+
+/// State ids sort by when they were made (the SQLite store's B-tree
+/// inserts them side by side) and are still unique.
+#[test]
+fn ordered_state_ids_sort_by_time_and_differ() {
+    let t = std::time::UNIX_EPOCH + Duration::from_millis(1_800_000_000_123);
+    let a = StateId::ordered(t);
+    let b = StateId::ordered(t);
+    let later = StateId::ordered(t + Duration::from_millis(1));
+    assert_ne!(a, b);
+    assert!(a < later && b < later);
+    assert_eq!(a.as_bytes()[..6], 1_800_000_000_123u64.to_be_bytes()[2..]);
+}
