@@ -179,19 +179,30 @@ fn the_stdio_sign_in_page_has_the_http_servers_bounds() {
     );
     assert_eq!(s.status(&rebound, ""), 403, "Host: evil.example");
     // 64 connections from one address are held open; the next is refused at
-    // once (429), as on the HTTP server, instead of being served.
-    let held: Vec<TcpStream> = (0..64)
-        .map(|_| TcpStream::connect(&s.authority).unwrap())
-        .collect();
-    // Once the listener has taken all 64 (on a loaded machine that is not
-    // at once), the next is refused.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let mut status = s.status(&page, "");
-    while status != 429 && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-        status = s.status(&page, "");
+    // once (429), as on the HTTP server, instead of being served. Once the
+    // listener has taken all 64 (on a loaded machine that is not at once)
+    // the next is refused; a machine loaded enough to let some of them time
+    // out gets a fresh try, three in all: without the cap, every try fails.
+    let mut refused = false;
+    let mut held: Vec<TcpStream> = Vec::new();
+    for _ in 0..3 {
+        held = (0..64)
+            .map(|_| TcpStream::connect(&s.authority).unwrap())
+            .collect();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !refused && std::time::Instant::now() < deadline {
+            refused = s.status(&page, "") == 429;
+            if !refused {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        if refused {
+            break;
+        }
+        held.clear();
+        std::thread::sleep(Duration::from_millis(300));
     }
-    assert_eq!(status, 429, "the 65th connection");
+    assert!(refused, "the 65th connection was served");
     drop(held);
     std::thread::sleep(Duration::from_millis(300));
     assert_ne!(s.status(&page, ""), 429, "served again once they closed");
