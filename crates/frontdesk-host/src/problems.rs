@@ -116,10 +116,9 @@ pub fn describe_all(
     errors: &ValidationErrors,
     answer: Option<&Map<String, Value>>,
 ) -> Vec<String> {
-    errors
-        .errors()
-        .iter()
-        .map(|e| describe(schema, e, answer))
+    describe_keyed(schema, errors, answer)
+        .into_iter()
+        .map(|p| p.message)
         .collect()
 }
 

@@ -495,7 +495,11 @@ fn an_accepted_url_question_waits_at_once_and_completes_after_the_sign_in() {
             assert_eq!(again["questions"][0]["notFinishedYet"], true, "{again}");
             sign_in(&url);
             // The person says they are done: check again.
-            let (done, code, _) = run(&dir, &["respond", &id, "accept"]);
+            let (mut done, mut code, _) = run(&dir, &["respond", &id, "accept"]);
+            if code == 11 {
+                // The check is still on its way (a loaded machine).
+                (done, code, _) = run(&dir, &["respond", call, "wait", "--wait", "20"]);
+            }
             assert_eq!(code, 0, "{done}");
             assert_eq!(
                 done["result"]["content"][0]["text"],
@@ -530,7 +534,7 @@ fn a_url_question_takes_cancel_before_and_after_accept_on_both_revisions() {
         assert!(
             done["result"]["content"][0]["text"]
                 .as_str()
-                .is_some_and(|t| t.contains("dismissed")),
+                .is_some_and(|t| t.starts_with("The account was not connected")),
             "{done}"
         );
 

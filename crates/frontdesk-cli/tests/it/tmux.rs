@@ -192,7 +192,9 @@ pub fn assert_no_terminal_wrap(tmux: &Tmux, what: &str) {
     let joined = tmux.joined();
     let rows: Vec<&str> = rows.lines().collect();
     for line in joined.lines() {
-        if line.chars().count() <= tmux.width {
+        // A line of the JSON view is never cut by the program (so it copies as
+        // JSON): only the terminal folds it.
+        if line.chars().count() <= tmux.width || line.trim_start().starts_with('"') {
             continue;
         }
         let unbreakable = line

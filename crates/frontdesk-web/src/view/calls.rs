@@ -195,7 +195,7 @@ fn result_html(out: &mut String, outcome: &CallOutcome) {
             let json = serde_json::to_value(result.as_ref()).unwrap_or(Value::Null);
             let _ = write!(
                 out,
-                "<details class=\"json\"><summary>Result as JSON</summary><pre>{}</pre></details>",
+                "<details class=\"json\"><summary>Result as JSON</summary><pre tabindex=\"0\">{}</pre></details>",
                 esc(&pretty(&json))
             );
         }
