@@ -3,7 +3,7 @@
 //! then `frontdesk respond`).
 //!
 //! [`ParkedHandler`] keeps every open question under an id (`CALL.N`), describes it
-//! as JSON ([`ParkedHandler::questions`], see [`describe`]) and takes answers with the
+//! as JSON ([`ParkedHandler::questions`], see [`describe_question`]) and takes answers with the
 //! same checks a typed answer gets ([`ParkedHandler::respond`]): a form answer is
 //! completed with the form's defaults and validated (an invalid one is refused, with
 //! its problems keyed by field, and the question stays parked), a URL `accept` is

@@ -86,6 +86,10 @@ export async function bookReturn(browser, revision) {
     await until('the status to say nothing was sent', async () => /Not sent: \d+ problems to fix/.test(await page.locator('#notice').textContent()));
     check((await field(page, 'combobox', 'Reason').getAttribute('aria-invalid')) === 'true', 'Reason is marked invalid');
     await axeCheck(page, 'the return form with its problems');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    check(await page.evaluate(() => getComputedStyle(document.body).colorScheme === 'dark' || getComputedStyle(document.documentElement).colorScheme === 'dark'), 'dark mode follows prefers-color-scheme');
+    await axeCheck(page, 'the return form with its problems, dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await fillReturn(page, 'ann@');
     const message = question(page).getByText('Contact email must be an email address like name@example.com');
@@ -140,6 +144,32 @@ export async function bookReturn(browser, revision) {
     await axeCheck(page, 'the result with every timeline open');
     await call.screenshot({ path: screenshotPath(`${revision}-wire`) });
     if (revision === '2026-07-28') await screenshots(page, 'web-wire');
+
+    // The same form again starts from the last answer, and says so (as the terminal does).
+    await button(page, 'Call book_return').click();
+    await shown(question(page).getByText('Filled in from your last answer to this form', { exact: false }), 'the remembered answer');
+    check((await field(page, 'textbox', 'Contact email').inputValue()) === 'ann@example.com', 'the last email is filled in');
+    await axeCheck(page, 'a form filled in from the last answer');
+    await button(page, 'Cancel').click();
+    await shown(newestCall(page).locator('.result-text').getByText('No return was booked: the question was dismissed.'), 'the cancelled result');
+  });
+}
+
+// A tool's arguments are a form built from its input schema; what is typed there
+// survives the page's refreshes and is what the tool is called with.
+export async function toolArguments(browser, revision) {
+  return withLab(browser, revision, 'toolArguments', async (page) => {
+    const order = page.locator('form.tool').first().getByRole('textbox', { name: 'Order id', exact: true });
+    check((await order.inputValue()) === 'A-1001', 'the lab’s preset fills the form');
+    await order.fill('A-2002');
+    await button(page, 'Call connect_store_account').click();
+    await shown(linkHeading(page), 'a question (the page refreshed)');
+    check((await order.inputValue()) === 'A-2002', 'what was typed survived the refresh');
+    await button(page, 'Cancel').click();
+    await shown(page.getByRole('heading', { name: 'No question is waiting' }), 'the question gone');
+    await button(page, 'Call book_return').click();
+    await shown(question(page).getByText('Tell us about the return of order A-2002'), 'the call used the typed argument');
+    await button(page, 'Decline').click();
   });
 }
 
@@ -303,6 +333,25 @@ export async function keyboard(browser, revision) {
     await shown(question(page).getByText('Tell us about the return of order A-1001'), 'the return form');
     await until('the focus on the question', () => page.evaluate(() => document.activeElement.id === 'q-title'));
     await tabTo(page, '#f0');
+    // The focus ring: at least 3:1 against the background around it (WCAG 2.4.11/1.4.11).
+    const ratio = await page.evaluate(() => {
+      const rgb = (c) => (c.match(/\d+(\.\d+)?/g) || []).slice(0, 3).map(Number);
+      const lum = ([r, g, b]) => {
+        const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+      };
+      const ring = lum(rgb(getComputedStyle(document.activeElement).outlineColor));
+      let el = document.activeElement.parentElement;
+      let bg = 'rgba(0, 0, 0, 0)';
+      while (el && (bg === 'rgba(0, 0, 0, 0)' || bg === 'transparent')) {
+        bg = getComputedStyle(el).backgroundColor;
+        el = el.parentElement;
+      }
+      const back = lum(rgb(bg));
+      const [hi, lo] = ring > back ? [ring, back] : [back, ring];
+      return (hi + 0.05) / (lo + 0.05);
+    });
+    check(ratio >= 3, `the focus ring has ${ratio.toFixed(2)}:1 against its background`);
     await keys.press('ArrowDown');
     await tabTo(page, '#f2');
     await keys.type('12242026');
