@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::client_args::ClientArgs;
 use crate::exit;
-use crate::hosting::{Target, client_error};
+use crate::hosting::{Target, check_tool, client_error};
 use crate::output;
 
 /// Arguments of `frontdesk call`.
@@ -37,7 +37,9 @@ a JSON file:
 Each question takes questions[KEY] (the 2026-07-28 question key), else the next
 unused entry of tools[TOOL], else default. Fields left out get their defaults; the
 answer is validated like a typed one. A URL `accept` is consent (nothing is opened).
-With no terminal, no --answers and no --park, every question is answered cancel.
+With no terminal, no --answers and no --park, every question is answered cancel and
+the command exits 4. A tool the server does not have is refused (exit 2) with the
+list of its tools; `frontdesk tools SERVER` lists them with their arguments.
 
 --park is for agents and scripts that relay questions to a person: the call stays
 open in a small background process (reachable only by you, through a socket in a
@@ -45,18 +47,27 @@ directory only you can open: $FRONTDESK_PARK_DIR, $XDG_RUNTIME_DIR/frontdesk or
 $TMPDIR/frontdesk-UID, or a private one beside it when that one is not yours; the
 arguments are never on its command line; it ends after --park-ttl seconds without an
 answer),
-and each pending question is printed as JSON: its id, the server, the message, and
-the form's fields (key, label, type, required, default, options with value and
-title, limits) or the URL with its full review. Answer with
-  frontdesk respond ID accept --content '{...}' | decline | cancel
-which validates like a typed answer and prints the next question or the result.
+and each pending question is printed as JSON (the agent contract, versioned:
+`frontdesk respond --schema`, docs/agents.md; every key camelCase): its id, the
+server, the message, and the form's fields (key, label, type, required, format,
+example, default, options with value and title, limits) or the URL with its full
+review. Answer with
+  frontdesk respond ID accept --content '{...}' | decline | cancel | wait
+which validates like a typed answer and prints the next question or the result. A
+URL question, once accepted, reports status `waiting` at once while the person
+finishes in the browser; `respond ID cancel` stops it at any time. --show-wire,
+--root and the remote flags apply to the parked call too (the wire on stderr of
+each command).
 
 Exit status:
   0   the tool succeeded (the result is on stdout)
   1   the call failed, or the tool reported an error (isError)
   2   nothing was called: bad arguments, or no connection to the server
   3   a scripted answer was missing or invalid; it was not sent
+  4   the server asked questions nobody could answer (no terminal, no --answers,
+      no --park); each was answered cancel
   10  (--park) a question waits: answer it with `frontdesk respond`
+  11  (--park) nothing to answer now: a URL flow is in progress
 
 Examples:
   frontdesk call demo book_return --args '{\"order_id\":\"A-1001\"}' --answers answers.json
@@ -112,6 +123,11 @@ async fn call(args: &CallArgs) -> ExitCode {
         Err(status) => return status,
     };
     let client = &connection.client;
+    if let Err(e) = check_tool(client, &args.tool).await {
+        connection.close().await;
+        output::error("call", &format!("{e:#}"));
+        return exit::code(exit::CANNOT_START);
+    }
     output::note(&format!(
         "frontdesk: {} speaks {}; calling {} …",
         server_label(&client.server_info()),
@@ -151,6 +167,18 @@ async fn call(args: &CallArgs) -> ExitCode {
             output::error("call", p);
         }
         return exit::code(exit::ANSWER_REFUSED);
+    }
+    let unanswered = answerer.unanswered.as_ref().map_or(0, |u| u.count());
+    if unanswered > 0 {
+        output::error(
+            "call",
+            &format!(
+                "the server asked {unanswered} question(s) and nobody could answer (no \
+                 terminal here, no --answers file, no --park): each was answered cancel, so \
+                 the result above is not what a person chose"
+            ),
+        );
+        return exit::code(exit::UNANSWERED);
     }
     exit::code(status)
 }

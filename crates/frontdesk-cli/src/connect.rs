@@ -191,7 +191,7 @@ fn show_outcome(
     };
     screen.show("");
     if json {
-        screen.show(&result_json(&result));
+        screen.show_verbatim(&result_json(&result));
     } else {
         for line in result_lines(tool, &result) {
             screen.show(&line);
@@ -209,7 +209,7 @@ fn show_outcome(
             ]
         };
         match screen.key("Next:", keys) {
-            Ok('j') => screen.show(&result_json(&result)),
+            Ok('j') => screen.show_verbatim(&result_json(&result)),
             Ok('q') => return false,
             Ok(_) => return true,
             Err(_) => return false,

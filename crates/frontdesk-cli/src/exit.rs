@@ -11,8 +11,15 @@ pub const FAILED: u8 = 1;
 pub const CANNOT_START: u8 = 2;
 /// A scripted or relayed answer was missing or invalid; it was not sent.
 pub const ANSWER_REFUSED: u8 = 3;
+/// Questions could not be asked (no terminal, no `--answers`, no `--park`): each
+/// was answered `cancel`, so the result is not what a person chose.
+pub const UNANSWERED: u8 = 4;
 /// A question waits for `frontdesk respond` (`call --park`, `respond`).
 pub const PARKED: u8 = 10;
+/// No question needs an answer, and the parked call is not over: a URL flow is in
+/// progress (the person finishes in the browser), or the server is working
+/// (`frontdesk respond ID wait`).
+pub const WAITING: u8 = 11;
 
 /// The status as an [`ExitCode`].
 pub fn code(status: u8) -> ExitCode {

@@ -51,6 +51,8 @@ pub struct Answerer {
     pub sampling: Option<Arc<dyn SamplingHandler>>,
     /// Set when answers come from a file.
     pub scripted: Option<Arc<ScriptedHandler>>,
+    /// Set when nobody can answer (no terminal, no file): counts the questions.
+    pub unanswered: Option<Arc<Unanswered>>,
 }
 
 /// `--answers FILE` → scripted; a terminal → the terminal form; otherwise cancel
@@ -62,30 +64,37 @@ pub fn answerer(answers: Option<&PathBuf>) -> anyhow::Result<Answerer> {
             handler: scripted.clone(),
             sampling: None,
             scripted: Some(scripted),
+            unanswered: None,
         });
     }
-    let mut sampling: Option<Arc<dyn SamplingHandler>> = None;
-    let handler: Arc<dyn ElicitationHandler> = if frontdesk_host::terminal_available() {
+    if frontdesk_host::terminal_available() {
         let terminal = TerminalHandler::new();
         // No model here: the person sees the whole prompt and the server hears why not.
-        sampling = Some(Arc::new(terminal.sampling(None)));
-        Arc::new(terminal)
-    } else {
-        // Declares both modes, so the server asks and hears `cancel` (the
-        // person could not be asked), rather than being told nobody answers.
-        Arc::new(
-            HeadlessHandler::new("no terminal to ask on and no --answers file").declaring(
-                HandlerModes {
-                    form: true,
-                    url: true,
-                },
-            ),
-        )
-    };
+        let sampling: Arc<dyn SamplingHandler> = Arc::new(terminal.sampling(None));
+        return Ok(Answerer {
+            handler: Arc::new(terminal),
+            sampling: Some(sampling),
+            scripted: None,
+            unanswered: None,
+        });
+    }
+    // Declares both modes, so the server asks and hears `cancel` (the person
+    // could not be asked), rather than being told nobody answers; counted, so
+    // the command fails instead of passing a dismissal off as a result.
+    let unanswered = Arc::new(Unanswered {
+        inner: HeadlessHandler::new("no terminal to ask on and no --answers file").declaring(
+            HandlerModes {
+                form: true,
+                url: true,
+            },
+        ),
+        count: std::sync::atomic::AtomicUsize::new(0),
+    });
     Ok(Answerer {
-        handler,
-        sampling,
+        handler: unanswered.clone(),
+        sampling: None,
         scripted: None,
+        unanswered: Some(unanswered),
     })
 }
 
@@ -104,17 +113,71 @@ pub fn person_side(
     Ok(())
 }
 
-/// Print every JSON-RPC message to stderr, compact, one per line (unsafe characters
-/// as `\u` escapes: the same JSON).
-pub fn wire_printer(direction: Direction, message: &Value) {
+/// One JSON-RPC message as `--show-wire` prints it: compact, one line, unsafe
+/// characters as `\u` escapes (the same JSON).
+pub fn wire_line(direction: Direction, message: &Value) -> String {
     let arrow = match direction {
         Direction::Outgoing => "→",
         Direction::Incoming => "←",
     };
-    crate::output::note_unwrapped(&format!(
-        "  wire {arrow} {}",
-        json_for_terminal(message, false)
-    ));
+    format!("  wire {arrow} {}", json_for_terminal(message, false))
+}
+
+/// Print every JSON-RPC message to stderr, one per line ([`wire_line`]).
+pub fn wire_printer(direction: Direction, message: &Value) {
+    crate::output::note_unwrapped(&wire_line(direction, message));
+}
+
+/// Check that the server has a tool called `name`; if not, the error lists the
+/// ones it has.
+pub async fn check_tool(client: &Client, name: &str) -> anyhow::Result<()> {
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot list the tools: {}", client_error(&e)))?;
+    if tools.iter().any(|t| t.name == name) {
+        return Ok(());
+    }
+    let names: Vec<String> = tools.iter().map(|t| one_line(&t.name, 80)).collect();
+    if names.is_empty() {
+        bail!(
+            "this server has no tool `{}`: it offers no tools",
+            one_line(name, 80)
+        );
+    }
+    bail!(
+        "this server has no tool `{}`; its tools: {} (`frontdesk tools SERVER` describes them)",
+        one_line(name, 80),
+        names.join(", ")
+    )
+}
+
+/// The headless handler of `call`: cancels every question (nobody can be
+/// asked), and counts them, so the command can say so and fail.
+pub struct Unanswered {
+    inner: HeadlessHandler,
+    count: std::sync::atomic::AtomicUsize,
+}
+
+impl Unanswered {
+    /// How many questions were answered `cancel` for want of a person.
+    pub fn count(&self) -> usize {
+        self.count.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl ElicitationHandler for Unanswered {
+    fn modes(&self) -> HandlerModes {
+        self.inner.modes()
+    }
+
+    fn elicit(
+        &self,
+        request: frontdesk::client::Elicitation,
+    ) -> frontdesk::client::BoxFuture<'_, frontdesk::client::ElicitationResponse> {
+        self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.elicit(request)
+    }
 }
 
 /// Where the server is.
@@ -210,8 +273,58 @@ pub fn client_config(protocol: ProtocolArg, timeout: Duration) -> ClientConfig {
     config
 }
 
+/// A network failure in a few words: the innermost cause of the transport's
+/// chain (`error sending request …: client error (Connect): tcp connect error:
+/// Connection refused (os error 111)` → `connection refused (nothing listens
+/// there?)`).
+fn network_reason(chain: &str) -> String {
+    // The wrappers each layer adds say nothing the person can act on.
+    const WRAPPERS: [&str; 5] = [
+        "error sending request",
+        "client error",
+        "tcp connect error",
+        "transport",
+        "TLS failed",
+    ];
+    let parts: Vec<&str> = chain
+        .split(": ")
+        .map(|p| p.find(" (os error").map_or(p, |at| &p[..at]).trim())
+        .filter(|p| !p.is_empty() && !WRAPPERS.iter().any(|w| p.starts_with(w)))
+        .collect();
+    let rest = if parts.is_empty() {
+        chain.to_owned()
+    } else {
+        parts.join(": ")
+    };
+    let lower = rest.to_ascii_lowercase();
+    let reason = if lower.contains("connection refused") {
+        "connection refused (is the server running, on that port?)".to_owned()
+    } else if lower.contains("failed to lookup address")
+        || lower.contains("name or service not known")
+        || lower.contains("dns error")
+    {
+        "the host name was not found".to_owned()
+    } else if lower.contains("timed out") {
+        "the connection timed out".to_owned()
+    } else {
+        rest
+    };
+    if chain.starts_with("TLS failed") {
+        format!("TLS failed: {reason}")
+    } else {
+        reason
+    }
+}
+
 /// The message for a client error: one line, escaped, and an HTML page said to be one.
 pub fn client_error(error: &ClientError) -> String {
+    if let ClientError::Transport(chain) = error
+        && !chain.to_ascii_lowercase().contains("<html")
+        && !chain.to_ascii_lowercase().contains("<!doctype")
+        && chain.contains(": ")
+    {
+        return one_line(&network_reason(chain), 300);
+    }
     let text = error.to_string();
     let lower = text.to_ascii_lowercase();
     if let Some(at) = lower.find("<!doctype").or_else(|| lower.find("<html")) {
@@ -361,5 +474,28 @@ mod tests {
         );
         let sh = Target::Command(["sh", "-c", "exit 1"].map(String::from).to_vec());
         assert_eq!(sh.describe(), "sh -c 'exit 1'");
+    }
+
+    #[test]
+    fn network_errors_are_one_short_line() {
+        assert_eq!(
+            network_reason(
+                "error sending request for url (http://127.0.0.1:1/mcp): client error (Connect): \
+                 tcp connect error: Connection refused (os error 111)"
+            ),
+            "connection refused (is the server running, on that port?)"
+        );
+        assert_eq!(
+            network_reason(
+                "error sending request: dns error: failed to lookup address information: Name or service not known"
+            ),
+            "the host name was not found"
+        );
+        assert_eq!(
+            network_reason(
+                "TLS failed: error sending request: invalid peer certificate: UnknownIssuer"
+            ),
+            "TLS failed: invalid peer certificate: UnknownIssuer"
+        );
     }
 }

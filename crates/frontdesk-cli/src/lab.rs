@@ -12,7 +12,7 @@ use frontdesk::client::{Client, ClientConfig, ElicitationHandler, Revision};
 use frontdesk::http::{HttpOptions, bind};
 use frontdesk::server::Server;
 use frontdesk_demo::{DemoOptions, register};
-use frontdesk_host::result::result_lines;
+use frontdesk_host::result::{result_json, result_lines};
 use frontdesk_host::screen::{LineQuestion, Screen};
 use frontdesk_host::terminal::TtyScreen;
 use frontdesk_host::{TerminalHandler, UrlAction, terminal_available};
@@ -44,6 +44,8 @@ Its menu:
                               sign-in page ([o] open in a browser, or [s] simulate
                               signing in when there is no browser)
   3  switch protocol          2025-11-25 <-> 2026-07-28
+  j  the last result as JSON  (after a call; lines are never cut, so it copies
+                              as valid JSON)
   q  quit
 After each step a few lines say what travelled on the wire; --show-wire prints
 every JSON-RPC message (stderr, one per line, → sent, ← received).
@@ -171,8 +173,11 @@ async fn lab(args: &LabArgs) -> anyhow::Result<()> {
     output::note("frontdesk lab: starting the brightgrid demo server …");
     let mut session = start(args, protocol, &wire, terminal_handler()).await?;
     wire.take();
+    // The last call's result, for `[j]`.
+    let mut last: Option<String> = None;
     loop {
         let speaks = session.client.revision();
+        let has_last = last.is_some();
         let banner = format!(
             "\nfrontdesk lab — the brightgrid demo, protocol {speaks}\n  (over {})",
             match args.transport {
@@ -192,22 +197,30 @@ async fn lab(args: &LabArgs) -> anyhow::Result<()> {
                     "2026-07-28"
                 }
             ));
+            if has_last {
+                s.show("  [j] see the last result as JSON");
+            }
             s.show("  [q] quit");
-            s.key(
-                "Choose:",
-                &[
-                    ('1', "return"),
-                    ('2', "account"),
-                    ('3', "protocol"),
-                    ('q', "quit"),
-                ],
-            )
+            let mut keys = vec![('1', "return"), ('2', "account"), ('3', "protocol")];
+            if has_last {
+                keys.push(('j', "JSON"));
+            }
+            keys.push(('q', "quit"));
+            s.key("Choose:", &keys)
         })
         .await;
         match choice {
-            Some(Ok('1')) => book_return(&session.client, &wire).await,
+            Some(Ok('1')) => {
+                if let Some(json) = book_return(&session.client, &wire).await {
+                    last = Some(json);
+                }
+            }
             Some(Ok('2')) => {
-                step(&session.client, &wire, "connect_store_account", json!({})).await;
+                last = step(&session.client, &wire, "connect_store_account", json!({})).await;
+            }
+            Some(Ok('j')) => {
+                let json = last.clone().unwrap_or_default();
+                let _ = blocking(move |s| s.show_verbatim(&json)).await;
             }
             Some(Ok('3')) => {
                 protocol = if speaks == Revision::V2026_07_28 {
@@ -227,7 +240,8 @@ async fn lab(args: &LabArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn book_return(client: &Client, wire: &WireLog) {
+/// Ask for the order, then call `book_return`; the result as JSON, if it ran.
+async fn book_return(client: &Client, wire: &WireLog) -> Option<String> {
     let order = blocking(|s| {
         let mut question = LineQuestion::new(
             "Order to return",
@@ -244,17 +258,18 @@ async fn book_return(client: &Client, wire: &WireLog) {
         s.line(&question)
     })
     .await;
-    let Some(Ok(order)) = order else { return };
+    let Some(Ok(order)) = order else { return None };
     step(
         client,
         wire,
         "book_return",
         json!({ "order_id": order.trim() }),
     )
-    .await;
+    .await
 }
 
-async fn step(client: &Client, wire: &WireLog, tool: &str, args: Value) {
+/// Call `tool`, then show its result and what travelled; the result as JSON.
+async fn step(client: &Client, wire: &WireLog, tool: &str, args: Value) -> Option<String> {
     wire.take();
     output::note(&format!("Calling {tool} …"));
     let outcome = client.call_tool(tool, args).await;
@@ -277,6 +292,7 @@ async fn step(client: &Client, wire: &WireLog, tool: &str, args: Value) {
         }
     })
     .await;
+    outcome.ok().map(|result| result_json(&result))
 }
 
 /// `[s] simulate signing in`: POST the demo's loopback sign-in form for the person.

@@ -28,6 +28,7 @@ mod run;
 mod serve;
 mod server_process;
 mod signin;
+mod tools;
 mod web;
 
 /// The allocator of the binary: mimalloc. Under the load benchmark
@@ -56,6 +57,8 @@ enum Command {
     Connect(connect::ConnectArgs),
     /// Call one tool of an MCP server and print its result as JSON.
     Call(call::CallArgs),
+    /// List the tools of an MCP server as JSON.
+    Tools(tools::ToolsArgs),
     /// Answer a question of a parked call (`frontdesk call --park`).
     Respond(park::RespondArgs),
     /// Run the brightgrid demo server for other hosts (stdio or Streamable HTTP).
@@ -76,13 +79,13 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Interactive commands keep the terminal for the forms: warnings only by default
-    // (and held while a screen is up); the server's own stderr is shown.
-    let interactive = matches!(cli.command, Command::Lab(_) | Command::Connect(_));
-    let filter = if interactive {
-        "warn,frontdesk::state::sealer=error,frontdesk::server_stderr=info"
-    } else {
-        "info"
+    // Only `serve` (and a parked call's keeper, into its own log file) tell
+    // what they do; the rest show warnings only (held while a form is up), the
+    // server's own stderr, and not the in-process demo's development key.
+    let filter = match &cli.command {
+        Command::Serve(_) => "info",
+        Command::ParkKeeper(_) => "info,frontdesk::state::sealer=error",
+        _ => "warn,frontdesk::state::sealer=error,frontdesk::server_stderr=info",
     };
     if let Err(e) = logging::init(filter, cli.log_file.as_deref()) {
         output::note(&format!("frontdesk: {e:#}"));
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         Command::Lab(args) => lab::run(&args),
         Command::Connect(args) => connect::run(&args),
         Command::Call(args) => call::run(&args),
+        Command::Tools(args) => tools::run(&args),
         Command::Respond(args) => park::respond(&args),
         Command::ConformanceClient { url } => conformance_client::run(&url),
         Command::ParkKeeper(args) => park::keep(&args),

@@ -52,6 +52,7 @@ pub enum SqliteDurability {
 
 /// Arguments of `frontdesk serve`.
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("transport").required(true).args(["stdio", "http"]))]
 #[command(after_help = "\
 Examples:
   frontdesk serve --stdio                       # for hosts that spawn the server
@@ -69,11 +70,13 @@ the process. Set but malformed: the server does not start.
 
 Logs go to stderr (RUST_LOG=debug for more); stdout is the stdio transport.")]
 pub struct ServeArgs {
-    /// Speak MCP over stdin/stdout (newline-delimited JSON).
-    #[arg(long, conflicts_with = "http", required_unless_present = "http")]
+    /// Speak MCP over stdin/stdout (newline-delimited JSON): for hosts that
+    /// start the server themselves.
+    #[arg(long, conflicts_with = "http")]
     stdio: bool,
-    /// Serve Streamable HTTP on this address (both protocol revisions on one endpoint).
-    #[arg(long, value_name = "ADDR")]
+    /// Serve Streamable HTTP on this address, e.g. `127.0.0.1:8080` or
+    /// `localhost:8080` (both protocol revisions on one endpoint, `/mcp`).
+    #[arg(long, value_name = "ADDR", value_parser = listen_address)]
     http: Option<SocketAddr>,
     /// Also serve the official conformance suite's fixture tools and prompt.
     #[arg(long)]
@@ -87,14 +90,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = InMemoryNonceStore::DEFAULT_MAX_PER_OWNER)]
     redemptions_per_client: usize,
     /// Directory of the SQLite store (created owner-only when missing; an
-    /// existing one must be yours and not writable by others).
-    #[arg(
-        long,
-        value_name = "DIR",
-        env = "FRONTDESK_DATA_DIR",
-        default_value = ".frontdesk"
-    )]
-    data_dir: PathBuf,
+    /// existing one must be yours and not writable by others). Default: the
+    /// platform's data directory (`$XDG_DATA_HOME/frontdesk`, else
+    /// `~/.local/share/frontdesk` on Linux), never the working directory.
+    #[arg(long, value_name = "DIR", env = "FRONTDESK_DATA_DIR")]
+    data_dir: Option<PathBuf>,
     /// Redis URL for `--store redis` (`redis://host:port[/db]`, `rediss://` for TLS).
     #[arg(long, value_name = "URL", env = "FRONTDESK_REDIS_URL")]
     redis_url: Option<String>,
@@ -140,6 +140,33 @@ pub struct ServeArgs {
     allow_origins: Vec<String>,
 }
 
+/// `--http ADDR`: an IP address and port, or `localhost:PORT` (loopback).
+fn listen_address(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    if let Some(port) = text
+        .strip_prefix("localhost:")
+        .and_then(|p| p.parse::<u16>().ok())
+    {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    Err(format!(
+        "`{text}` is not an address to listen on: give an IP address and a port, like \
+         127.0.0.1:8080 or localhost:8080 (this machine only) or 0.0.0.0:8080 (every interface)"
+    ))
+}
+
+/// The default data directory: the platform's data directory for frontdesk.
+fn default_data_dir() -> anyhow::Result<PathBuf> {
+    directories::ProjectDirs::from("", "", "frontdesk")
+        .map(|dirs| dirs.data_dir().to_path_buf())
+        .context(
+            "cannot find a data directory for the SQLite store (no home directory?): \
+             give one with --data-dir DIR or FRONTDESK_DATA_DIR",
+        )
+}
+
 /// Run `frontdesk serve` until the transport closes, Ctrl-C or SIGTERM.
 pub fn run(args: &ServeArgs) -> ExitCode {
     crate::run::block_on("serve", serve(args))
@@ -160,7 +187,13 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
             ),
         },
         StoreKind::Sqlite => {
-            let file = sqlite_file(&args.data_dir)?;
+            let dir = match &args.data_dir {
+                Some(dir) => dir.clone(),
+                None => default_data_dir()?,
+            };
+            let file = sqlite_file(&dir)?;
+            // The whole path: a relative one says nothing in a host's log.
+            let file = std::path::absolute(&file).unwrap_or(file);
             let store = Arc::new(
                 SqliteStore::open_with(
                     &file,
@@ -329,10 +362,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
                     .name("brightgrid (frontdesk demo)");
                 routes = routes.merge(resource.router(ENDPOINT));
             }
-            crate::output::note(&format!(
-                "frontdesk: MCP endpoint at {}",
-                listener.endpoint_url()
-            ));
+            banner(args, addr, &listener.endpoint_url(), auth.is_some());
             Ok(listener.routes(routes).serve(server).await?)
         }
         None => {
@@ -353,7 +383,35 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
                 }
             });
             tracing::info!(%base, "sign-in page listening");
+            tracing::info!(
+                "speaking MCP on stdin and stdout: a host starts this command itself \
+                 (e.g. `frontdesk connect -- frontdesk serve --stdio`)"
+            );
             Ok(frontdesk::server::stdio::serve_stdio_as(server, args.principal.clone()).await?)
         }
+    }
+}
+
+/// What `serve --http` says when it is up: where the endpoint is, how to connect
+/// a client to it, and, plainly, when anyone who can reach it may use it.
+fn banner(args: &ServeArgs, addr: SocketAddr, endpoint: &str, authenticated: bool) {
+    let note = crate::output::note;
+    note(&format!("frontdesk: MCP endpoint at {endpoint}"));
+    note(&format!(
+        "  connect a client: `frontdesk connect --url {endpoint}`, or add it to your \
+         MCP client as a Streamable HTTP server with this URL"
+    ));
+    if !args.allow_origins.is_empty() {
+        note(&format!(
+            "  browser pages also allowed from: {}",
+            args.allow_origins.join(", ")
+        ));
+    }
+    if !addr.ip().is_loopback() && !authenticated {
+        note(&format!(
+            "frontdesk serve: WARNING: {addr} is reachable from other machines and no \
+             authentication is configured: anyone who can reach it can call every tool. \
+             Add --auth-tokens FILE or --auth-jwks, or listen on 127.0.0.1."
+        ));
     }
 }

@@ -58,6 +58,40 @@ fn find_program(program: &str) -> anyhow::Result<PathBuf> {
     }
 }
 
+/// `line` without a leading RFC 3339 timestamp (`2026-12-03T16:13:02.123456Z `,
+/// as `tracing` and most loggers start a line), so a server's log line carries
+/// one timestamp in ours, not two.
+fn without_timestamp(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        bytes
+            .get(range)
+            .is_some_and(|b| b.iter().all(u8::is_ascii_digit))
+    };
+    let stamp = digits(0..4)
+        && bytes.get(4) == Some(&b'-')
+        && digits(5..7)
+        && bytes.get(7) == Some(&b'-')
+        && digits(8..10)
+        && matches!(bytes.get(10), Some(b'T' | b' '))
+        && digits(11..13)
+        && bytes.get(13) == Some(&b':');
+    if !stamp {
+        return line;
+    }
+    let Some((_, rest)) = line.split_once(char::is_whitespace) else {
+        return line;
+    };
+    let rest = rest.trim_start();
+    if bytes.get(10) == Some(&b' ') {
+        // `2026-12-03 16:13:02 INFO …`: the time after the space goes too.
+        return rest
+            .split_once(char::is_whitespace)
+            .map_or(rest, |(_, r)| r.trim_start());
+    }
+    rest
+}
+
 impl ServerProcess {
     /// Start `words` with piped stdin and stdout.
     pub fn spawn(words: &[String]) -> anyhow::Result<(ServerProcess, ChildStdout, ChildStdin)> {
@@ -86,7 +120,8 @@ impl ServerProcess {
                 let mut lines = tokio::io::BufReader::new(stderr).split(b'\n');
                 while let Ok(Some(line)) = lines.next_segment().await {
                     let line = String::from_utf8_lossy(&line).into_owned();
-                    tracing::info!(target: "frontdesk::server_stderr", "{line}");
+                    // Our log line has its own timestamp: the server's goes.
+                    tracing::info!(target: "frontdesk::server_stderr", "{}", without_timestamp(&line));
                     if let Ok(mut keep) = keep.lock() {
                         keep.push_back(line);
                         while keep.len() > LAST_LINES {
@@ -136,5 +171,28 @@ impl ServerProcess {
             tracing::info!("the server did not exit after its input closed; killing it");
             let _ = self.child.kill().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_timestamp;
+
+    #[test]
+    fn a_leading_timestamp_goes_and_nothing_else() {
+        assert_eq!(
+            without_timestamp("2026-12-03T16:13:02.123456Z  INFO frontdesk: listening"),
+            "INFO frontdesk: listening"
+        );
+        assert_eq!(
+            without_timestamp("2026-12-03 16:13:02 warn: slow"),
+            "warn: slow"
+        );
+        assert_eq!(without_timestamp("plain line"), "plain line");
+        assert_eq!(without_timestamp("2026-12-03"), "2026-12-03");
+        assert_eq!(
+            without_timestamp("1234-56 not a date"),
+            "1234-56 not a date"
+        );
     }
 }

@@ -25,8 +25,8 @@ use frontdesk_host::{SystemBrowser, terminal_available};
 /// How long the browser may take to come back after consent.
 const SIGN_IN_TIME: Duration = Duration::from_secs(300);
 
-/// Flags for servers reached over HTTP.
-#[derive(Debug, Clone, Args)]
+/// Flags for servers reached over HTTP (also handed to a parked call's keeper).
+#[derive(Debug, Clone, Args, serde::Serialize, serde::Deserialize)]
 pub struct RemoteArgs {
     /// Trust this CA certificate (PEM) for HTTPS, on top of the system's (repeatable).
     #[arg(long = "ca-cert", value_name = "FILE")]

@@ -64,7 +64,15 @@ pub fn lab(
             .protocol(protocol.choice())
             .switchable(true)
             .preset("book_return", json!({ "order_id": "A-1001" }));
-        serve(&flags, "lab", options, connector, show_wire).await
+        serve(
+            &flags,
+            "lab",
+            options,
+            connector,
+            ClientConfig::default(),
+            show_wire,
+        )
+        .await
     })
 }
 
@@ -130,6 +138,23 @@ pub fn connect(flags: &WebFlags, target: &Target, client: &ClientArgs) -> ExitCo
     let flags = flags.clone();
     let target = target.clone();
     let (protocol, show_wire, timeout) = (client.protocol, client.show_wire, client.timeout());
+    // --root and, for a URL, the remote flags (CA certificates, sign-in) apply
+    // to the page's client as to the terminal's.
+    let mut base = crate::hosting::client_config(protocol, timeout);
+    let prepared = (|| -> anyhow::Result<()> {
+        if !client.roots.is_empty() {
+            let roots = frontdesk_host::sampling::roots_of(&client.roots).context("--root")?;
+            base.roots = Some(Arc::new(frontdesk::client::StaticRoots(roots)));
+        }
+        if matches!(target, Target::Url(_)) {
+            client.remote.apply(&mut base)?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = prepared {
+        crate::output::error("connect", &format!("{e:#}"));
+        return ExitCode::from(crate::exit::CANNOT_START);
+    }
     crate::run::block_on("connect", async move {
         let described = target.describe();
         let reach = target.clone();
@@ -146,7 +171,7 @@ pub fn connect(flags: &WebFlags, target: &Target, client: &ClientArgs) -> ExitCo
             .intro("Call the server's tools; its questions appear on this page.")
             .target(frontdesk_host::sanitize::display_line(&described, 200))
             .protocol(protocol.choice());
-        serve(&flags, "connect", options, connector, show_wire).await
+        serve(&flags, "connect", options, connector, base, show_wire).await
     })
 }
 
@@ -156,9 +181,12 @@ async fn serve(
     command: &str,
     options: WebOptions,
     connector: Connector,
+    mut config: ClientConfig,
     show_wire: bool,
 ) -> anyhow::Result<()> {
-    let mut config = ClientConfig::default();
+    // A URL flow the person is finishing in another tab is checked again
+    // every round (2026-07-28, about every 10 s on the demo): room for ten minutes.
+    config.max_rounds = config.max_rounds.max(64);
     if show_wire {
         config = config.on_wire(wire_printer);
     }

@@ -183,7 +183,7 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
         "<!doctype html><html lang=en><head><meta charset=utf-8>\
          <meta name=viewport content=\"width=device-width,initial-scale=1\">\
-         <title>{}</title><style>{STYLE}</style></head><body>{body}</body></html>",
+         <title>{}</title><style>{STYLE}</style></head><body><main>{body}</main></body></html>",
         escape_html(title)
     );
     let mut r = (status, html).into_response();

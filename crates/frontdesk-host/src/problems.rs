@@ -7,7 +7,20 @@
 //! every place that reports problems words them here.
 
 use frontdesk_form::{ErrorCode, Field, FieldKind, FormSchema, ValidationError, ValidationErrors};
+use serde::Serialize;
 use serde_json::{Map, Value};
+
+/// One problem with an answer, keyed by the field it is about (`None`: the
+/// form as a whole), worded by [`describe`]. Serializes as
+/// `{"field": "contact_email", "message": "…"}` (no `field` for the form).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// The field's key, when the problem is one field's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// What is wrong, for whoever fixes it.
+    pub message: String,
+}
 
 /// The most options listed in one message.
 const MAX_LISTED: usize = 10;
@@ -103,9 +116,24 @@ pub fn describe_all(
     errors: &ValidationErrors,
     answer: Option<&Map<String, Value>>,
 ) -> Vec<String> {
+    describe_keyed(schema, errors, answer)
+        .into_iter()
+        .map(|p| p.message)
+        .collect()
+}
+
+/// Every problem, in order, keyed by field (see [`Problem`]).
+pub fn describe_keyed(
+    schema: &FormSchema,
+    errors: &ValidationErrors,
+    answer: Option<&Map<String, Value>>,
+) -> Vec<Problem> {
     errors
         .errors()
         .iter()
-        .map(|e| describe(schema, e, answer))
+        .map(|e| Problem {
+            field: e.field.clone(),
+            message: describe(schema, e, answer),
+        })
         .collect()
 }

@@ -36,7 +36,7 @@ pub fn result_lines(tool: &str, result: &CallToolResult) -> Vec<String> {
         lines.push("  (no content)".to_owned());
     }
     if result.structured_content.is_some() {
-        lines.push("  (it also sent structured content: see it as JSON)".to_owned());
+        lines.push("  (it also sent structured content: [j] shows the result as JSON)".to_owned());
     }
     lines
 }
@@ -62,8 +62,10 @@ fn block_lines(block: &ContentBlock) -> Vec<String> {
             "  [a link to the resource {}]",
             display_line(&r.resource.uri, 300)
         )),
-        ContentBlock::Resource(_) => one("  [an embedded resource: see it as JSON]".to_owned()),
-        _ => one("  [content of another kind: see it as JSON]".to_owned()),
+        ContentBlock::Resource(_) => {
+            one("  [an embedded resource: [j] shows it in the JSON]".to_owned())
+        }
+        _ => one("  [content of another kind: [j] shows it in the JSON]".to_owned()),
     }
 }
 

@@ -91,6 +91,12 @@ pub trait Screen: Send {
     /// Show a key menu and wait for one of its keys (Esc is
     /// [`Interrupted::Escape`], Ctrl-C [`Interrupted::Cancel`]).
     fn key(&mut self, prompt: &str, keys: &[MenuKey]) -> Prompted<char>;
+    /// Print text whose lines must stay whole (JSON a person may copy): never
+    /// wrapped by the program, so a line longer than the terminal is only folded
+    /// on screen by the terminal itself and copies back as one line.
+    fn show_verbatim(&mut self, text: &str) {
+        self.show(text);
+    }
     /// Print one line with its middle part emphasized (bold and underlined where
     /// styled): the registrable domain inside a URL.
     fn show_marked(&mut self, before: &str, marked: &str, after: &str) {

@@ -6,8 +6,14 @@ use std::sync::Arc;
 use frontdesk::client::{
     BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
 };
+use frontdesk_host::terminal::AnswerMemory;
 use frontdesk_host::widgets::Header;
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
+
+/// How long a URL asked again while the person is still in the other tab waits
+/// before the page says "check now" (the server holds each check a while too).
+const RECHECK: std::time::Duration = std::time::Duration::from_secs(2);
 
 use crate::draft::Draft;
 use crate::state::{FormStage, Question, QuestionKind, Shared};
@@ -21,6 +27,9 @@ use crate::state::{FormStage, Question, QuestionKind, Shared};
 #[derive(Clone)]
 pub struct WebHandler {
     shared: Arc<Shared>,
+    /// The person's last answer to each form: the same form asked again starts
+    /// from it (as in the terminal).
+    memory: Arc<AnswerMemory>,
 }
 
 impl std::fmt::Debug for WebHandler {
@@ -33,7 +42,10 @@ impl std::fmt::Debug for WebHandler {
 
 impl WebHandler {
     pub(crate) fn new(shared: Arc<Shared>) -> WebHandler {
-        WebHandler { shared }
+        WebHandler {
+            shared,
+            memory: Arc::new(AnswerMemory::default()),
+        }
     }
 }
 
@@ -49,24 +61,57 @@ impl Drop for OnPage<'_> {
     }
 }
 
-fn question(request: &Elicitation, answer: oneshot::Sender<ElicitationResponse>) -> Question {
+fn question(
+    request: &Elicitation,
+    remembered: Option<&Map<String, Value>>,
+    answer: oneshot::Sender<ElicitationResponse>,
+) -> Question {
     let header = Header::new(&request.origin, &request.message, 0);
     let kind = match &request.kind {
-        ElicitationKind::Form { form, prefill } => QuestionKind::Form {
-            draft: Draft::from_values(&form.schema, prefill),
-            form: form.clone(),
-            stage: FormStage::Editing,
-        },
-        ElicitationKind::Url { review, .. } => QuestionKind::Url {
+        ElicitationKind::Form { form, prefill } => {
+            let mut start = prefill.clone();
+            if let Some(values) = remembered {
+                start.extend(values.clone());
+            }
+            QuestionKind::Form {
+                draft: Draft::from_values(&form.schema, &start),
+                form: form.clone(),
+                stage: FormStage::Editing,
+            }
+        }
+        ElicitationKind::Url {
+            review,
+            elicitation_id,
+        } => QuestionKind::Url {
             review: review.clone(),
-            opened: false,
+            elicitation_id: elicitation_id.clone(),
         },
     };
     let mut q = Question::new(header, kind, request.previous_errors.clone(), answer);
+    q.remembered = remembered.is_some();
     if let (QuestionKind::Form { draft, .. }, Some(_)) = (&mut q.kind, &q.previous_errors) {
         draft.show_all = true;
     }
     q
+}
+
+/// Whether `request` asks again a URL the person already consented to for the
+/// same call (2026-07-28: the flow is not finished yet).
+fn asked_again(shared: &Shared, request: &Elicitation) -> bool {
+    let ElicitationKind::Url { review, .. } = &request.kind else {
+        return false;
+    };
+    let Some(url) = review.consented() else {
+        return false;
+    };
+    shared.lock().flows.iter().any(|f| {
+        f.url == url.as_str()
+            && f.request == request.origin.request.as_deref().map(display_line_owned)
+    })
+}
+
+fn display_line_owned(text: &str) -> String {
+    frontdesk_host::sanitize::display_line(text, 200)
 }
 
 impl ElicitationHandler for WebHandler {
@@ -79,20 +124,48 @@ impl ElicitationHandler for WebHandler {
 
     fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
         Box::pin(async move {
+            let server = frontdesk_host::sanitize::server_label(&request.origin.server);
+            if self.shared.lock().stopped.contains(&server) {
+                tracing::info!("answering cancel: the person asked this server to stop asking");
+                return ElicitationResponse::Cancel;
+            }
+            if asked_again(&self.shared, &request) {
+                // The person consented and is finishing in the other tab: this is
+                // the server checking again, answered "check now" after a pause.
+                tokio::select! {
+                    () = tokio::time::sleep(RECHECK) => {}
+                    () = request.cancelled.cancelled() => return ElicitationResponse::Cancel,
+                }
+                return ElicitationResponse::Accept(Map::new());
+            }
+            let remembered = match &request.kind {
+                ElicitationKind::Form { form, .. } => {
+                    self.memory.recall(&request.origin, &form.schema)
+                }
+                ElicitationKind::Url { .. } => None,
+            };
             let (tx, rx) = oneshot::channel();
             let cancelled = request.cancelled.clone();
-            let id = self.shared.push_question(question(&request, tx));
+            let id = self
+                .shared
+                .push_question(question(&request, remembered.as_ref(), tx));
             let _on_page = OnPage {
                 shared: &self.shared,
                 id,
             };
-            tokio::select! {
+            let answer = tokio::select! {
                 answer = rx => answer.unwrap_or(ElicitationResponse::Cancel),
                 () = cancelled.cancelled() => {
                     tracing::info!(key = %request.origin.key, "request withdrawn; answering cancel");
                     ElicitationResponse::Cancel
                 }
+            };
+            if let (ElicitationKind::Form { form, .. }, ElicitationResponse::Accept(values)) =
+                (&request.kind, &answer)
+            {
+                self.memory.remember(&request.origin, &form.schema, values);
             }
+            answer
         })
     }
 }

@@ -6,8 +6,8 @@
 //! | `GET /app.js`, `GET /app.css`, `GET /favicon.svg` | the embedded script, style and icon |
 //! | `GET /status?screen=S&queue=Q` | waits (up to 25 s) until the page is out of date, then the counters and the queue |
 //! | `POST /q/{id}/check` | the form's controls → per-field messages from the form model |
-//! | `POST /q/{id}` | a choice: `review`, `edit`, `accept`, `open`, `done`, `decline`, `cancel` |
-//! | `POST /call` | call a tool with JSON arguments |
+//! | `POST /q/{id}` | a choice: `review`, `edit`, `accept`, `open`, `decline`, `cancel`, `stop`; or `answer` (a one-step question's button) |
+//! | `POST /call` | call a tool with its arguments (its form's fields, or JSON) |
 //! | `POST /protocol` | reconnect with the other revision (the lab) |
 //!
 //! and one outside it: `GET /open/{code}`, the one-time address the browser is
@@ -29,6 +29,9 @@ use frontdesk::client::ElicitationResponse;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
+
+use frontdesk::client::Tool;
+use frontdesk_host::terminal::arguments::{ArgumentsForm, arguments_form};
 
 use crate::draft::Draft;
 use crate::guard::{Guard, OPEN_PREFIX, Refusal, guard};
@@ -209,6 +212,8 @@ async fn check(State(app): State<Arc<App>>, Path(id): Path<u64>, body: Bytes) ->
 /// What a choice leads to.
 enum Next {
     Answer(ElicitationResponse),
+    /// Cancel, and answer every later question of this server `cancel`.
+    Stop,
     Changed,
     Nothing,
 }
@@ -252,13 +257,26 @@ fn decide(question: &mut Question, action: &str, pairs: &[(String, String)]) -> 
             *stage = FormStage::Editing;
             Next::Changed
         }
-        (QuestionKind::Url { review, opened }, "open") if !*opened && review.may_open() => {
-            *opened = true;
-            Next::Changed
-        }
-        (QuestionKind::Url { opened: true, .. }, "done") => {
+        // Consent: the page opens the link in a new tab on this click, and the
+        // server hears accept at once (the flow then finishes by itself).
+        (QuestionKind::Url { review, .. }, "open") if review.may_open() => {
             Next::Answer(ElicitationResponse::Accept(Map::new()))
         }
+        (_, "stop") => Next::Stop,
+        // A one-step question: the button is the answer.
+        (QuestionKind::Form { form, .. }, "") => match value(pairs, "answer") {
+            Some(answer) => {
+                let fresh =
+                    Draft::from_pairs(&form.schema, &[("f0".to_owned(), answer.to_owned())]);
+                let checked = fresh.check(&form.schema);
+                if checked.valid() {
+                    Next::Answer(ElicitationResponse::Accept(checked.values))
+                } else {
+                    Next::Nothing
+                }
+            }
+            None => Next::Nothing,
+        },
         _ => Next::Nothing,
     }
 }
@@ -296,7 +314,18 @@ async fn act(State(app): State<Arc<App>>, Path(id): Path<u64>, body: Bytes) -> R
             }
         }
     };
-    if let Next::Answer(response) = next
+    let response = match next {
+        Next::Answer(response) => Some(response),
+        Next::Stop => {
+            let server = app.shared.lock().current().map(|q| q.header.server.clone());
+            if let Some(server) = server {
+                app.shared.lock().stopped.insert(server);
+            }
+            Some(ElicitationResponse::Cancel)
+        }
+        Next::Changed | Next::Nothing => None,
+    };
+    if let Some(response) = response
         && app.shared.answer(id, response)
     {
         settle(&app, app.shared.versions().screen).await;
@@ -315,6 +344,29 @@ fn parse_arguments(text: &str) -> Result<Value, String> {
     }
 }
 
+/// The arguments of `tool` from its form on the page: its fields read by the form
+/// model (as a question's are), or its JSON.
+fn tool_arguments(tool: &Tool, pairs: &[(String, String)]) -> Result<Value, String> {
+    match arguments_form(tool) {
+        ArgumentsForm::None => Ok(Value::Object(Map::new())),
+        ArgumentsForm::Json(_) => parse_arguments(value(pairs, "arguments").unwrap_or("")),
+        ArgumentsForm::Form(parsed) => {
+            let checked = Draft::from_pairs(&parsed.schema, pairs).check(&parsed.schema);
+            if checked.valid() {
+                return Ok(Value::Object(checked.values));
+            }
+            let problems: Vec<&str> = checked
+                .messages
+                .iter()
+                .flatten()
+                .chain(&checked.general)
+                .map(String::as_str)
+                .collect();
+            Err(problems.join("; "))
+        }
+    }
+}
+
 async fn call(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let pairs = pairs(&body);
     let tool = value(&pairs, "tool").unwrap_or("").to_owned();
@@ -324,12 +376,13 @@ async fn call(State(app): State<Arc<App>>, body: Bytes) -> Response {
         .connection
         .tools
         .iter()
-        .any(|t| t.name == tool);
-    let started = if known {
-        parse_arguments(value(&pairs, "arguments").unwrap_or(""))
-            .and_then(|args| app.session.call(tool.clone(), args))
-    } else {
-        Err("This server has no such tool.".to_owned())
+        .find(|t| t.name == tool)
+        .cloned();
+    let started = match known {
+        Some(found) => {
+            tool_arguments(&found, &pairs).and_then(|args| app.session.call(tool.clone(), args))
+        }
+        None => Err("This server has no such tool.".to_owned()),
     };
     match started {
         Ok(()) => settle(&app, app.shared.versions().screen).await,

@@ -84,7 +84,6 @@ impl Session {
                 tracing::warn!(%reason, "the web host could not connect");
                 self.shared.change(|inner| {
                     inner.connection.link = Link::Failed(reason);
-                    inner.connection.wire_to = Some(inner.wire.end());
                 });
                 return;
             }
@@ -105,7 +104,6 @@ impl Session {
         self.shared.change(|inner| {
             inner.connection.link = Link::Connected { server, revision };
             inner.connection.tools = tools;
-            inner.connection.wire_to = Some(inner.wire.end());
         });
     }
 

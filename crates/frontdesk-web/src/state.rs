@@ -46,8 +46,11 @@ pub(crate) enum QuestionKind {
         draft: Draft,
         stage: FormStage,
     },
-    /// A link to open, and whether the person already opened it.
-    Url { review: UrlReview, opened: bool },
+    /// A link to open, and the 2025-11-25 `elicitationId`, when there is one.
+    Url {
+        review: UrlReview,
+        elicitation_id: Option<String>,
+    },
 }
 
 /// One elicitation waiting for the person.
@@ -58,6 +61,8 @@ pub(crate) struct Question {
     pub header: Header,
     pub kind: QuestionKind,
     pub previous_errors: Option<ValidationErrors>,
+    /// The form starts from the person's last answer to the same form.
+    pub remembered: bool,
     answer: Option<oneshot::Sender<ElicitationResponse>>,
 }
 
@@ -74,6 +79,7 @@ impl Question {
             header,
             kind,
             previous_errors,
+            remembered: false,
             answer: Some(answer),
         }
     }
@@ -93,12 +99,26 @@ pub(crate) struct Call {
     pub tool: String,
     pub arguments: Value,
     pub revision: Revision,
-    /// The wire messages recorded while it ran: `wire_from..wire_to` (open while it runs).
-    pub wire_from: usize,
-    pub wire_to: Option<usize>,
+    /// When it started (its messages' times are shown from here).
+    pub started: std::time::SystemTime,
     pub outcome: Option<CallOutcome>,
     /// The lab's explanation of what travelled, once it ended.
     pub explanation: Vec<String>,
+}
+
+/// A URL the person consented to: they finish in another tab, and the page moves
+/// on by itself when the flow is complete (the server's
+/// `notifications/elicitation/complete`, or the call's next step).
+#[derive(Debug, Clone)]
+pub(crate) struct Flow {
+    /// `tools/call connect_store_account`, when known.
+    pub request: Option<String>,
+    /// Who asked, made safe for display.
+    pub server: String,
+    /// The consented URL, to copy if no tab opened.
+    pub url: String,
+    /// The 2025-11-25 `elicitationId`.
+    pub elicitation_id: Option<String>,
 }
 
 /// The state of the connection to the server.
@@ -120,7 +140,6 @@ pub(crate) struct Connection {
     pub link: Link,
     pub tools: Vec<Tool>,
     pub wire_from: usize,
-    pub wire_to: Option<usize>,
 }
 
 /// Everything behind the lock.
@@ -131,7 +150,13 @@ pub(crate) struct Inner {
     pub calls: Vec<Call>,
     pub connection: Connection,
     pub wire: WireLog,
-    /// A one-time note for the next page (a withdrawn question, bad arguments…).
+    /// Servers (as their headers name them) the person asked to stop asking: their
+    /// questions are answered `cancel` until the page's connection ends.
+    pub stopped: std::collections::BTreeSet<String>,
+    /// URL flows the person consented to that are not finished yet.
+    pub flows: Vec<Flow>,
+    /// A one-time note for the next page (what was sent, a withdrawn question, bad
+    /// arguments…), read out by the page's live status region.
     pub notice: Option<String>,
 }
 
@@ -229,13 +254,43 @@ impl Shared {
         self.bump(at == 0, true);
     }
 
-    /// Answer the question on screen, if it is `id`. `false` when it is not (any more).
+    /// Answer the question on screen, if it is `id`, and say on the page what was
+    /// sent. `false` when it is not (any more).
     pub(crate) fn answer(&self, id: u64, response: ElicitationResponse) -> bool {
         let mut inner = self.lock();
         if inner.current().map(|q| q.id) != Some(id) {
             return false;
         }
         let mut question = inner.questions.remove(0);
+        let to = question.header.title();
+        let what = match (&question.kind, &response) {
+            (QuestionKind::Url { .. }, ElicitationResponse::Accept(_)) => {
+                "accept (you consented to open the link)".to_owned()
+            }
+            (_, ElicitationResponse::Accept(values)) => {
+                format!("accept, with {} value(s)", values.len())
+            }
+            (_, ElicitationResponse::Decline) => "decline (none of your answers)".to_owned(),
+            (_, ElicitationResponse::Cancel) => "cancel (none of your answers)".to_owned(),
+        };
+        inner.notice = Some(format!("Sent to {to}: {what}."));
+        if let (
+            QuestionKind::Url {
+                review,
+                elicitation_id,
+                ..
+            },
+            ElicitationResponse::Accept(_),
+        ) = (&question.kind, &response)
+            && let Some(url) = review.consented()
+        {
+            inner.flows.push(Flow {
+                request: question.header.request.clone(),
+                server: question.header.server.clone(),
+                url: url.as_str().to_owned(),
+                elicitation_id: elicitation_id.clone(),
+            });
+        }
         if let Some(tx) = question.answer.take() {
             let _ = tx.send(response);
         }
@@ -243,23 +298,62 @@ impl Shared {
         true
     }
 
-    /// Record a wire message (masked as it is stored).
+    /// Record a wire message (masked as it is stored). A
+    /// `notifications/elicitation/complete` ends its flow: the page moves on (a
+    /// consent question for it still on screen is answered `accept`: the person
+    /// finished it).
     pub(crate) fn record_wire(&self, direction: frontdesk::client::Direction, message: &Value) {
-        self.lock().wire.record(direction, message);
+        let mut inner = self.lock();
+        inner.wire.record(direction, message);
+        let completed = (direction == frontdesk::client::Direction::Incoming
+            && message.get("method").and_then(Value::as_str)
+                == Some("notifications/elicitation/complete"))
+        .then(|| {
+            message
+                .pointer("/params/elicitationId")
+                .and_then(Value::as_str)
+        })
+        .flatten();
+        let Some(eid) = completed else {
+            return;
+        };
+        let before = inner.flows.len();
+        inner
+            .flows
+            .retain(|f| f.elicitation_id.as_deref() != Some(eid));
+        let on_screen = inner.current().and_then(|q| match &q.kind {
+            QuestionKind::Url {
+                elicitation_id: Some(id),
+                ..
+            } if id == eid => Some(q.id),
+            _ => None,
+        });
+        if on_screen.is_none() && inner.flows.len() == before {
+            return;
+        }
+        inner.notice = Some("The sign-in in the other tab is complete: moving on.".to_owned());
+        self.bump(true, false);
+        drop(inner);
+        if let Some(id) = on_screen
+            && self.answer(id, ElicitationResponse::Accept(Map::new()))
+        {
+            self.lock()
+                .flows
+                .retain(|f| f.elicitation_id.as_deref() != Some(eid));
+        }
     }
 
     /// Start recording a call; returns its id.
     pub(crate) fn start_call(&self, tool: &str, arguments: &Value, revision: Revision) -> u64 {
         self.change(|inner| {
             let id = inner.next();
-            let wire_from = inner.wire.end();
+            inner.wire.start_call(id, tool, arguments);
             inner.calls.push(Call {
                 id,
                 tool: tool.to_owned(),
                 arguments: arguments.clone(),
                 revision,
-                wire_from,
-                wire_to: None,
+                started: std::time::SystemTime::now(),
                 outcome: None,
                 explanation: Vec::new(),
             });
@@ -267,26 +361,36 @@ impl Shared {
         })
     }
 
-    /// A call ended: its outcome, its wire range and the explanation of it.
+    /// A call ended: its outcome and the explanation of its messages; the flows it
+    /// was waiting for are over.
     pub(crate) fn finish_call(&self, id: u64, outcome: CallOutcome) {
         self.change(|inner| {
-            let wire_to = inner.wire.end();
+            inner.wire.finish_call(id);
             let Some(at) = inner.calls.iter().position(|c| c.id == id) else {
                 return;
             };
-            let (revision, tool, from) = {
+            let (revision, tool) = {
                 let call = &inner.calls[at];
-                (call.revision, call.tool.clone(), call.wire_from)
+                (call.revision, call.tool.clone())
             };
+            let label = format!("tools/call {tool}");
+            if !inner
+                .calls
+                .iter()
+                .any(|c| c.id != id && c.tool == tool && c.outcome.is_none())
+            {
+                inner
+                    .flows
+                    .retain(|f| f.request.as_deref() != Some(label.as_str()));
+            }
             let messages: Vec<_> = inner
                 .wire
-                .for_call(from, wire_to, &tool)
+                .for_call(id)
                 .into_iter()
                 .map(|e| (e.direction, e.message.clone()))
                 .collect();
             let explanation = frontdesk_host::explain::explain(revision, &tool, &messages);
             let call = &mut inner.calls[at];
-            call.wire_to = Some(wire_to);
             call.outcome = Some(outcome);
             call.explanation = explanation;
         });
@@ -309,7 +413,7 @@ mod tests {
         let (tx, rx) = oneshot::channel();
         let kind = QuestionKind::Url {
             review: review("https://example.com/", &UrlPolicy::default()),
-            opened: false,
+            elicitation_id: None,
         };
         (
             Question::new(Header::new(&origin, "hi", 0), kind, None, tx),

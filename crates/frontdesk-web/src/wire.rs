@@ -9,6 +9,7 @@
 //! log, so it never reaches the page.
 
 use std::collections::{BTreeSet, VecDeque};
+use std::time::SystemTime;
 
 use frontdesk::client::Direction;
 use frontdesk_form::FormSchema;
@@ -26,6 +27,10 @@ pub(crate) struct WireEntry {
     pub direction: Direction,
     /// The message, secrets masked.
     pub message: Value,
+    /// When it was recorded.
+    pub at: SystemTime,
+    /// The call it belongs to (see [`Attribution`]), if any.
+    pub call: Option<u64>,
 }
 
 /// Every message so far, by position (positions stay valid when old ones go).
@@ -34,6 +39,161 @@ pub(crate) struct WireLog {
     entries: VecDeque<WireEntry>,
     first: usize,
     sensitive: BTreeSet<String>,
+    attribution: Attribution,
+}
+
+/// What ties a message to the call it belongs to, learnt as messages pass:
+///
+/// - the first `tools/call` of a call: the oldest started call of that tool with
+///   those arguments that has sent nothing yet;
+/// - a retry (2026-07-28): the call whose `input_required` result carried the
+///   `requestState` it sends back;
+/// - a response: the call whose request had its JSON-RPC id;
+/// - a request from the server (2025-11-25 `elicitation/create`, …): the call
+///   running then, when exactly one is (with several, it belongs to none: the
+///   protocol does not say which), and the client's answer by its id;
+/// - `notifications/elicitation/complete`: the call whose URL question had that
+///   `elicitationId`; `notifications/cancelled`: by the id it names.
+#[derive(Debug, Default)]
+struct Attribution {
+    calls: Vec<Tracked>,
+}
+
+#[derive(Debug)]
+struct Tracked {
+    id: u64,
+    tool: String,
+    arguments: Value,
+    started: bool,
+    running: bool,
+    /// JSON-RPC ids (as text) of the client's requests and of the server's.
+    ids: BTreeSet<String>,
+    states: BTreeSet<String>,
+    elicitations: BTreeSet<String>,
+}
+
+/// The most calls tracked (the oldest finished ones go first).
+const MAX_TRACKED: usize = 256;
+
+impl Attribution {
+    fn start(&mut self, id: u64, tool: &str, arguments: &Value) {
+        if self.calls.len() >= MAX_TRACKED
+            && let Some(at) = self.calls.iter().position(|c| !c.running)
+        {
+            self.calls.remove(at);
+        }
+        self.calls.push(Tracked {
+            id,
+            tool: tool.to_owned(),
+            arguments: normalized(arguments),
+            started: false,
+            running: true,
+            ids: BTreeSet::new(),
+            states: BTreeSet::new(),
+            elicitations: BTreeSet::new(),
+        });
+    }
+
+    fn finish(&mut self, id: u64) {
+        if let Some(c) = self.calls.iter_mut().find(|c| c.id == id) {
+            c.running = false;
+        }
+    }
+
+    fn by_id(&mut self, id: &str) -> Option<&mut Tracked> {
+        self.calls.iter_mut().rev().find(|c| c.ids.contains(id))
+    }
+
+    /// The call `message` belongs to, learning what later messages need.
+    fn attribute(&mut self, direction: Direction, message: &Value) -> Option<u64> {
+        let id = message.get("id").map(Value::to_string);
+        let method = message.get("method").and_then(Value::as_str);
+        match (direction, method, &id) {
+            (Direction::Outgoing, Some("tools/call"), Some(rpc)) => {
+                let state = message
+                    .pointer("/params/requestState")
+                    .and_then(Value::as_str);
+                let name = message.pointer("/params/name").and_then(Value::as_str);
+                let arguments =
+                    normalized(message.pointer("/params/arguments").unwrap_or(&Value::Null));
+                let found = match state {
+                    Some(state) => self
+                        .calls
+                        .iter_mut()
+                        .rev()
+                        .find(|c| c.states.contains(state)),
+                    None => self.calls.iter_mut().find(|c| {
+                        c.running
+                            && !c.started
+                            && Some(c.tool.as_str()) == name
+                            && c.arguments == arguments
+                    }),
+                };
+                let c = found?;
+                c.started = true;
+                c.ids.insert(rpc.clone());
+                Some(c.id)
+            }
+            // A request or notification of the client's own, not a call's.
+            (Direction::Outgoing, Some("notifications/cancelled"), _) => {
+                let named = message.pointer("/params/requestId")?.to_string();
+                self.by_id(&named).map(|c| c.id)
+            }
+            (Direction::Outgoing, Some(_), _) => None,
+            // The client's answer to a request of the server's.
+            (Direction::Outgoing, None, Some(rpc)) => self.by_id(rpc).map(|c| c.id),
+            (Direction::Outgoing, None, None) => None,
+            // A response to the client.
+            (Direction::Incoming, None, Some(rpc)) => {
+                let c = self.by_id(rpc)?;
+                if let Some(state) = message
+                    .pointer("/result/requestState")
+                    .and_then(Value::as_str)
+                {
+                    c.states.insert(state.to_owned());
+                }
+                Some(c.id)
+            }
+            (Direction::Incoming, Some("notifications/elicitation/complete"), _) => {
+                let eid = message
+                    .pointer("/params/elicitationId")
+                    .and_then(Value::as_str)?;
+                self.calls
+                    .iter()
+                    .rev()
+                    .find(|c| c.elicitations.contains(eid))
+                    .map(|c| c.id)
+            }
+            (Direction::Incoming, Some("notifications/cancelled"), _) => {
+                let named = message.pointer("/params/requestId")?.to_string();
+                self.by_id(&named).map(|c| c.id)
+            }
+            (Direction::Incoming, Some(m), Some(rpc)) if m != "ping" => {
+                let running = |c: &Tracked| c.running && c.started;
+                if self.calls.iter().filter(|c| running(c)).count() != 1 {
+                    return None;
+                }
+                let c = self.calls.iter_mut().find(|c| running(c))?;
+                c.ids.insert(rpc.clone());
+                if let Some(eid) = message
+                    .pointer("/params/elicitationId")
+                    .and_then(Value::as_str)
+                {
+                    c.elicitations.insert(eid.to_owned());
+                }
+                Some(c.id)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Arguments as the client sends them: an empty object is the same as none.
+fn normalized(arguments: &Value) -> Value {
+    match arguments {
+        Value::Object(m) if m.is_empty() => Value::Null,
+        other => other.clone(),
+    }
 }
 
 impl WireLog {
@@ -42,15 +202,28 @@ impl WireLog {
         self.first + self.entries.len()
     }
 
-    /// Record a message: learn the sensitive keys of any form in it, then store it
-    /// masked.
+    /// A call started from the page: its messages are attributed to `id` from now on.
+    pub(crate) fn start_call(&mut self, id: u64, tool: &str, arguments: &Value) {
+        self.attribution.start(id, tool, arguments);
+    }
+
+    /// The call `id` ended.
+    pub(crate) fn finish_call(&mut self, id: u64) {
+        self.attribution.finish(id);
+    }
+
+    /// Record a message: learn the sensitive keys of any form in it, tie it to its
+    /// call, then store it masked.
     pub(crate) fn record(&mut self, direction: Direction, message: &Value) {
         self.learn(message);
+        let call = self.attribution.attribute(direction, message);
         let mut masked = message.clone();
         mask(&mut masked, &self.sensitive);
         self.entries.push_back(WireEntry {
             direction,
             message: masked,
+            at: SystemTime::now(),
+            call,
         });
         if self.entries.len() > MAX_ENTRIES {
             self.entries.pop_front();
@@ -65,29 +238,17 @@ impl WireLog {
         self.entries.range(start.min(stop)..stop)
     }
 
-    /// The messages of `from..to` that can belong to a call of `tool`: calls of
-    /// other tools made meanwhile, and the responses to them, are left out. (Two
-    /// calls of the same tool at once still share their messages.)
-    pub(crate) fn for_call(&self, from: usize, to: usize, tool: &str) -> Vec<&WireEntry> {
-        let is_other_call = |e: &WireEntry| {
-            e.direction == Direction::Outgoing
-                && e.message.get("method").and_then(Value::as_str) == Some("tools/call")
-                && e.message.pointer("/params/name").and_then(Value::as_str) != Some(tool)
-        };
-        let others: BTreeSet<String> = self
-            .range(from, to)
-            .filter(|e| is_other_call(e))
-            .filter_map(|e| e.message.get("id").map(Value::to_string))
-            .collect();
-        self.range(from, to)
-            .filter(|e| !is_other_call(e))
-            .filter(|e| {
-                let response =
-                    e.direction == Direction::Incoming && e.message.get("method").is_none();
-                let id = e.message.get("id").map(Value::to_string);
-                !(response && id.is_some_and(|id| others.contains(&id)))
-            })
+    /// The messages of the call `call` that are still kept, in order.
+    pub(crate) fn for_call(&self, call: u64) -> Vec<&WireEntry> {
+        self.entries
+            .iter()
+            .filter(|e| e.call == Some(call))
             .collect()
+    }
+
+    /// The messages of `from..to` that belong to no call.
+    pub(crate) fn unattributed(&self, from: usize, to: usize) -> impl Iterator<Item = &WireEntry> {
+        self.range(from, to).filter(|e| e.call.is_none())
     }
 
     fn learn(&mut self, message: &Value) {
@@ -253,19 +414,80 @@ mod tests {
     }
 
     #[test]
-    fn a_call_leaves_out_the_other_tools_calls() {
+    fn each_message_goes_to_its_call_by_id_and_state() {
         let mut log = WireLog::default();
-        let call = |id: u64, name: &str| json!({"id": id, "method": "tools/call", "params": {"name": name}});
-        log.record(Direction::Outgoing, &call(1, "a"));
-        log.record(Direction::Outgoing, &call(2, "b"));
-        log.record(Direction::Incoming, &json!({"id": 2, "result": {}}));
-        log.record(Direction::Incoming, &json!({"id": 1, "result": {}}));
-        let ids: Vec<Value> = log
-            .for_call(0, log.end(), "a")
-            .iter()
-            .map(|e| e.message["id"].clone())
-            .collect();
-        assert_eq!(ids, [json!(1), json!(1)]);
+        let call = |id: u64, order: &str, state: Option<&str>| {
+            let mut params = json!({"name": "book_return", "arguments": {"order_id": order}});
+            if let Some(s) = state {
+                params["requestState"] = json!(s);
+            }
+            json!({"id": id, "method": "tools/call", "params": params})
+        };
+        let asked = |id: u64, state: &str| {
+            json!({"id": id, "result": {"resultType": "input_required", "requestState": state,
+                "inputRequests": {"return": {}}}})
+        };
+        log.start_call(1, "book_return", &json!({"order_id": "A-1"}));
+        log.start_call(2, "book_return", &json!({"order_id": "A-2"}));
+        log.record(Direction::Outgoing, &call(9, "A-1", None));
+        log.record(Direction::Outgoing, &call(10, "A-2", None));
+        log.record(Direction::Incoming, &asked(10, "s2"));
+        log.record(Direction::Incoming, &asked(9, "s1"));
+        log.record(Direction::Outgoing, &call(11, "A-2", Some("s2")));
+        log.record(Direction::Outgoing, &call(12, "A-1", Some("s1")));
+        log.record(
+            Direction::Incoming,
+            &json!({"id": 12, "result": {"content": []}}),
+        );
+        log.record(
+            Direction::Incoming,
+            &json!({"id": 11, "result": {"content": []}}),
+        );
+        let ids = |c: u64| -> Vec<Value> {
+            log.for_call(c)
+                .iter()
+                .map(|e| e.message["id"].clone())
+                .collect()
+        };
+        assert_eq!(ids(1), [json!(9), json!(9), json!(12), json!(12)]);
+        assert_eq!(ids(2), [json!(10), json!(10), json!(11), json!(11)]);
+    }
+
+    #[test]
+    fn a_server_request_goes_to_the_one_running_call_and_no_other() {
+        let mut log = WireLog::default();
+        log.start_call(1, "a", &json!({}));
+        log.record(
+            Direction::Outgoing,
+            &json!({"id": 1, "method": "tools/call", "params": {"name": "a"}}),
+        );
+        log.record(
+            Direction::Incoming,
+            &json!({"id": 0, "method": "elicitation/create",
+            "params": {"mode": "url", "elicitationId": "e1"}}),
+        );
+        log.record(
+            Direction::Outgoing,
+            &json!({"id": 0, "result": {"action": "accept"}}),
+        );
+        log.record(
+            Direction::Incoming,
+            &json!({"method": "notifications/elicitation/complete",
+            "params": {"elicitationId": "e1"}}),
+        );
+        log.start_call(2, "a", &json!({"x": 1}));
+        log.record(Direction::Outgoing, &json!({"id": 2, "method": "tools/call", "params": {"name": "a", "arguments": {"x": 1}}}));
+        log.record(
+            Direction::Incoming,
+            &json!({"id": 1, "method": "elicitation/create", "params": {}}),
+        );
+        assert_eq!(log.for_call(1).len(), 4);
+        assert_eq!(log.for_call(2).len(), 1);
+        assert_eq!(
+            log.unattributed(0, log.end()).count(),
+            1,
+            "two calls ran: nobody's"
+        );
     }
 
     #[test]

@@ -5,13 +5,14 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use frontdesk_host::parked::{ParkedAnswer, ParkedHandler, RespondError};
+use frontdesk::client::{ClientConfig, Direction, StaticRoots};
+use frontdesk_host::parked::{ParkedAnswer, ParkedHandler, QuestionState, RespondError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -19,9 +20,13 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::watch;
 
 use super::protocol;
+use super::report::{ANSWER_WAIT, Shared, URL_GRACE, Until, report};
 use crate::call::arguments;
 use crate::client_args::timeout;
-use crate::hosting::{ProtocolArg, Target, client_config, client_error, connect};
+use crate::hosting::{
+    ProtocolArg, Target, check_tool, client_config, client_error, connect, wire_line,
+};
+use crate::signin::RemoteArgs;
 
 /// The longest a keeper lives, whatever happens.
 const MAX_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
@@ -59,6 +64,12 @@ pub struct CallSpec {
     pub timeout: f64,
     /// Seconds without an answer before the questions are cancelled.
     pub ttl: u64,
+    /// `--show-wire`: every JSON-RPC message goes back with the replies.
+    pub show_wire: bool,
+    /// `--root DIR`s offered to the server.
+    pub roots: Vec<PathBuf>,
+    /// The remote flags (CA certificates, token file, client id).
+    pub remote: RemoteArgs,
 }
 
 /// Read the [`CallSpec`] from stdin (bounded), with its protocol.
@@ -88,15 +99,6 @@ impl Drop for Cleanup {
     }
 }
 
-/// What one parked call shares with the connections to its socket.
-struct Shared {
-    call: String,
-    ttl: u64,
-    handler: Arc<ParkedHandler>,
-    outcome: watch::Receiver<Option<Value>>,
-    delivered: AtomicBool,
-}
-
 /// Run the keeper until the call is over.
 pub fn keep(args: &KeeperArgs) -> ExitCode {
     let spec = match read_spec() {
@@ -124,14 +126,15 @@ async fn keeper(
     let handler = Arc::new(ParkedHandler::new(args.call.clone()));
     let (outcome_tx, outcome) = watch::channel(None);
     let ttl = spec.ttl;
-    tokio::spawn(run_call(spec, revision, handler.clone(), outcome_tx));
     let shared = Arc::new(Shared {
         call: args.call.clone(),
         ttl,
         handler: handler.clone(),
         outcome: outcome.clone(),
         delivered: AtomicBool::new(false),
+        wire: Mutex::new(Vec::new()),
     });
+    tokio::spawn(run_call(spec, revision, shared.clone(), outcome_tx));
     let ttl = Duration::from_secs(ttl.max(1));
     let end_of_life = tokio::time::Instant::now() + MAX_LIFETIME;
     let mut idle_until = tokio::time::Instant::now() + ttl;
@@ -165,44 +168,95 @@ async fn keeper(
     }
 }
 
+/// The client configuration of the parked call: the keeper's time limits, the
+/// wire tap (completions of URL flows; `--show-wire`), `--root` and, for a URL,
+/// the remote flags.
+fn config(
+    spec: &CallSpec,
+    revision: ProtocolArg,
+    target: &Target,
+    shared: &Arc<Shared>,
+) -> anyhow::Result<ClientConfig> {
+    let mut config = client_config(revision, timeout(spec.timeout));
+    // The person's time is bounded by the keeper's ttl, not the runtime's default.
+    config.human_wait = Duration::from_secs(spec.ttl.max(1)) + Duration::from_secs(5);
+    let tap = Arc::clone(shared);
+    let show = spec.show_wire;
+    config = config.on_wire(move |direction, message| {
+        if direction == Direction::Incoming
+            && message.get("method").and_then(Value::as_str)
+                == Some("notifications/elicitation/complete")
+            && let Some(id) = message
+                .pointer("/params/elicitationId")
+                .and_then(Value::as_str)
+        {
+            tap.handler.url_completed(id);
+        }
+        if show {
+            tap.record_wire(wire_line(direction, message));
+        }
+    });
+    if !spec.roots.is_empty() {
+        let roots = frontdesk_host::sampling::roots_of(&spec.roots).context("--root")?;
+        config.roots = Some(Arc::new(StaticRoots(roots)));
+    }
+    if matches!(target, Target::Url(_)) {
+        spec.remote.apply(&mut config)?;
+    }
+    Ok(config)
+}
+
 /// Run the call and publish how it ended.
 async fn run_call(
     spec: CallSpec,
     revision: ProtocolArg,
-    handler: Arc<ParkedHandler>,
+    shared: Arc<Shared>,
     outcome: watch::Sender<Option<Value>>,
 ) {
     let failed =
-        |error: String, exit: u8| json!({"status": "failed", "error": error, "exit": exit});
-    let prepared = arguments(&spec.args).and_then(|a| Ok((a, Target::parse(&spec.server)?)));
-    let (arguments, target) = match prepared {
+        |error: String, exit: u8| json!({"status": "failed", "error": error, "exitCode": exit});
+    let prepared = arguments(&spec.args).and_then(|a| {
+        let target = Target::parse(&spec.server)?;
+        let config = config(&spec, revision, &target, &shared)?;
+        Ok((a, target, config))
+    });
+    let (arguments, target, config) = match prepared {
         Ok(p) => p,
         Err(e) => {
             let _ = outcome.send(Some(failed(format!("{e:#}"), crate::exit::CANNOT_START)));
             return;
         }
     };
-    let mut config = client_config(revision, timeout(spec.timeout));
-    // The person's time is bounded by the keeper's ttl, not the runtime's default.
-    config.human_wait = Duration::from_secs(spec.ttl.max(1)) + Duration::from_secs(5);
-    let connection = match connect(&target, config, handler, timeout(spec.timeout)).await {
+    let handler = shared.handler.clone();
+    let connection = match connect(&target, config, handler.clone(), timeout(spec.timeout)).await {
         Ok(c) => c,
         Err(e) => {
             let _ = outcome.send(Some(failed(format!("{e:#}"), crate::exit::CANNOT_START)));
             return;
         }
     };
-    let result = connection
-        .client
-        .call_tool(&spec.tool, Value::Object(arguments))
-        .await;
+    if let Err(e) = check_tool(&connection.client, &spec.tool).await {
+        connection.close().await;
+        let _ = outcome.send(Some(failed(format!("{e:#}"), crate::exit::CANNOT_START)));
+        return;
+    }
+    let mut stop = handler.stop_requested();
+    let result = tokio::select! {
+        r = connection.client.call_tool(&spec.tool, Value::Object(arguments)) => Some(r),
+        _ = stop.wait_for(|stop| *stop) => None,
+    };
     connection.close().await;
     let _ = outcome.send(Some(match result {
-        Ok(r) => json!({"status": "complete", "result": r}),
-        Err(e) => failed(
+        Some(Ok(r)) => json!({"status": "complete", "result": r}),
+        Some(Err(e)) => failed(
             format!("the call failed: {}", client_error(&e)),
             crate::exit::FAILED,
         ),
+        None => json!({
+            "status": "cancelled",
+            "error": "the call was stopped while the person was finishing in the browser: \
+                      the connection to the server was closed, so the tool did not finish",
+        }),
     }));
 }
 
@@ -228,7 +282,7 @@ async fn serve(stream: UnixStream, uid: u32, shared: &Shared) -> anyhow::Result<
     };
     let final_reply = matches!(
         reply.get("status").and_then(Value::as_str),
-        Some("complete" | "failed")
+        Some("complete" | "failed" | "cancelled")
     );
     let mut text = serde_json::to_string(&reply)?;
     text.push('\n');
@@ -242,7 +296,15 @@ async fn serve(stream: UnixStream, uid: u32, shared: &Shared) -> anyhow::Result<
 
 async fn answer(request: &Value, shared: &Shared) -> Value {
     match request.get("op").and_then(Value::as_str) {
-        Some("wait") => next_event(shared).await,
+        Some("next") => report(shared, Until::Open).await,
+        Some("wait") => {
+            let secs = request
+                .get("seconds")
+                .and_then(Value::as_u64)
+                .unwrap_or(60)
+                .min(3600);
+            report(shared, Until::Deadline(Duration::from_secs(secs))).await
+        }
         Some("respond") => {
             let question = request
                 .get("question")
@@ -259,21 +321,31 @@ async fn answer(request: &Value, shared: &Shared) -> Value {
                 Some("cancel") => ParkedAnswer::Cancel,
                 _ => return protocol::error("the answer must be accept, decline or cancel"),
             };
+            let in_progress = || {
+                shared
+                    .handler
+                    .states()
+                    .iter()
+                    .any(|(_, s)| matches!(s, QuestionState::InProgress { .. }))
+            };
             match shared.handler.respond(question, answer) {
-                Ok(()) => next_event(shared).await,
-                Err(RespondError::Invalid(problems)) => json!({
-                    "status": "invalid",
-                    "call": shared.call,
-                    "question": question,
-                    "problems": problems,
-                    "questions": shared.handler.questions(),
-                }),
+                Ok(_) if in_progress() => report(shared, Until::Deadline(URL_GRACE)).await,
+                Ok(_) => report(shared, Until::Deadline(ANSWER_WAIT)).await,
+                Err(RespondError::Invalid(problems)) => shared.reply(
+                    "invalid",
+                    vec![
+                        ("question", json!(question)),
+                        ("problems", json!(problems)),
+                        ("questions", json!(shared.handler.questions())),
+                    ],
+                ),
                 Err(RespondError::NoSuchQuestion(_)) if shared.outcome.borrow().is_some() => {
-                    next_event(shared).await
+                    report(shared, Until::Open).await
                 }
                 Err(e) => {
                     let mut reply = protocol::error(e.to_string());
                     if let Some(obj) = reply.as_object_mut() {
+                        obj.insert("call".into(), json!(shared.call));
                         obj.insert("questions".into(), json!(shared.handler.questions()));
                     }
                     reply
@@ -281,30 +353,5 @@ async fn answer(request: &Value, shared: &Shared) -> Value {
             }
         }
         _ => protocol::error("unknown request"),
-    }
-}
-
-/// The call's outcome, or the questions pending now (waiting until there is one).
-async fn next_event(shared: &Shared) -> Value {
-    let mut questions = shared.handler.subscribe();
-    let mut outcome = shared.outcome.clone();
-    loop {
-        questions.borrow_and_update();
-        if let Some(done) = outcome.borrow_and_update().clone() {
-            return done;
-        }
-        let pending = shared.handler.questions();
-        if !pending.is_empty() {
-            return json!({
-                "status": "parked",
-                "call": shared.call,
-                "questions": pending,
-                "expiresInSeconds": shared.ttl,
-            });
-        }
-        tokio::select! {
-            r = questions.changed() => if r.is_err() { return protocol::error("the parked call ended") },
-            r = outcome.changed() => if r.is_err() { return protocol::error("the parked call ended") },
-        }
     }
 }

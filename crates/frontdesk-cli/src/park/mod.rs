@@ -13,11 +13,14 @@
 //!   `--park-ttl` seconds pass without an answer (its questions are then answered
 //!   `cancel`, and the server hears it), and after a day at the latest.
 //! - Several calls can be parked at once: each has its own keeper and socket.
-//! - Protocol: one JSON request line, one JSON reply line (see [`protocol`]).
+//! - Protocol: one JSON request line, one JSON reply line (see [`protocol`]); what
+//!   the commands print is the agent contract, `schema/park.v1.json`
+//!   (`frontdesk respond --schema`), described in `docs/agents.md`.
 
 mod dir;
 mod keeper;
 mod protocol;
+mod report;
 mod respond;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -91,17 +94,28 @@ fn ask_keeper(dir: &Path, call: &str, request: &Value) -> anyhow::Result<Value> 
         .with_context(|| format!("the parked call {call} answered something unreadable"))
 }
 
-/// Print a keeper's reply and turn it into the exit status.
+/// Print a keeper's reply (its `--show-wire` lines on stderr) and turn it into
+/// the exit status.
 fn print_reply(command: &str, reply: &Value) -> ExitCode {
-    output::json(reply);
+    let mut reply = reply.clone();
+    if let Some(lines) = reply.as_object_mut().and_then(|o| o.remove("wireLines"))
+        && let Some(lines) = lines.as_array()
+    {
+        for line in lines.iter().filter_map(Value::as_str) {
+            output::note_unwrapped(line);
+        }
+    }
+    output::json(&reply);
     let status = reply.get("status").and_then(Value::as_str).unwrap_or("");
     let code = match status {
         "parked" => exit::PARKED,
+        "waiting" => exit::WAITING,
         "complete" if reply.pointer("/result/isError") == Some(&Value::Bool(true)) => exit::FAILED,
         "complete" => exit::OK,
         "invalid" => exit::ANSWER_REFUSED,
+        "cancelled" => exit::FAILED,
         "failed" => reply
-            .get("exit")
+            .get("exitCode")
             .and_then(Value::as_u64)
             .and_then(|c| u8::try_from(c).ok())
             .unwrap_or(exit::FAILED),
@@ -117,7 +131,7 @@ fn print_reply(command: &str, reply: &Value) -> ExitCode {
 /// result), print it.
 pub fn start(args: &CallArgs) -> ExitCode {
     match start_keeper(args) {
-        Ok((dir, call)) => match ask_keeper(&dir, &call, &protocol::wait()) {
+        Ok((dir, call)) => match ask_keeper(&dir, &call, &protocol::next()) {
             Ok(reply) => print_reply("call", &reply),
             Err(e) => {
                 output::error("call", &format!("{e:#}"));
@@ -154,6 +168,9 @@ fn start_keeper(args: &CallArgs) -> anyhow::Result<(PathBuf, String)> {
         protocol,
         timeout: args.client.timeout,
         ttl: args.park_ttl,
+        show_wire: args.client.show_wire,
+        roots: args.client.roots.clone(),
+        remote: args.client.remote.clone(),
     };
     let mut keeper = std::process::Command::new(exe)
         .arg("park-keeper")

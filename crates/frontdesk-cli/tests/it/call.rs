@@ -247,3 +247,77 @@ fn log_file_takes_the_log_and_stderr_keeps_only_the_command_s_own_lines() {
         "{logged}"
     );
 }
+
+/// Issue 29: without a terminal, `--answers` or `--park` nobody can answer;
+/// every question is answered cancel, and the command says so and fails (it
+/// used to exit 0, so an agent took the dismissal for a result). The
+/// in-process demo says nothing about its development key.
+#[test]
+fn questions_nobody_could_answer_make_the_call_fail() {
+    let out = Command::new(BIN)
+        .args([
+            "call",
+            "demo",
+            "book_return",
+            "--args",
+            r#"{"order_id":"A-1"}"#,
+        ])
+        .stdin(Stdio::null())
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("the server asked 1 question(s) and nobody could answer"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("development key"), "{stderr}");
+    assert!(!stderr.contains(" INFO "), "quiet by default: {stderr}");
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("dismissed")),
+        "{result}"
+    );
+}
+
+/// `frontdesk tools SERVER` lists the tools as JSON; `call` with a tool the
+/// server does not have names the ones it has.
+#[test]
+fn tools_are_listed_and_a_wrong_tool_name_lists_them() {
+    let out = Command::new(BIN)
+        .args(["tools", "demo", "--protocol", "2025-11-25"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed["server"]["name"], "brightgrid");
+    assert_eq!(listed["protocol"], "2025-11-25");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"book_return"), "{listed}");
+    assert!(
+        listed["tools"][0]["inputSchema"].is_object(),
+        "camelCase, as MCP: {listed}"
+    );
+
+    let out = Command::new(BIN)
+        .args(["call", "demo", "bookreturn"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("this server has no tool `bookreturn`; its tools: ")
+            && stderr.contains("book_return"),
+        "{stderr}"
+    );
+}

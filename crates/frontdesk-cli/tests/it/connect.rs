@@ -4,7 +4,7 @@
 
 use crate::lab::answer_the_return_form;
 use crate::support::{BIN, scenario_server};
-use crate::tmux::{Tmux, assert_no_terminal_wrap, between, flat, keep};
+use crate::tmux::{Tmux, assert_no_terminal_wrap, between, flat, keep, last_json_object};
 
 #[test]
 fn connect_asks_arguments_as_a_form_and_shows_the_result_as_text_then_json() {
@@ -48,7 +48,7 @@ fn connect_asks_arguments_as_a_form_and_shows_the_result_as_text_then_json() {
         "{result}"
     );
     assert!(
-        flat(result).contains("(it also sent structured content: see it as JSON)"),
+        flat(result).contains("(it also sent structured content: [j] shows the result as JSON)"),
         "{result}"
     );
     assert!(!result.contains("resultType"), "{result}");
@@ -58,6 +58,21 @@ fn connect_asks_arguments_as_a_form_and_shows_the_result_as_text_then_json() {
     assert!(
         screen.contains("\"contactEmail\": \"ann@example.com\""),
         "{screen}"
+    );
+    // The text block is longer than 80 columns: the terminal folds it on
+    // screen, but no line break is put inside the string, so what a person
+    // copies (rows joined) is the JSON itself.
+    tmux.prompt("Next: [n] call another tool");
+    let json = last_json_object(&tmux.joined());
+    assert_eq!(json["structuredContent"]["status"], "booked", "{json}");
+    let text = json["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.chars().count() > 80,
+        "a string longer than a row: {text}"
+    );
+    assert!(
+        text.starts_with("Return booked for order A-1001: 2 box(es)"),
+        "{text}"
     );
     tmux.keys(&["q"]);
     tmux.wait_for("EXITED 0");

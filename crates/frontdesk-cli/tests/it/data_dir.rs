@@ -134,3 +134,120 @@ fn a_data_directory_of_another_user_stops_the_server() {
     assert!(!dir.join("frontdesk.sqlite3").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 29: the store goes in the platform's data directory (XDG on Linux),
+/// never in the working directory of whatever host started the server, and
+/// the log names it by its whole path.
+#[test]
+fn the_default_store_is_in_the_data_directory_not_the_working_directory() {
+    let root = fresh("xdg");
+    let (data, cwd) = (root.join("data"), root.join("cwd"));
+    std::fs::create_dir_all(&cwd).unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--stdio"])
+        .current_dir(&cwd)
+        .env("XDG_DATA_HOME", &data)
+        .env("RUST_LOG", "info")
+        .env_remove("FRONTDESK_DATA_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let file = data.join("frontdesk").join("frontdesk.sqlite3");
+    assert!(file.exists(), "{}: {stderr}", file.display());
+    assert_eq!(
+        std::fs::read_dir(&cwd).unwrap().count(),
+        0,
+        "nothing in the working directory"
+    );
+    assert!(
+        stderr.contains(&format!("file={}", file.display())),
+        "the absolute path is logged: {stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// `serve` without a transport names both; `--http localhost:PORT` works; the
+/// banner says how to connect, and warns plainly about a non-loopback address
+/// without authentication.
+#[test]
+fn serve_names_both_transports_takes_localhost_and_says_how_to_connect() {
+    let out = Command::new(BIN).arg("serve").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--stdio") && stderr.contains("--http"),
+        "{stderr}"
+    );
+    let out = Command::new(BIN)
+        .args(["serve", "--http", "localhost"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("like 127.0.0.1:8080 or localhost:8080"),
+        "{stderr}"
+    );
+    for (addr, warned) in [("localhost:0", false), ("0.0.0.0:0", true)] {
+        let dir = fresh("banner");
+        let mut command = Command::new(BIN);
+        command
+            .args(["serve", "--store", "memory", "--http", addr])
+            .arg("--data-dir")
+            .arg(&dir)
+            .env("RUST_LOG", "warn");
+        let server = crate::support::Running::spawn(command);
+        let endpoint = server
+            .first(std::time::Duration::from_secs(20), |l| {
+                l.strip_prefix("frontdesk: MCP endpoint at ")
+                    .map(str::to_owned)
+            })
+            .expect("the endpoint line");
+        if addr.starts_with("localhost") {
+            assert!(endpoint.starts_with("http://127.0.0.1:"), "{endpoint}");
+        }
+        let connect = server.first(std::time::Duration::from_secs(5), |l| {
+            l.contains("connect a client: `frontdesk connect --url")
+                .then(|| l.to_owned())
+        });
+        assert!(connect.is_some(), "{addr}: how to connect");
+        let warning = server.first(std::time::Duration::from_secs(2), |l| {
+            l.contains("WARNING").then(|| l.to_owned())
+        });
+        assert_eq!(warning.is_some(), warned, "{addr}: {warning:?}");
+        if let Some(w) = warning {
+            assert!(w.contains("no authentication"), "{w}");
+        }
+        server.kill();
+    }
+}
+
+/// A child server's log lines carry one timestamp (ours), not two.
+#[test]
+fn a_child_servers_stderr_is_logged_with_one_timestamp() {
+    let dir = fresh("child");
+    let server = format!(
+        "{BIN} serve --stdio --store memory --data-dir {}",
+        dir.display()
+    );
+    let out = Command::new(BIN)
+        .args(["tools", &server])
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("sign-in page listening"))
+        .unwrap_or_else(|| panic!("the server's line: {stderr}"));
+    let stamps = line
+        .split_whitespace()
+        .filter(|w| w.len() > 19 && w.as_bytes()[4] == b'-' && w.as_bytes()[10] == b'T')
+        .count();
+    assert_eq!(stamps, 1, "{line}");
+}

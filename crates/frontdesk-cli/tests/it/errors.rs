@@ -70,7 +70,12 @@ fn each_command_line_error_is_one_clear_line_with_a_consistent_status() {
             format!("cannot read the answers file {missing}: No such file or directory"),
             2,
         ),
-        (vec!["call", NOBODY, "x"], format!("cannot connect to {NOBODY}"), 2),
+        (
+            vec!["call", NOBODY, "x"],
+            // One line, the cause in a few words (it was four levels of wrappers).
+            format!("cannot connect to {NOBODY}: connection refused (is the server running, on that port?)"),
+            2,
+        ),
         (
             vec!["respond", "0badc0de.1", "cancel"],
             "no parked call 0badc0de here: it finished, expired, or was never parked".into(),

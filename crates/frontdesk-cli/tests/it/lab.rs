@@ -4,7 +4,7 @@
 //! consent screen, switch protocol; Esc at the first field to decline; --show-wire.
 
 use crate::support::BIN;
-use crate::tmux::{Tmux, assert_no_terminal_wrap, between, flat, keep};
+use crate::tmux::{Tmux, assert_no_terminal_wrap, between, flat, keep, last_json_object};
 
 /// The demo's book_return questions, answered the `round`-th time on this screen:
 /// wrong item, 2 boxes (Ctrl-U clears the default), a date typed out of order
@@ -72,8 +72,12 @@ pub fn answer_the_return_form(tmux: &Tmux, round: usize) {
     assert!(review.contains("[d] decline"), "{review}");
     tmux.keys(&["a"]);
     // The confirmation: one key sends it.
-    let screen = tmux.prompt("Book this pickup? [y] yes, send");
-    assert!(screen.contains("[Enter] send Yes"), "{screen}");
+    let screen = tmux.prompt("Book this pickup? [y] answer Yes  [n] answer No");
+    assert!(screen.contains("[Enter] keep Yes"), "{screen}");
+    assert!(
+        screen.contains("[d] decline to answer  [c] cancel"),
+        "an answer No is told apart from declining:\n{screen}"
+    );
     tmux.keys(&["y"]);
 }
 
@@ -107,6 +111,25 @@ fn lab_books_a_return_and_connects_an_account_in_an_80_column_terminal() {
     keep("result.txt", &result);
     let screen = tmux.screen();
     assert!(screen.contains("elicitation/create"), "{screen}");
+
+    // The result said "[j] shows the result as JSON": the menu offers [j], and
+    // the JSON copies back valid (no line cut inside its long text string).
+    let screen = tmux.prompt("Choose:");
+    assert!(
+        screen.contains("[j] see the last result as JSON"),
+        "{screen}"
+    );
+    tmux.keys(&["j"]);
+    tmux.wait_for("\"structuredContent\"");
+    tmux.prompt("Choose:");
+    let json = last_json_object(&tmux.joined());
+    assert_eq!(json["structuredContent"]["status"], "booked", "{json}");
+    assert!(
+        json["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.chars().count() > 80),
+        "{json}"
+    );
 
     // URL mode: the consent screen, then a simulated sign-in.
     tmux.keys(&["2"]);

@@ -9,6 +9,59 @@ use serde_json::{Value, json};
 
 use crate::support::{frontdesk, texts};
 
+/// The agent contract, `schema/park.v1.json`.
+fn contract() -> &'static (jsonschema::Validator, jsonschema::Validator) {
+    static CONTRACT: std::sync::OnceLock<(jsonschema::Validator, jsonschema::Validator)> =
+        std::sync::OnceLock::new();
+    CONTRACT.get_or_init(|| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/park.v1.json");
+        let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap())
+            .expect("the schema is JSON");
+        let whole = jsonschema::draft202012::new(&schema).expect("a valid JSON Schema");
+        let response = jsonschema::draft202012::new(&schema["$defs"]["response"])
+            .expect("the response schema");
+        (whole, response)
+    })
+}
+
+/// Fail unless `reply` is what the contract says `call --park` and `respond` print.
+pub fn assert_contract(reply: &Value) {
+    let errors: Vec<String> = contract()
+        .0
+        .iter_errors(reply)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "not the agent contract: {errors:#?}\n{reply:#}"
+    );
+}
+
+/// Fail unless a `respond` command line, as one object, is what the contract
+/// says `respond` takes.
+fn assert_response(args: &[&str]) {
+    let Some(at) = args.iter().position(|a| *a == "respond") else {
+        return;
+    };
+    let mut object = serde_json::Map::new();
+    object.insert("id".into(), json!(args[at + 1]));
+    object.insert("action".into(), json!(args[at + 2]));
+    let mut rest = args[at + 3..].iter();
+    while let Some(flag) = rest.next() {
+        let value = rest.next().copied().unwrap_or_default();
+        match *flag {
+            "--content" => object.insert("content".into(), serde_json::from_str(value).unwrap()),
+            "--wait" => object.insert("wait".into(), json!(value.parse::<u64>().unwrap())),
+            _ => None,
+        };
+    }
+    let object = Value::Object(object);
+    assert!(
+        contract().1.is_valid(&object),
+        "not what respond takes: {object}"
+    );
+}
+
 fn park_dir(name: &str) -> String {
     // Short, so the socket path stays within the Unix limit wherever the repo is.
     let dir = std::env::temp_dir().join(format!("fd-park-{}-{name}", std::process::id()));
@@ -16,11 +69,13 @@ fn park_dir(name: &str) -> String {
 }
 
 fn run(dir: &str, args: &[&str]) -> (Value, i32, String) {
+    assert_response(args);
     let out = frontdesk(args, &[("FRONTDESK_PARK_DIR", dir)]);
     let (stdout, stderr) = texts(&out);
     let reply = serde_json::from_str(&stdout).unwrap_or_else(|e| {
         panic!("{args:?}: stdout is not JSON ({e}):\n{stdout}\nstderr:\n{stderr}")
     });
+    assert_contract(&reply);
     (reply, out.status.code().unwrap_or(-1), stderr)
 }
 
@@ -75,14 +130,20 @@ fn a_parked_call_is_answered_invalidly_then_validly_on_both_revisions() {
         let (invalid, code, _) = run(&dir, &["respond", &id, "accept", "--content", &bad]);
         assert_eq!(code, 3, "{protocol}: {invalid}");
         assert_eq!(invalid["status"], "invalid");
-        let problems = invalid["problems"].to_string();
+        // Each problem is keyed by its field.
+        assert_eq!(invalid["problems"][0]["field"], "reason", "{invalid}");
         assert!(
-            problems.contains(r#"\"wrong_item\" (Wrong item)"#),
-            "{problems}"
+            invalid["problems"][0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(r#""wrong_item" (Wrong item)"#)),
+            "{invalid}"
         );
+        assert_eq!(invalid["problems"][1]["field"], "contact_email");
         assert!(
-            problems.contains("Contact email must be an email address"),
-            "{problems}"
+            invalid["problems"][1]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("Contact email must be an email address")),
+            "{invalid}"
         );
         assert_eq!(question_id(&invalid), id, "still parked");
 
@@ -270,6 +331,9 @@ fn run_in_tmp(tmp: &std::path::Path, args: &[&str]) -> (Value, i32, String) {
         .unwrap();
     let (stdout, stderr) = texts(&out);
     let reply = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    if !reply.is_null() {
+        assert_contract(&reply);
+    }
     (reply, out.status.code().unwrap_or(-1), stderr)
 }
 
@@ -344,4 +408,191 @@ fn a_squatted_tmp_directory_does_not_stop_parking() {
         squatted.display()
     );
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Sign in on the demo's loopback page, as the person would in a browser: POST
+/// its form with the link's token.
+fn sign_in(url: &str) {
+    use std::io::{Read, Write};
+    let rest = url
+        .strip_prefix("http://127.0.0.1:")
+        .expect("the demo's page");
+    let (port, path) = rest.split_once('/').expect("a path");
+    let token = path
+        .split_once("token=")
+        .map(|(_, t)| t.split('&').next().unwrap_or(t))
+        .expect("a token");
+    let body = format!("token={token}&email=ann%40example.com&password=pw");
+    let mut stream = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    write!(
+        stream,
+        "POST /signin HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+}
+
+fn park_url(dir: &str, protocol: &str) -> Value {
+    let (parked, code, stderr) = run(
+        dir,
+        &[
+            "call",
+            "demo",
+            "connect_store_account",
+            "--park",
+            "--park-ttl",
+            "60",
+            "--protocol",
+            protocol,
+        ],
+    );
+    assert_eq!(code, 10, "{protocol}: {parked} {stderr}");
+    let q = &parked["questions"][0];
+    assert_eq!(q["mode"], "url", "{parked}");
+    assert_eq!(q["state"], "needsAnswer", "{parked}");
+    assert!(
+        q["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("http://127.0.0.1:")),
+        "{parked}"
+    );
+    parked
+}
+
+/// Issue 29: an accepted URL question says `waiting` at once (it used to hang
+/// on 2025-11-25), keeps its id while the person signs in (on 2026-07-28 the
+/// server's "not finished yet" used to come back as a new question `.2` with
+/// the same message), and the call completes once they have.
+#[test]
+fn an_accepted_url_question_waits_at_once_and_completes_after_the_sign_in() {
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let dir = park_dir(&format!("url-{protocol}"));
+        let parked = park_url(&dir, protocol);
+        let id = question_id(&parked);
+        let url = parked["questions"][0]["url"].as_str().unwrap().to_owned();
+        let started = std::time::Instant::now();
+        let (waiting, code, _) = run(&dir, &["respond", &id, "accept"]);
+        assert_eq!(code, 11, "{protocol}: {waiting}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{protocol}: at once"
+        );
+        assert_eq!(waiting["status"], "waiting", "{waiting}");
+        assert_eq!(question_id(&waiting), id, "{waiting}");
+        assert_eq!(waiting["questions"][0]["state"], "inProgress");
+        assert_eq!(waiting["questions"][0]["notFinishedYet"], false);
+        if protocol == "2026-07-28" {
+            // The server holds the retry (10 s), then asks again: the same id,
+            // now "not finished yet".
+            let call = id.split('.').next().unwrap();
+            let (again, code, _) = run(&dir, &["respond", call, "wait", "--wait", "13"]);
+            assert_eq!(code, 11, "{again}");
+            assert_eq!(question_id(&again), id, "no new question: {again}");
+            assert_eq!(again["questions"].as_array().map(Vec::len), Some(1));
+            assert_eq!(again["questions"][0]["notFinishedYet"], true, "{again}");
+            sign_in(&url);
+            // The person says they are done: check again.
+            let (mut done, mut code, _) = run(&dir, &["respond", &id, "accept"]);
+            if code == 11 {
+                // The check is still on its way (a loaded machine).
+                (done, code, _) = run(&dir, &["respond", call, "wait", "--wait", "20"]);
+            }
+            assert_eq!(code, 0, "{done}");
+            assert_eq!(
+                done["result"]["content"][0]["text"],
+                "Your store account is connected."
+            );
+        } else {
+            sign_in(&url);
+            // The server announces the completion; the call finishes by itself.
+            let (done, code, _) = run(&dir, &["respond", &id, "wait", "--wait", "20"]);
+            assert_eq!(code, 0, "{done}");
+            assert_eq!(done["status"], "complete", "{done}");
+            assert_eq!(
+                done["result"]["content"][0]["text"],
+                "Your store account is connected."
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// `respond ID cancel` works at any time: before the answer (the server hears
+/// cancel) and while the person is signing in (the call is stopped).
+#[test]
+fn a_url_question_takes_cancel_before_and_after_accept_on_both_revisions() {
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let dir = park_dir(&format!("urlc-{protocol}"));
+        let parked = park_url(&dir, protocol);
+        let id = question_id(&parked);
+        let (done, code, _) = run(&dir, &["respond", &id, "cancel"]);
+        assert_eq!(code, 0, "{protocol}: {done}");
+        assert_eq!(done["status"], "complete");
+        assert!(
+            done["result"]["content"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("The account was not connected")),
+            "{done}"
+        );
+
+        let parked = park_url(&dir, protocol);
+        let id = question_id(&parked);
+        let (waiting, code, _) = run(&dir, &["respond", &id, "accept"]);
+        assert_eq!(code, 11, "{protocol}: {waiting}");
+        let (declined, code, _) = run(&dir, &["respond", &id, "decline"]);
+        assert_eq!(code, 2, "a decline after consent is refused: {declined}");
+        assert_eq!(declined["status"], "error");
+        let (stopped, code, _) = run(&dir, &["respond", &id, "cancel"]);
+        assert_eq!(code, 1, "{protocol}: {stopped}");
+        assert_eq!(stopped["status"], "cancelled", "{stopped}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// `call --park --show-wire` shows the wire on each command's stderr (it used
+/// to be ignored), and a tool the server does not have ends the parked call at
+/// once, naming the tools it has.
+#[test]
+fn a_parked_call_shows_the_wire_and_names_the_real_tools() {
+    let dir = park_dir("wire");
+    let (parked, code, stderr) = run(
+        &dir,
+        &[
+            "call",
+            "demo",
+            "book_return",
+            "--args",
+            r#"{"order_id":"A-5"}"#,
+            "--park",
+            "--show-wire",
+            "--protocol",
+            "2025-11-25",
+        ],
+    );
+    assert_eq!(code, 10, "{parked}");
+    assert!(
+        stderr.contains("wire → {\"jsonrpc\":\"2.0\"")
+            && stderr.contains("\"method\":\"initialize\""),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("\"method\":\"elicitation/create\""),
+        "{stderr}"
+    );
+    let (done, _, stderr) = run(&dir, &["respond", &question_id(&parked), "decline"]);
+    assert_eq!(done["status"], "complete");
+    assert!(stderr.contains("\"action\":\"decline\""), "{stderr}");
+
+    let (failed, code, stderr) = run(&dir, &["call", "demo", "book_retrun", "--park"]);
+    assert_eq!(code, 2, "{failed} {stderr}");
+    assert_eq!(failed["status"], "failed");
+    let error = failed["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("no tool `book_retrun`; its tools: ") && error.contains("book_return"),
+        "{error}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

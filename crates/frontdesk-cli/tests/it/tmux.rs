@@ -192,7 +192,9 @@ pub fn assert_no_terminal_wrap(tmux: &Tmux, what: &str) {
     let joined = tmux.joined();
     let rows: Vec<&str> = rows.lines().collect();
     for line in joined.lines() {
-        if line.chars().count() <= tmux.width {
+        // A line of the JSON view is never cut by the program (so it copies as
+        // JSON): only the terminal folds it.
+        if line.chars().count() <= tmux.width || line.trim_start().starts_with('"') {
             continue;
         }
         let unbreakable = line
@@ -205,4 +207,25 @@ pub fn assert_no_terminal_wrap(tmux: &Tmux, what: &str) {
             rows.join("\n")
         );
     }
+}
+
+/// The last pretty-printed JSON object on `joined` (a screen captured with its
+/// wrapped rows joined, as a person's copy gives it back): from the last line
+/// that is `{` to the next line that is `}`, parsed. Panics when it is not
+/// valid JSON (a line cut inside a string).
+pub fn last_json_object(joined: &str) -> serde_json::Value {
+    let lines: Vec<&str> = joined.lines().collect();
+    let start = lines
+        .iter()
+        .rposition(|l| l.trim_end() == "{")
+        .unwrap_or_else(|| panic!("no JSON object on the screen:\n{joined}"));
+    let end = start
+        + lines[start..]
+            .iter()
+            .position(|l| l.trim_end() == "}")
+            .unwrap_or_else(|| panic!("the JSON object never ends:\n{joined}"));
+    let text = lines[start..=end].join("\n");
+    serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!("the JSON as copied from the screen is not valid ({e}):\n{text}")
+    })
 }

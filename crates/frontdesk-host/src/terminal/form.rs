@@ -252,13 +252,14 @@ fn confirm(
     values: &Map<String, Value>,
     server: &str,
 ) -> FormOutcome {
-    let mut keys: Vec<MenuKey> = vec![('y', "yes, send"), ('n', "no, send")];
+    // Yes and No are answers (sent at once); decline and cancel send none.
+    let mut keys: Vec<MenuKey> = vec![('y', "answer Yes"), ('n', "answer No")];
     match values.get(field.key()).and_then(Value::as_bool) {
-        Some(true) => keys.push(('\n', "send Yes")),
-        Some(false) => keys.push(('\n', "send No")),
+        Some(true) => keys.push(('\n', "keep Yes")),
+        Some(false) => keys.push(('\n', "keep No")),
         None => {}
     }
-    keys.extend([('d', "decline"), ('c', "cancel")]);
+    keys.extend([('d', "decline to answer"), ('c', "cancel")]);
     let prompt = format!("{}?", display_line(field.label(), 120));
     loop {
         let answer = match screen.key(&prompt, &keys) {

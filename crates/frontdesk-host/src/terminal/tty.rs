@@ -120,6 +120,12 @@ impl Screen for TtyScreen {
         let _ = err.flush();
     }
 
+    fn show_verbatim(&mut self, text: &str) {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{}", terminal_safe(text));
+        let _ = err.flush();
+    }
+
     fn show_marked(&mut self, before: &str, marked: &str, after: &str) {
         let (before, marked, after) = (
             terminal_safe(before),

@@ -298,7 +298,7 @@ fn a_yes_no_question_is_one_key() {
         assert_eq!(screen.remaining(), 0, "{input:?}");
         assert!(
             screen.transcript().contains(
-                "Book this pickup? [y] yes, send  [n] no, send  [Enter] send Yes  [d] decline  [c] cancel"
+                "Book this pickup? [y] answer Yes  [n] answer No  [Enter] keep Yes  [d] decline to answer  [c] cancel"
             ),
             "{}",
             screen.transcript()

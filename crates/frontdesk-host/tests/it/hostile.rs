@@ -7,7 +7,7 @@
 use frontdesk::client::{Elicitation, ElicitationKind, ElicitationOrigin, ElicitationResponse};
 use frontdesk_form::FormSchema;
 use frontdesk_host::consent::NoBrowser;
-use frontdesk_host::parked::describe_question;
+use frontdesk_host::parked::{QuestionState, describe_question};
 use frontdesk_host::result::{result_json, result_lines};
 use frontdesk_host::sanitize::{is_unsafe, json_for_terminal, one_line, terminal_safe};
 use frontdesk_host::screen::{FakeInput, FakeScreen};
@@ -160,7 +160,7 @@ proptest! {
 
         // A parked question, as the JSON `frontdesk call --park` prints.
         let req = request(&text, form_kind(&schema));
-        assert_safe("parked", &json_for_terminal(&describe_question("c.1", &req), true));
+        assert_safe("parked", &json_for_terminal(&describe_question("c.1", &req, QuestionState::NeedsAnswer), true));
 
         // The last writer's filter is safe and idempotent on anything.
         let once = terminal_safe(&text);

@@ -38,8 +38,26 @@ async fn a_parked_form_takes_only_a_valid_answer() {
         q["form"]["fields"][0]["options"][0],
         json!({"value": "damaged", "title": "It arrived damaged"})
     );
-    assert_eq!(q["form"]["fields"][1]["default"], 1);
-    assert_eq!(q["form"]["fields"][1]["maximum"], 3.0);
+    assert_eq!(q["state"], "needsAnswer");
+    // An integer field's bounds are integers (`3`, not `3.0`), and every field
+    // says what its value looks like, with an example that fits it.
+    let boxes = &q["form"]["fields"][1];
+    assert_eq!(boxes["default"], 1);
+    assert_eq!(boxes["maximum"].to_string(), "3");
+    assert_eq!(boxes["minimum"].to_string(), "1");
+    assert_eq!(boxes["example"], 1);
+    let date = &q["form"]["fields"][2];
+    assert_eq!(date["type"], "date");
+    assert!(
+        date["format"]
+            .as_str()
+            .is_some_and(|f| f.contains("YYYY-MM-DD")),
+        "{date}"
+    );
+    assert_eq!(date["example"], "2026-12-31");
+    for field in q["form"]["fields"].as_array().expect("fields") {
+        assert!(field["format"].is_string(), "{field}");
+    }
 
     let bad = handler.respond(
         "c1.1",
@@ -51,12 +69,16 @@ async fn a_parked_form_takes_only_a_valid_answer() {
         panic!("{bad:?}");
     };
     assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_eq!(problems[0].field.as_deref(), Some("reason"));
     assert!(
-        problems[0].contains("\"wrong_item\" (Wrong item)"),
+        problems[0].message.contains("\"wrong_item\" (Wrong item)"),
         "{problems:?}"
     );
+    assert_eq!(problems[1].field.as_deref(), Some("contact_email"));
     assert!(
-        problems[1].contains("Contact email must be an email address"),
+        problems[1]
+            .message
+            .contains("Contact email must be an email address"),
         "{problems:?}"
     );
     assert_eq!(handler.pending_ids(), ["c1.1"], "still parked");

@@ -3,11 +3,13 @@
 // The page is rendered by the local server and works as plain forms; this adds:
 // 1. live checks: a form's controls are posted to the local server, which reads
 //    them with the Rust form model and answers one message per field; they are
-//    shown here, and Review is enabled only while the form is valid. Nothing is
-//    judged in this script.
+//    shown here. Review is never disabled: with problems it shows them all and
+//    moves the focus to the first one. Nothing is judged in this script.
 // 2. refreshing: a long-polled status says when the page is out of date (a new
-//    question, a call that ended) or when only the queue changed.
+//    question, a call that ended, a sign-in finished) or when only the queue changed.
 // 3. opening a consented link in a new tab, on the click of Open link.
+// 4. Esc: the leave dialog (decline, cancel, stop asking, back), as in the terminal.
+// 5. "Copy as JSON" on the wire timeline; the tools' arguments kept across refreshes.
 // Text from the server is only ever set with textContent.
 'use strict';
 
@@ -18,7 +20,19 @@
   // Once the page sends a form it is on its way to the next page: it must not
   // also refresh itself (that would race the form's own navigation).
   const leaving = new AbortController();
-  document.addEventListener('submit', () => leaving.abort(), true);
+  document.addEventListener('submit', (event) => {
+    if (!event.defaultPrevented) leaving.abort();
+  });
+
+  function announce(text) {
+    const notice = document.getElementById('notice');
+    if (!notice) return;
+    notice.textContent = '';
+    // A change after load is what a screen reader announces.
+    setTimeout(() => {
+      notice.textContent = text;
+    }, 50);
+  }
 
   function encode(form) {
     const data = new URLSearchParams();
@@ -44,13 +58,15 @@
 
   function liveForm(form) {
     const touched = new Set();
-    const showAll = form.dataset.showAll === 'true';
+    let showAll = form.dataset.showAll === 'true';
     const review = form.querySelector('button[value="review"]');
     let timer = 0;
     let sent = 0;
     let submitted = false;
+    let last = null;
 
     function apply(result) {
+      last = result;
       for (const field of result.fields) {
         const message = document.getElementById(`f${field.index}-msg`);
         const control = document.getElementById(`f${field.index}`);
@@ -67,21 +83,22 @@
           general.append(p);
         }
       }
-      if (review) review.disabled = !result.valid;
     }
 
     async function check() {
       clearTimeout(timer);
-      if (submitted) return;
+      if (submitted) return null;
       const mine = ++sent;
       try {
         const response = await fetch(form.dataset.check, { method: 'POST', body: encode(form) });
-        if (!response.ok) return;
+        if (!response.ok) return null;
         const result = await response.json();
         // A question that moved on (answered, withdrawn): the status poll refreshes.
         if (mine === sent && !result.gone && !submitted) apply(result);
+        return result.gone ? null : result;
       } catch (_) {
         // The host is not answering; the status poll says so.
+        return null;
       }
     }
 
@@ -93,9 +110,32 @@
       timer = setTimeout(check, 150);
     }
 
-    form.addEventListener('submit', () => {
+    // Review with problems: every message shown, the focus on the first one.
+    form.addEventListener('submit', async (event) => {
+      const button = event.submitter;
+      if (submitted) return;
+      if (!button || button !== review) {
+        submitted = true;
+        clearTimeout(timer);
+        return;
+      }
+      event.preventDefault();
+      const result = (await check()) || last;
+      if (result && !result.valid) {
+        showAll = true;
+        apply(result);
+        const first = form.querySelector('[aria-invalid="true"]') || document.querySelector('#general-msg p');
+        const count = result.fields.filter((f) => f.message).length + result.general.length;
+        announce(`Not sent: ${count} ${count === 1 ? 'problem' : 'problems'} to fix.`);
+        if (first) {
+          if (!first.hasAttribute('tabindex') && !first.matches('input, select, textarea, button, fieldset')) first.setAttribute('tabindex', '-1');
+          first.focus();
+        }
+        return;
+      }
       submitted = true;
-      clearTimeout(timer);
+      leaving.abort();
+      form.requestSubmit(review);
     });
     form.addEventListener('input', changed);
     form.addEventListener('change', changed);
@@ -107,6 +147,39 @@
       }
     });
     flushers.push(check);
+  }
+
+  // The tools' arguments: what is typed is kept (per tool, in this tab) across
+  // the page's refreshes.
+  function keepTyped(form) {
+    const key = `frontdesk-args-${form.dataset.keep}`;
+    const controls = () => form.querySelectorAll('input:not([type="hidden"]), select, textarea');
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(key) || 'null');
+      if (saved) {
+        for (const control of controls()) {
+          if (!(control.id in saved)) continue;
+          if (control.type === 'checkbox') control.checked = saved[control.id] === true;
+          else control.value = saved[control.id];
+        }
+      }
+    } catch (_) {
+      // Nothing kept: the form starts as rendered.
+    }
+    const save = () => {
+      const values = {};
+      for (const control of controls()) {
+        if (!control.id) continue;
+        values[control.id] = control.type === 'checkbox' ? control.checked : control.value;
+      }
+      try {
+        sessionStorage.setItem(key, JSON.stringify(values));
+      } catch (_) {
+        // No storage: typing is simply not kept.
+      }
+    };
+    form.addEventListener('input', save);
+    form.addEventListener('change', save);
   }
 
   function renderQueue(items, note) {
@@ -241,13 +314,67 @@
     }
   }
 
+  async function copy(text, what) {
+    try {
+      await navigator.clipboard.writeText(text);
+      announce(`Copied ${what} as JSON.`);
+    } catch (_) {
+      announce('Copying is not allowed here: select the JSON and copy it.');
+    }
+  }
+
+  function wireButtons() {
+    for (const button of document.querySelectorAll('button.copy-json')) {
+      button.hidden = false;
+      button.addEventListener('click', () => {
+        const pre = button.parentElement.querySelector('pre');
+        if (pre) copy(pre.textContent, 'the message');
+      });
+    }
+    for (const button of document.querySelectorAll('button.copy-all')) {
+      button.hidden = false;
+      button.addEventListener('click', () => {
+        const section = button.closest('section');
+        const messages = [];
+        for (const pre of section.querySelectorAll('.timeline pre')) {
+          try {
+            messages.push(JSON.parse(pre.textContent));
+          } catch (_) {
+            messages.push(pre.textContent);
+          }
+        }
+        copy(JSON.stringify(messages, null, 2), `${messages.length} messages`);
+      });
+    }
+  }
+
+  function leaveDialog() {
+    const dialog = document.getElementById('leave');
+    if (!dialog || typeof dialog.showModal !== 'function') return;
+    for (const close of dialog.querySelectorAll('[data-close]')) {
+      close.addEventListener('click', () => dialog.close());
+    }
+    document.addEventListener('keydown', (event) => {
+      if (event.key !== 'Escape' || dialog.open || event.defaultPrevented) return;
+      // An open <select> list takes Esc for itself.
+      if (event.target instanceof HTMLSelectElement) return;
+      event.preventDefault();
+      dialog.showModal();
+    });
+  }
+
   for (const form of document.querySelectorAll('form[data-check]')) liveForm(form);
+  for (const form of document.querySelectorAll('form[data-keep]')) keepTyped(form);
   for (const button of document.querySelectorAll('button[data-open]')) {
     button.addEventListener('click', () => {
       const url = button.dataset.open || '';
       if (/^https?:\/\//i.test(url)) window.open(url, '_blank', 'noopener,noreferrer');
     });
   }
+  wireButtons();
+  leaveDialog();
+  const notice = document.getElementById('notice');
+  if (notice && notice.textContent) announce(notice.textContent);
   placeFocus();
   watch();
 })();

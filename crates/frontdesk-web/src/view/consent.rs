@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use frontdesk_url::{HostKind, Severity, UrlReview, Verdict};
 
 use crate::html::esc;
-use crate::state::Question;
+use crate::state::{Flow, Question};
 use crate::view::question::header;
 
 /// The URL cut around what to highlight: the registrable domain, or else the host.
@@ -132,21 +132,18 @@ fn details(out: &mut String, review: &UrlReview) {
     }
 }
 
-/// The consent screen (or, once opened, the wait for the person to come back).
-pub(crate) fn consent(
-    out: &mut String,
-    q: &Question,
-    review: &UrlReview,
-    opened: bool,
-    waiting: usize,
-) {
-    header(out, q, "asks you to open a link", waiting);
-    details(out, review);
+/// The consent screen. **Open link** is the person's consent: it opens the link
+/// in a new tab and sends `accept` at once (on both revisions); the page then
+/// waits for the flow by itself (see [`flows`]). The choices stay in view while
+/// the details scroll (the form holds them, its actions bar is sticky).
+pub(crate) fn consent(out: &mut String, q: &Question, review: &UrlReview, waiting: usize) {
     let _ = write!(
         out,
-        "<form class=\"answer\" method=\"post\" action=\"q/{}\">",
+        "<form class=\"answer consent\" method=\"post\" action=\"q/{}\">",
         q.id
     );
+    header(out, q, "asks you to open a link", waiting);
+    details(out, review);
     match review.consented() {
         None => {
             out.push_str(
@@ -156,21 +153,11 @@ pub(crate) fn consent(
                  <button type=\"submit\" name=\"action\" value=\"cancel\">Cancel</button></div>",
             );
         }
-        Some(url) if opened => {
-            let _ = write!(
-                out,
-                "<p class=\"opened\" role=\"status\">Opened in a new tab. Finish there, then come back here.</p>\
-                 <p>If no tab opened, copy the link into your browser: <code class=\"copy\">{}</code></p>\
-                 <div class=\"actions\">\
-                 <button type=\"submit\" name=\"action\" value=\"done\" class=\"primary\">Done, continue</button>\
-                 <button type=\"submit\" name=\"action\" value=\"cancel\">Cancel</button></div>",
-                esc(url.as_str())
-            );
-        }
         Some(url) => {
             let _ = write!(
                 out,
-                "<p>Nothing has been opened. Open it only if you expected this request.</p>\
+                "<p>Nothing has been opened. Open it only if you expected this request: \
+                 Open link consents, opens it in a new tab, and tells the server.</p>\
                  <div class=\"actions\">\
                  <button type=\"submit\" name=\"action\" value=\"open\" data-open=\"{}\">Open link</button>\
                  <button type=\"submit\" name=\"action\" value=\"decline\">Decline</button>\
@@ -180,6 +167,34 @@ pub(crate) fn consent(
         }
     }
     out.push_str("</form>");
+    crate::view::question::leave_dialog(out, q);
+}
+
+/// The flows the person consented to and is finishing in another tab: the page
+/// moves on by itself when each is complete.
+pub(crate) fn flows(out: &mut String, flows: &[Flow]) {
+    if flows.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<div class=\"flows\" id=\"flows\" role=\"status\">\
+         <h3>Finish in the other tab</h3>",
+    );
+    for f in flows {
+        let _ = write!(
+            out,
+            "<p>{}{} — waiting for you to finish there; this page moves on by itself when \
+             the server says it is done.</p>\
+             <p class=\"hint\">If no tab opened, copy the link: <code class=\"copy\">{}</code></p>",
+            esc(&f.server),
+            f.request
+                .as_deref()
+                .map(|r| format!(" ({})", esc(r)))
+                .unwrap_or_default(),
+            esc(&f.url),
+        );
+    }
+    out.push_str("</div>");
 }
 
 #[cfg(test)]
@@ -201,11 +216,11 @@ mod tests {
         let (tx, _rx) = tokio::sync::oneshot::channel();
         let kind = QuestionKind::Url {
             review: reviewed.clone(),
-            opened: false,
+            elicitation_id: None,
         };
         let q = Question::new(Header::new(&origin, "Sign in", 0), kind, None, tx);
         let mut out = String::new();
-        consent(&mut out, &q, &reviewed, false, 0);
+        consent(&mut out, &q, &reviewed, 0);
         out
     }
 

@@ -83,10 +83,13 @@ fn current(out: &mut String, inner: &Inner) {
     let waiting = inner.questions.len().saturating_sub(1);
     out.push_str("<section class=\"question\" id=\"question\" aria-labelledby=\"q-title\">");
     match inner.current() {
-        None => out.push_str(
-            "<h2 id=\"q-title\" tabindex=\"-1\">No question is waiting</h2>\
-             <p>Call a tool: when its server asks you something, the question appears here.</p>",
-        ),
+        None => {
+            out.push_str(
+                "<h2 id=\"q-title\" tabindex=\"-1\">No question is waiting</h2>\
+                 <p>Call a tool: when its server asks you something, the question appears here.</p>",
+            );
+            consent::flows(out, &inner.flows);
+        }
         Some(q) => match &q.kind {
             QuestionKind::Form {
                 form,
@@ -98,9 +101,7 @@ fn current(out: &mut String, inner: &Inner) {
                 stage: FormStage::Review(values),
                 ..
             } => question::review(out, q, form, values, waiting),
-            QuestionKind::Url { review, opened } => {
-                consent::consent(out, q, review, *opened, waiting)
-            }
+            QuestionKind::Url { review, .. } => consent::consent(out, q, review, waiting),
         },
     }
     out.push_str("</section>");
@@ -108,8 +109,17 @@ fn current(out: &mut String, inner: &Inner) {
 
 fn banner(out: &mut String, inner: &Inner, text: &PageText) {
     let _ = write!(out, "<header><h1>{}</h1>", esc(&text.title));
-    for line in &text.intro {
-        let _ = write!(out, "<p class=\"intro\">{}</p>", esc(line));
+    // The first sentence; the rest on demand, so the question is near the top
+    // even on a narrow screen.
+    if let Some((first, rest)) = text.intro.split_first() {
+        let _ = write!(out, "<p class=\"intro\">{}</p>", esc(first));
+        if !rest.is_empty() {
+            out.push_str("<details class=\"intro-more\"><summary>More about this page</summary>");
+            for line in rest {
+                let _ = write!(out, "<p class=\"intro\">{}</p>", esc(line));
+            }
+            out.push_str("</details>");
+        }
     }
     let status = match &inner.connection.link {
         Link::Connecting => format!("Connecting to {} …", text.target),

@@ -92,7 +92,19 @@ pub(crate) fn form(
                 .map(|e| display_line(&e.message, 300)),
         );
     }
+    if q.remembered {
+        notes.push(
+            "Filled in from your last answer to this form: check it before you send it.".to_owned(),
+        );
+    }
     let fields = schema.fields();
+    if let [only] = fields
+        && lint.is_empty()
+        && q.previous_errors.is_none()
+        && one_step(out, q, only, draft, &notes)
+    {
+        return;
+    }
     let blocked = fields
         .iter()
         .any(|f| control(f) == Control::Unsupported && f.is_required());
@@ -133,6 +145,7 @@ pub(crate) fn form(
             .map(|w| display_line(&w.message, 300));
         field_html(
             out,
+            "",
             i,
             field,
             draft.raw.get(i).unwrap_or(&empty),
@@ -159,16 +172,109 @@ pub(crate) fn form(
             ],
         );
     } else {
+        // Review is never disabled: with problems it shows them and moves the
+        // focus to the first one (the page's script, or the server without it).
         buttons(
             out,
             &[
-                ("review", "Review", true, !checked.valid()),
+                ("review", "Review", true, false),
                 ("decline", "Decline", false, false),
                 ("cancel", "Cancel", false, false),
             ],
         );
     }
     out.push_str("</form>");
+    leave_dialog(out, q);
+}
+
+/// The choices for a form of one yes/no or one choice among a few: one button
+/// per answer, sent at once (the answer is its label: nothing to review). The
+/// value it starts with (its default, or the last answer) is the primary button.
+/// `false` when the field is not such a question.
+fn one_step(
+    out: &mut String,
+    q: &Question,
+    field: &Field,
+    draft: &Draft,
+    notes: &[String],
+) -> bool {
+    let raw = draft.raw.first().cloned().unwrap_or_default();
+    let choices: Vec<(String, String, bool)> = match control(field) {
+        Control::Checkbox | Control::YesNo => vec![
+            ("yes".to_owned(), "Yes".to_owned(), raw.text == "yes"),
+            ("no".to_owned(), "No".to_owned(), raw.text == "no"),
+        ],
+        Control::Select if field.options().len() <= MAX_ONE_STEP_OPTIONS => field
+            .options()
+            .iter()
+            .enumerate()
+            .map(|(k, o)| {
+                (
+                    k.to_string(),
+                    display_line(o.label(), 120),
+                    raw.chosen.first() == Some(&k),
+                )
+            })
+            .collect(),
+        _ => return false,
+    };
+    if !notes.is_empty() {
+        out.push_str("<div class=\"warnings\" role=\"note\">");
+        for n in notes {
+            let _ = write!(out, "<p>{}</p>", esc(n));
+        }
+        out.push_str("</div>");
+    }
+    let label = display_line(field.label(), 120);
+    let _ = write!(
+        out,
+        "<form class=\"answer one-step\" method=\"post\" action=\"q/{id}\">\
+         <fieldset><legend id=\"one-step-label\">{label}</legend>",
+        id = q.id,
+        label = esc(&label),
+    );
+    if let Some(d) = field.description().filter(|d| !d.trim().is_empty()) {
+        let _ = write!(out, "<p class=\"desc\">{}</p>", esc(&display_line(d, 400)));
+    }
+    out.push_str("<div class=\"actions\">");
+    for (value, text, current) in &choices {
+        let _ = write!(
+            out,
+            "<button type=\"submit\" name=\"answer\" value=\"{value}\"{}>{}</button>",
+            if *current { " class=\"primary\"" } else { "" },
+            esc(text),
+        );
+    }
+    out.push_str(
+        "<button type=\"submit\" name=\"action\" value=\"decline\">Decline</button>\
+         <button type=\"submit\" name=\"action\" value=\"cancel\">Cancel</button></div>\
+         <p class=\"hint\">Choosing an answer sends it at once.</p></fieldset></form>",
+    );
+    leave_dialog(out, q);
+    true
+}
+
+/// The most options a single choice may have to be answered with one button each.
+const MAX_ONE_STEP_OPTIONS: usize = 6;
+
+/// What Esc opens (the terminal's Esc menu): decline, cancel, stop asking, or
+/// back. A real form, so it works from the keyboard and without the script too
+/// (the script opens it as a modal dialog on Esc).
+pub(crate) fn leave_dialog(out: &mut String, q: &Question) {
+    let _ = write!(
+        out,
+        "<dialog id=\"leave\" aria-labelledby=\"leave-title\">\
+         <form method=\"post\" action=\"q/{id}\">\
+         <h2 id=\"leave-title\">Leave this request from {server}?</h2>\
+         <div class=\"actions\">\
+         <button type=\"submit\" name=\"action\" value=\"decline\">Decline: tell the server no</button>\
+         <button type=\"submit\" name=\"action\" value=\"cancel\">Cancel: dismiss it</button>\
+         <button type=\"submit\" name=\"action\" value=\"stop\">Stop asking: cancel all its questions until you disconnect</button>\
+         <button type=\"button\" value=\"back\" data-close=\"leave\">Back</button>\
+         </div></form></dialog>",
+        id = q.id,
+        server = esc(&q.header.server),
+    );
 }
 
 /// The help line of a field: what it expects, its limits, its default, whether it
@@ -192,15 +298,20 @@ fn hint(field: &Field, control: Control) -> String {
     display_line(&parts.join("; "), 300)
 }
 
-fn field_html(
+/// One field with its label, hints and message. Controls are named `f{i}`; their
+/// ids start with `prefix` (a tool's argument form has its own, so several forms
+/// share the page).
+pub(crate) fn field_html(
     out: &mut String,
+    prefix: &str,
     i: usize,
     field: &Field,
     raw: &Raw,
     message: Option<&str>,
     warning: Option<&str>,
 ) {
-    let id = format!("f{i}");
+    let name = format!("f{i}");
+    let id = format!("{prefix}f{i}");
     let control = control(field);
     let label = display_line(field.label(), 120);
     let required = field.is_required();
@@ -237,7 +348,7 @@ fn field_html(
     }
     described.push(format!("{id}-msg"));
     let attrs = format!(
-        "id=\"{id}\" name=\"{id}\" aria-describedby=\"{}\"{}{}",
+        "id=\"{id}\" name=\"{name}\" aria-describedby=\"{}\"{}{}",
         described.join(" "),
         if required && control != Control::MultiSelect {
             " aria-required=\"true\""
@@ -271,7 +382,7 @@ fn field_html(
             for (k, option) in field.options().iter().enumerate() {
                 let _ = write!(
                     out,
-                    "<div class=\"check\"><input type=\"checkbox\" id=\"{id}-{k}\" name=\"{id}\" \
+                    "<div class=\"check\"><input type=\"checkbox\" id=\"{id}-{k}\" name=\"{name}\" \
                      value=\"{k}\"{}><label for=\"{id}-{k}\">{}</label></div>",
                     if raw.chosen.contains(&k) {
                         " checked"
@@ -289,7 +400,7 @@ fn field_html(
                 "<div class=\"label\"><label for=\"{id}\">{}</label>{star}</div>",
                 esc(&label)
             );
-            control_html(out, &id, &attrs, field, control, raw);
+            control_html(out, &name, &id, &attrs, field, control, raw);
         }
     }
     if let Some(d) = &description {
@@ -311,6 +422,7 @@ fn field_html(
 /// The input, text area or select of one field (after its label).
 fn control_html(
     out: &mut String,
+    name: &str,
     id: &str,
     attrs: &str,
     field: &Field,
@@ -347,7 +459,7 @@ fn control_html(
             input(out, "number", &extra);
             let _ = write!(
                 out,
-                "<input type=\"hidden\" name=\"{id}.bad\" value=\"{}\" data-bad-for=\"{id}\">",
+                "<input type=\"hidden\" name=\"{name}.bad\" value=\"{}\" data-bad-for=\"{id}\">",
                 if raw.bad { "1" } else { "" }
             );
         }
@@ -465,6 +577,7 @@ pub(crate) fn review(
         ],
     );
     out.push_str("</form>");
+    leave_dialog(out, q);
 }
 
 #[cfg(test)]
@@ -515,8 +628,8 @@ mod tests {
         );
         assert!(html.contains("min=\"1\" max=\"3\" step=\"1\""));
         assert!(
-            html.contains("value=\"review\" class=\"primary\" disabled"),
-            "the empty email blocks Review"
+            html.contains("value=\"review\" class=\"primary\">Review</button>"),
+            "Review is always reachable: {html}"
         );
         assert!(html.contains("2 more questions waiting"));
     }

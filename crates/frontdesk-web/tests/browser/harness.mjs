@@ -3,7 +3,7 @@
 // Chromium with a fresh profile, and small waiting and checking helpers.
 
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ export const settings = {
   frontdesk: required('FRONTDESK_BIN'),
   hostile: required('FRONTDESK_HOSTILE_BIN'),
   playwright: required('FRONTDESK_PLAYWRIGHT'),
+  axe: required('FRONTDESK_AXE'),
   chromium: process.env.CHROMIUM || '/usr/bin/chromium',
   screenshots: required('FRONTDESK_SCREENSHOTS'),
   only: process.env.FRONTDESK_SCENARIOS || '',
@@ -47,6 +48,8 @@ export async function launchBrowser() {
   });
   // No single step may wait longer than this (a scenario fails instead of hanging).
   context.setDefaultTimeout(10000);
+  // "Copy as JSON" writes to the clipboard; the tests read it back.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   return {
     context,
     async close() {
@@ -145,4 +148,34 @@ export async function tabTo(page, selector, limit = 40) {
     await page.keyboard.press('Tab');
   }
   throw new Error(`Tab never reached ${selector}`);
+}
+
+// axe-core on the page as it is now: every violation fails, listed by rule and
+// element. Injected through the debugger protocol (not a <script>), so the page's
+// own Content-Security-Policy stays as strict as it is.
+let axeSource = null;
+export async function axeCheck(page, state) {
+  if (!axeSource) axeSource = readFileSync(settings.axe, 'utf8');
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  check(violations.length === 0, `axe-core found ${violations.length} violation(s) on ${state}:\n  ${violations.join('\n  ')}`);
+  return state;
+}
+
+// The same page in light and dark, at 1280 and 400 pixels wide, saved as
+// NAME-{light,dark}-{1280,400}.png (full page); the viewport is put back after.
+export async function screenshots(page, name) {
+  const before = page.viewportSize();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 400]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.screenshot({ path: screenshotPath(`${name}-${scheme}-${width}`), fullPage: width === 400 });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  if (before) await page.setViewportSize(before);
 }

@@ -5,11 +5,11 @@
 
 import { everyField } from './fields.mjs';
 import { hostile, protections } from './hostile.mjs';
-import { bookReturn, cancel, consent, decline, keyboard, queue } from './lab.mjs';
+import { bookReturn, cancel, consent, decline, escape, keyboard, queue, toolArguments } from './lab.mjs';
 import { launchBrowser, settings } from './harness.mjs';
 import { oneTimeOpen } from './open.mjs';
 
-const SCENARIOS = { bookReturn, decline, cancel, consent, queue, keyboard, everyField, hostile, protections, oneTimeOpen };
+const SCENARIOS = { bookReturn, decline, cancel, consent, escape, queue, keyboard, toolArguments, everyField, hostile, protections, oneTimeOpen };
 const REVISIONS = ['2025-11-25', '2026-07-28'];
 
 const only = settings.only.split(',').map((s) => s.trim()).filter(Boolean);

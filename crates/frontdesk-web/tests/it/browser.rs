@@ -5,7 +5,8 @@
 //! opening the browser through its one-time address (`$BROWSER` a recording script).
 //!
 //! Needs Chromium (`/usr/bin/chromium`, or `$CHROMIUM`), `node`, and
-//! playwright-core in `target/browser-tests` (`scripts/browser-tests.sh install`).
+//! playwright-core and axe-core in `target/browser-tests` (`scripts/browser-tests.sh
+//! install`).
 //! Without them the test says what is missing and passes; with
 //! `FRONTDESK_REQUIRE_BROWSER=1` (CI) it fails instead. `FRONTDESK_SCENARIOS=a,b`
 //! runs only those scenarios. Screenshots land in `target/browser-tests/screenshots`.
@@ -16,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 /// How long the whole browser run may take before it is stopped.
-const RUN_LIMIT: Duration = Duration::from_secs(300);
+const RUN_LIMIT: Duration = Duration::from_secs(600);
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -103,6 +104,10 @@ fn missing_tools(chromium: &Path, playwright: &Path) -> Vec<String> {
     if !playwright.join("package.json").is_file() {
         missing.push(format!("no playwright-core in {}", playwright.display()));
     }
+    let axe = playwright.with_file_name("axe-core");
+    if !axe.join("axe.min.js").is_file() {
+        missing.push(format!("no axe-core in {}", axe.display()));
+    }
     let node = Command::new("node")
         .arg("--version")
         .stdout(Stdio::null())
@@ -156,6 +161,10 @@ fn browser_scenarios_on_both_revisions() {
         .env("FRONTDESK_BIN", &frontdesk)
         .env("FRONTDESK_HOSTILE_BIN", &hostile)
         .env("FRONTDESK_PLAYWRIGHT", &playwright)
+        .env(
+            "FRONTDESK_AXE",
+            playwright.with_file_name("axe-core").join("axe.min.js"),
+        )
         .env("FRONTDESK_SCREENSHOTS", &screenshots)
         .env("CHROMIUM", &chromium)
         .stdin(Stdio::null())

@@ -258,8 +258,8 @@ async fn a_refused_link_is_never_offered_or_opened() {
     page.post(&format!("q/{id}"), &[("action", "open")]).await;
     let html = page.html().await;
     assert!(
-        !html.contains("Done, continue"),
-        "forcing open does nothing"
+        html.contains(&format!("action=\"q/{id}\"")) && !html.contains("Finish in the other tab"),
+        "forcing open does nothing: {html}"
     );
     page.post(&format!("q/{id}"), &[("action", "decline")])
         .await;
@@ -287,4 +287,76 @@ async fn choices_for_a_question_not_on_screen_do_nothing() {
     page.post(&format!("q/{id}"), &[("action", "cancel")]).await;
     page.wait_for("received cancel", "the cancelled result")
         .await;
+}
+
+/// The ids of the JSON-RPC messages the card of call `n` lists, in order.
+fn card_ids(html: &str, n: usize) -> Vec<String> {
+    let start = html
+        .find(&format!("<article class=\"call\" id=\"call-{n}\""))
+        .unwrap_or_else(|| panic!("no card for call {n}: {html}"));
+    let card = &html[start..];
+    let card = &card[..card.find("</article>").unwrap_or(card.len())];
+    card.split(" · id ")
+        .skip(1)
+        .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect())
+        .collect()
+}
+
+/// Issue 29: two calls of the same tool at once. Each card lists exactly its own
+/// messages (by JSON-RPC id and `requestState`), with their times, and says
+/// how many times its own request was sent.
+#[tokio::test]
+async fn two_calls_at_once_each_list_only_their_own_messages() {
+    let page = Page::start().await;
+    page.post("call", &[("tool", "ask_email"), ("arguments", "{}")])
+        .await;
+    let first = page.question_id().await;
+    page.post("call", &[("tool", "ask_email"), ("arguments", "{}")])
+        .await;
+    page.wait_for("1 more question waiting", "the second question queued")
+        .await;
+    page.post(&format!("q/{first}"), &[("action", "decline")])
+        .await;
+    page.wait_for("received decline", "the first result").await;
+    let second = page.question_id().await;
+    assert_ne!(second, first);
+    page.post(&format!("q/{second}"), &[("action", "cancel")])
+        .await;
+    let html = page.wait_for("received cancel", "the second result").await;
+    // Calls are numbered with the questions; find the two cards' numbers.
+    let numbers: Vec<usize> = html
+        .match_indices("<article class=\"call\" id=\"call-")
+        .map(|(at, m)| {
+            html[at + m.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .expect("a number")
+        })
+        .collect();
+    assert_eq!(numbers.len(), 2, "{html}");
+    let (a, b) = (card_ids(&html, numbers[0]), card_ids(&html, numbers[1]));
+    for ids in [&a, &b] {
+        // tools/call, input_required, the retry with the answer, its result.
+        assert_eq!(ids.len(), 4, "{ids:?}\n{html}");
+        assert_eq!(ids[0], ids[1], "{ids:?}");
+        assert_eq!(ids[2], ids[3], "{ids:?}");
+        assert_ne!(ids[0], ids[2], "{ids:?}");
+    }
+    assert!(
+        a.iter().all(|id| !b.contains(id)),
+        "no message on both cards: {a:?} {b:?}"
+    );
+    assert_eq!(
+        html.matches("tools/call ask_email was sent 2 times")
+            .count(),
+        2,
+        "each card counts its own requests: {html}"
+    );
+    assert!(
+        html.contains("<time datetime=\""),
+        "messages carry their time"
+    );
+    assert!(html.contains("Copy as JSON"), "{html}");
 }

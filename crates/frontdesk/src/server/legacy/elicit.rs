@@ -264,8 +264,9 @@ async fn request_input(
     round_trip(call, session, request.method(), request.params(None)).await
 }
 
-/// A URL question: `elicitation/create` in URL mode; on accept, wait for the
-/// flow to complete, then send `notifications/elicitation/complete`.
+/// A URL question: `elicitation/create` in URL mode; when the flow completes
+/// (before or after the client's `accept`), send
+/// `notifications/elicitation/complete`, and on accept wait for that.
 async fn ask_url(
     call: &Call,
     session: &Session,
@@ -283,14 +284,37 @@ async fn ask_url(
         )
         .await?;
     let request = InputRequest::url(message.to_string(), make_url(&ticket));
-    let result = round_trip(
+    let answer = round_trip(
         call,
         session,
         request.method(),
         request.params(Some(&ticket.flow_id)),
-    )
-    .await?;
+    );
+    tokio::pin!(answer);
+    // The flow may finish before the client answers (a client may answer
+    // `accept` only when the person says they are done): announce it at
+    // once, so the client can move on without waiting for that click.
+    let mut announced = false;
+    let mut watching = true;
+    let result = loop {
+        let step = call.server.config.keepalive_interval;
+        tokio::select! {
+            result = &mut answer => break result?,
+            status = flows.wait(&ticket.flow_id, &call.principal, step), if watching => match status {
+                Progress::Complete => {
+                    if let Some(m) = elicitation_complete(&ticket.flow_id) {
+                        call.sink.send(m);
+                    }
+                    announced = true;
+                    watching = false;
+                }
+                Progress::Failed => watching = false,
+                Progress::Pending => {}
+            },
+        }
+    };
     match parse_elicit_result(&result).map_err(malformed)? {
+        ElicitOutcome::Accept(_) if announced => Ok(Answer::Accepted(())),
         ElicitOutcome::Decline => {
             flows.fail(&ticket.flow_id, "declined").await;
             Ok(Answer::Declined)

@@ -44,6 +44,38 @@ async fn legacy_url_flow_sends_complete() {
     );
 }
 
+/// Issue 29: a client that answers `accept` only when the person says they
+/// are done (MCP Inspector 2.12) hears of the finished flow at once, while its
+/// `elicitation/create` is still unanswered; its later `accept` ends the call
+/// without a second notice.
+#[tokio::test]
+async fn legacy_url_flow_finished_before_the_answer_is_announced_at_once() {
+    let server = builder().build();
+    let mut c = Client::start(server.clone());
+    c.initialize(json!({"elicitation": {"url": {}}})).await;
+    c.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "connect_store_account", "arguments": {}}}))
+        .await;
+    let ask = c.recv().await;
+    assert_eq!(ask["method"], "elicitation/create");
+    let url = ask["params"]["url"].as_str().unwrap().to_string();
+    let eid = ask["params"]["elicitationId"].as_str().unwrap().to_string();
+    c.quiet(100).await;
+    server.complete_flow(&token_of(&url), None).await.unwrap();
+    assert_eq!(
+        c.recv().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": eid}}),
+        "announced before the client answered"
+    );
+    c.reply(&ask["id"], json!({"action": "accept"})).await;
+    let result = c.recv().await;
+    assert_eq!(result["id"], 2, "no second notice: {result}");
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        "Your store account is connected."
+    );
+}
+
 #[tokio::test]
 async fn legacy_url_decline() {
     let mut c = Client::start(builder().build());
