@@ -10,7 +10,7 @@ use frontdesk_wire::{
 use serde_json::{Map, Value, json};
 
 use crate::answers::Variant;
-use crate::session::{Asked, Reply, Script, Session};
+use crate::session::{Asked, Script, Session};
 
 /// Most `input_required` rounds one call of the audit runs.
 pub(crate) const MAX_ROUNDS: usize = 8;
@@ -289,7 +289,8 @@ pub(crate) struct Walk {
 }
 
 /// Run `rounds` rounds of a call answering like a careful person (answers
-/// of `variant`), and stop before the final retry.
+/// of `variant`, URLs declined, as in the call discovery made), and stop
+/// before the final retry.
 pub(crate) async fn walk(
     session: &Session,
     tool: &str,
@@ -297,10 +298,7 @@ pub(crate) async fn walk(
     rounds: usize,
     variant: Variant,
 ) -> Result<Walk, String> {
-    session.script(Box::new(move |asked: &Asked| match asked.params {
-        ElicitRequestParams::Url(_) => Reply::Valid(variant),
-        _ => Reply::Valid(variant),
-    }));
+    session.script(crate::session::careful(variant));
     let mut retry: Option<(Map<String, Value>, Option<String>)> = None;
     for round in 1..=rounds.max(1) {
         let (responses, state) = match retry.take() {

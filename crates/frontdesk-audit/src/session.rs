@@ -92,17 +92,41 @@ impl Asked {
         }
     }
 
-    /// Whether `other` asks the same thing (same mode and schema, or the
-    /// same URL).
+    /// Whether `other` asks the same thing again: the same `inputRequests`
+    /// key, or a form of the same shape (the same fields of the same types
+    /// and the same required ones; a server asking again may change the
+    /// message, titles and defaults), or the same URL.
     pub(crate) fn same_question(&self, other: &Asked) -> bool {
+        if self.key.is_some() && self.key == other.key {
+            return true;
+        }
         match (&self.params, &other.params) {
             (ElicitRequestParams::Form(a), ElicitRequestParams::Form(b)) => {
-                a.requested_schema == b.requested_schema
+                shape(&a.requested_schema) == shape(&b.requested_schema)
             }
             (ElicitRequestParams::Url(a), ElicitRequestParams::Url(b)) => a.url == b.url,
             _ => false,
         }
     }
+}
+
+/// A form's shape: its fields with their types and options, and which are
+/// required.
+fn shape(schema: &Map<String, Value>) -> Value {
+    let fields: Map<String, Value> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| {
+            let kept = ["type", "enum", "oneOf", "items", "format"]
+                .iter()
+                .filter_map(|key| v.get(*key).map(|x| ((*key).to_owned(), x.clone())))
+                .collect::<Map<String, Value>>();
+            (k.clone(), Value::Object(kept))
+        })
+        .collect();
+    json!({"fields": fields, "required": schema.get("required")})
 }
 
 /// What the audit answers to one question.

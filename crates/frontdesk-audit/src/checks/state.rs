@@ -31,7 +31,8 @@ struct Subject {
     args: Value,
     rounds: usize,
     effects: bool,
-    /// The outcome of the careful call (primary answers).
+    /// The outcome of the careful call (primary answers, URLs declined),
+    /// when it ended with a result.
     baseline: Option<Value>,
     /// Whether its last round came with a state.
     stateful: bool,
@@ -67,11 +68,7 @@ pub(super) async fn run(ctx: &mut Ctx<'_>) {
             args: run.args.clone(),
             rounds: run.baseline.rounds,
             effects: run.effects,
-            baseline: run
-                .baseline
-                .end
-                .outcome_value()
-                .filter(|_| run.baseline.end.succeeded()),
+            baseline: run.baseline.end.outcome_value(),
             stateful: false,
         });
     }
@@ -167,7 +164,7 @@ async fn walk_on(ctx: &mut Ctx<'_>, check: CheckId, s: &Subject) -> Option<Walk>
             check,
             &s.tool,
             Outcome::Inconclusive,
-            "even a valid final retry does not complete the call, so a refusal shows nothing",
+            "the careful call ends without a result, so a refusal shows nothing",
         );
         return None;
     }
@@ -199,14 +196,14 @@ async fn tamper(ctx: &mut Ctx<'_>, s: &Subject) {
     let Some(original) = w.state.clone() else {
         return;
     };
-    let mut variants = decoded_variants(&original);
-    variants.insert(0, ("one character changed".to_owned(), flip(&original)));
-    variants.truncate(TAMPERINGS);
-    let tried = variants.len();
+    let mut changes = vec![Change::Flip];
+    changes.extend(leaf_paths(&original));
+    changes.truncate(TAMPERINGS);
+    let tried = changes.len();
     let disclosure = ctx.options.disclosure;
     let mut passed = Vec::new();
-    for (i, (how, tampered)) in variants.into_iter().enumerate() {
-        // Each variant on a fresh walk: an accepted one may use up the state.
+    for (i, change) in changes.iter().enumerate() {
+        // Each change on a fresh walk's state: an accepted one may use it up.
         let w = if i == 0 {
             w.clone()
         } else {
@@ -214,6 +211,10 @@ async fn tamper(ctx: &mut Ctx<'_>, s: &Subject) {
                 Some(w) => w,
                 None => return,
             }
+        };
+        let how = change.describe();
+        let Some(tampered) = w.state.as_deref().and_then(|state| change.apply(state)) else {
+            continue;
         };
         let reply = call::send(
             &ctx.main,
@@ -292,23 +293,56 @@ fn flip(state: &str) -> String {
         .collect()
 }
 
-/// Variants of a state whose parts are base64 (or plain) JSON: one leaf
-/// changed in each, encoded the same way. A state that is signed or sealed
-/// refuses every one; one that is not lets the change through.
-fn decoded_variants(state: &str) -> Vec<(String, String)> {
+/// One way the audit changes a state.
+enum Change {
+    /// One character replaced (see [`flip`]).
+    Flip,
+    /// One leaf of the JSON in a base64 (or plain) JSON part changed (see
+    /// [`change_leaf`]). A state that is signed or sealed refuses every one;
+    /// one that is not lets the change through.
+    Leaf {
+        /// Which `.`-separated part.
+        part: usize,
+        /// The JSON pointer of the leaf.
+        path: String,
+    },
+}
+
+impl Change {
+    fn describe(&self) -> String {
+        match self {
+            Change::Flip => "one character changed".to_owned(),
+            Change::Leaf { path, .. } => format!("{path} changed in its JSON"),
+        }
+    }
+
+    /// `state` changed this way (`None`: it has no such part or leaf).
+    fn apply(&self, state: &str) -> Option<String> {
+        match self {
+            Change::Flip => Some(flip(state)),
+            Change::Leaf { part, path } => {
+                let mut parts: Vec<String> = state.split('.').map(str::to_owned).collect();
+                let (mut json, encode) = decode_part(parts.get(*part)?)?;
+                change_leaf(json.pointer_mut(path)?)?;
+                parts[*part] = encode(&json.to_string());
+                Some(parts.join("."))
+            }
+        }
+    }
+}
+
+/// Every leaf of the state's JSON parts, as changes.
+fn leaf_paths(state: &str) -> Vec<Change> {
     let mut out = Vec::new();
-    let parts: Vec<&str> = state.split('.').collect();
-    for (index, part) in parts.iter().enumerate() {
-        let Some((json, encode)) = decode_part(part) else {
+    for (part, text) in state.split('.').enumerate() {
+        let Some((json, _)) = decode_part(text) else {
             continue;
         };
-        for (path, changed) in leaf_changes(&json) {
-            let mut new_parts: Vec<String> = parts.iter().map(|p| (*p).to_owned()).collect();
-            new_parts[index] = encode(&changed.to_string());
-            out.push((format!("{path} changed in its JSON"), new_parts.join(".")));
-            if out.len() >= TAMPERINGS {
-                return out;
-            }
+        let mut paths = Vec::new();
+        collect_leaves(&json, String::new(), &mut paths);
+        out.extend(paths.into_iter().map(|path| Change::Leaf { part, path }));
+        if out.len() >= TAMPERINGS {
+            break;
         }
     }
     out
@@ -342,29 +376,19 @@ fn decode_part(part: &str) -> Option<(Value, Encoder)> {
     None
 }
 
-/// Each leaf of `value` changed in turn (strings get a suffix, numbers one
-/// more, booleans flip), with its path.
-fn leaf_changes(value: &Value) -> Vec<(String, Value)> {
-    let mut paths = Vec::new();
-    collect_leaves(value, String::new(), &mut paths);
-    paths
-        .into_iter()
-        .take(TAMPERINGS)
-        .filter_map(|path| {
-            let mut changed = value.clone();
-            let leaf = changed.pointer_mut(&path)?;
-            *leaf = match leaf {
-                Value::String(s) => Value::String(format!("{s}x")),
-                Value::Number(n) => match n.as_i64() {
-                    Some(i) => Value::from(i.saturating_add(1)),
-                    None => Value::from(n.as_f64().unwrap_or(0.0) + 1.0),
-                },
-                Value::Bool(b) => Value::Bool(!*b),
-                _ => return None,
-            };
-            Some((path, changed))
-        })
-        .collect()
+/// Change one leaf: strings get a suffix, numbers one more, booleans
+/// flip (`None` for null).
+fn change_leaf(leaf: &mut Value) -> Option<()> {
+    *leaf = match leaf {
+        Value::String(s) => Value::String(format!("{s}x")),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::from(i.saturating_add(1)),
+            None => Value::from(n.as_f64().unwrap_or(0.0) + 1.0),
+        },
+        Value::Bool(b) => Value::Bool(!*b),
+        _ => return None,
+    };
+    Some(())
 }
 
 fn collect_leaves(value: &Value, path: String, out: &mut Vec<String>) {
@@ -613,6 +637,8 @@ async fn elsewhere(ctx: &mut Ctx<'_>, subjects: &[Subject], endpoint: &Endpoint,
             final_retry(s, w.answers.clone(), w.state.as_deref()),
         )
         .await;
+        // The reply the careful call got: served as on the first instance.
+        let as_usual = reply.outcome_value().is_some() && reply.outcome_value() == s.baseline;
         let state = w
             .state
             .as_deref()
@@ -620,6 +646,10 @@ async fn elsewhere(ctx: &mut Ctx<'_>, subjects: &[Subject], endpoint: &Endpoint,
             .unwrap_or_else(|| "no requestState".into());
         let taken = judge(reply, ctx.options.disclosure);
         let (outcome, text) = match (check, taken) {
+            (CheckId::StatePrincipal, Taken::Refused(t)) if as_usual => (
+                Outcome::Inconclusive,
+                format!("{state} sent by another principal ended as it does for its own: {t}"),
+            ),
             (CheckId::StatePrincipal, Taken::Refused(t) | Taken::AskedAgain(t)) => (
                 Outcome::Pass,
                 format!("{state} sent by another principal: {t}"),
@@ -627,6 +657,10 @@ async fn elsewhere(ctx: &mut Ctx<'_>, subjects: &[Subject], endpoint: &Endpoint,
             (CheckId::StatePrincipal, Taken::Acted(t)) => (
                 Outcome::Fail,
                 format!("{state} sent by another principal was taken: {t}"),
+            ),
+            (_, Taken::Acted(t) | Taken::Refused(t)) if as_usual => (
+                Outcome::Pass,
+                format!("the final retry ({state}) on the other instance, as on the first: {t}"),
             ),
             (_, Taken::Acted(t)) => (
                 Outcome::Pass,

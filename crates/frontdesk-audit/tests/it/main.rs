@@ -4,3 +4,4 @@
 mod support;
 
 mod defects;
+mod frontdesk_servers;
