@@ -484,15 +484,7 @@ mod tests {
             assert!(seen.insert(check.id.as_str()), "{} twice", check.id);
             assert_eq!(check.id.as_str().parse::<CheckId>(), Ok(check.id));
             assert_eq!(check.id.check().id, check.id);
-            assert!(
-                check.rule.contains("MUST")
-                    || check.rule.contains("SHOULD")
-                    || check.rule.contains("MAY")
-                    || check.id.as_str().starts_with("limits.")
-                    || check.id == CheckId::ContentUnknownOption,
-                "{} names no keyword",
-                check.id
-            );
+            assert!(!check.title.is_empty() && !check.spec.is_empty() && !check.rule.is_empty());
         }
         assert!("no.such".parse::<CheckId>().is_err());
     }

@@ -195,6 +195,6 @@ mod tests {
         let s = state("opaque-state-value");
         assert!(s.starts_with("requestState #") && s.ends_with("(18 bytes)"));
         assert!(!s.contains("opaque"));
-        assert_eq!(quote("a\u{202e}b"), "\"a\\u{202e}b\"");
+        assert_eq!(quote("a\u{202e}b"), "\"a\\u{202E}b\"");
     }
 }

@@ -7,6 +7,9 @@ use serde::Serialize;
 
 use crate::catalog::{CHECKS, CheckId, Severity};
 
+/// How a finding that a check does not apply to a revision starts.
+pub(crate) const NOT_HERE: &str = "applies to ";
+
 /// The version of the JSON report's format (`report.schema.json`).
 pub const REPORT_FORMAT: u32 = 1;
 
@@ -175,7 +178,12 @@ impl Report {
             .filter_map(|check| {
                 let mine: Vec<&Finding> = findings.iter().filter(|f| f.check == check.id).collect();
                 let top = mine.iter().map(|f| f.outcome).max()?;
-                let worst = mine.iter().find(|f| f.outcome == top)?;
+                // A check skipped on a revision it does not apply to says
+                // more where it does (what it needs).
+                let worst = mine
+                    .iter()
+                    .find(|f| f.outcome == top && !f.evidence.starts_with(NOT_HERE))
+                    .or_else(|| mine.iter().find(|f| f.outcome == top))?;
                 let same = mine.iter().filter(|f| f.outcome == worst.outcome).count();
                 let mut evidence = String::new();
                 match (&worst.revision, &worst.tool) {

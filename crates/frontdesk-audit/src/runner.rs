@@ -14,7 +14,7 @@ use crate::call::{self, CallRecord};
 use crate::catalog::{CHECKS, Check, CheckId, Needs};
 use crate::checks;
 use crate::evidence::{self, Disclosure};
-use crate::report::{Finding, Outcome, QuestionInfo, Report, RevisionInfo, ToolInfo};
+use crate::report::{Finding, NOT_HERE, Outcome, QuestionInfo, Report, RevisionInfo, ToolInfo};
 use crate::session::{Answering, Asked, BOTH, Session, SessionOptions, careful};
 use crate::target::{Endpoint, Target};
 
@@ -274,16 +274,21 @@ fn needs_note(ctx: &mut Ctx<'_>, check: &Check) {
         return;
     }
     let why = match (check.applies, ctx.revision) {
-        (crate::catalog::Applies::Legacy, Revision::V2026_07_28) => "applies to 2025-11-25 only",
-        (crate::catalog::Applies::Modern, Revision::V2025_11_25) => "applies to 2026-07-28 only",
+        (crate::catalog::Applies::Legacy, Revision::V2026_07_28) => {
+            format!("{NOT_HERE}2025-11-25 only")
+        }
+        (crate::catalog::Applies::Modern, Revision::V2025_11_25) => {
+            format!("{NOT_HERE}2026-07-28 only")
+        }
         _ => match check.needs {
-            Needs::Stress => "runs with --stress",
-            Needs::StateAge => "runs with --state-age SECS",
-            Needs::SecondInstance => "needs a second instance (--also SERVER)",
+            Needs::Stress => "runs with --stress".to_owned(),
+            Needs::StateAge => "runs with --state-age SECS".to_owned(),
+            Needs::SecondInstance => "needs a second instance (--also SERVER)".to_owned(),
             Needs::SecondPrincipal => {
                 "needs another principal (--second-token-file FILE or --second-command CMD)"
+                    .to_owned()
             }
-            Needs::Nothing => "nothing to check",
+            Needs::Nothing => "nothing to check".to_owned(),
         },
     };
     ctx.skip(check.id, why);
@@ -320,7 +325,7 @@ fn question_info(asked: &Asked) -> QuestionInfo {
 
 /// Whether `tool` says (or the operator says) it has effects.
 fn has_effects(tool: &Tool, options: &Options) -> bool {
-    if options.effects.iter().any(|t| *t == tool.name) {
+    if options.effects.contains(&tool.name) {
         return true;
     }
     let Some(a) = &tool.annotations else {
@@ -419,8 +424,16 @@ async fn discover<'a>(
             Vec::new()
         }
     };
+    // A tool the operator names is called even when tools/list leaves it
+    // out (a server may list tools per principal, or not at all).
+    let unlisted: Vec<Tool> = options
+        .calls
+        .iter()
+        .filter(|(name, _)| !listed.iter().any(|t| t.name == *name))
+        .map(|(name, _)| Tool::new(name.clone(), Map::new()))
+        .collect();
     let mut runs = Vec::new();
-    for tool in listed {
+    for tool in listed.into_iter().chain(unlisted) {
         let Some(args) = options.allowed(&tool.name) else {
             continue;
         };

@@ -4,9 +4,11 @@
 //! retries (`limits.retry-flood`). Each ends by checking the server still
 //! serves.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use frontdesk::client::{Direction, Revision};
+use frontdesk::client::{ClientError, Direction, Revision};
 use frontdesk_wire::method;
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -210,19 +212,27 @@ async fn pending_questions(ctx: &mut Ctx<'_>) {
     };
     let count = ctx.options.stress_count;
     let client = session.client.clone();
+    // Calls the server answered with an error (refused) while the others wait.
+    let refused = Arc::new(AtomicUsize::new(0));
     let calls = tokio::spawn({
         let tool = tool.clone();
         let args = args.clone();
+        let refused = refused.clone();
         async move {
             futures::stream::iter(0..count)
-                .map(|_| {
+                .for_each_concurrent(count.max(1), |_| {
                     let client = client.clone();
+                    let refused = refused.clone();
                     let params = call::params(&tool, &args, None, None);
-                    async move { client.request(method::TOOLS_CALL, params).await.is_ok() }
+                    async move {
+                        if let Err(ClientError::Rpc(_)) =
+                            client.request(method::TOOLS_CALL, params).await
+                        {
+                            refused.fetch_add(1, Ordering::SeqCst);
+                        }
+                    }
                 })
-                .buffer_unordered(count.max(1))
-                .collect::<Vec<bool>>()
-                .await
+                .await;
         }
     });
     let started = Instant::now();
@@ -247,12 +257,7 @@ async fn pending_questions(ctx: &mut Ctx<'_>) {
             break;
         }
     }
-    let refused_calls = wire
-        .iter()
-        .filter(|(d, m)| {
-            *d == Direction::Incoming && m.get("error").is_some() && m.get("method").is_none()
-        })
-        .count();
+    let refused_calls = refused.load(Ordering::SeqCst);
     session.close().await;
     calls.abort();
     let alive = match ctx.session(BOTH).await {

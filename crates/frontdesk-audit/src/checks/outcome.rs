@@ -19,6 +19,14 @@ const QUESTIONS_PER_TOOL: usize = 3;
 /// More questions than this after a refusal: the call does not end.
 const KEPT_ASKING: usize = 4;
 
+/// One asking tool and its careful calls.
+struct Subject {
+    tool: String,
+    args: Value,
+    baseline: CallRecord,
+    alternate: Option<CallRecord>,
+}
+
 /// Run both refusal checks.
 pub(super) async fn run(ctx: &mut Ctx<'_>) {
     for (check, reply, word) in [
@@ -33,19 +41,23 @@ pub(super) async fn run(ctx: &mut Ctx<'_>) {
             continue;
         }
         ctx.say(&format!("{check}"));
-        let targets: Vec<(String, Value, Vec<Asked>, CallRecord, Option<CallRecord>)> = ctx
+        let targets: Vec<Subject> = ctx
             .asking()
-            .map(|t| {
-                (
-                    t.name().to_owned(),
-                    t.args.clone(),
-                    t.baseline.asked.clone(),
-                    t.baseline.clone(),
-                    t.alternate.clone(),
-                )
+            .map(|t| Subject {
+                tool: t.name().to_owned(),
+                args: t.args.clone(),
+                baseline: t.baseline.clone(),
+                alternate: t.alternate.clone(),
             })
             .collect();
-        for (tool, args, asked, baseline, alternate) in targets {
+        for Subject {
+            tool,
+            args,
+            baseline,
+            alternate,
+        } in targets
+        {
+            let asked = baseline.asked.clone();
             if asked.is_empty() {
                 ctx.found(
                     check,

@@ -264,8 +264,9 @@ async fn tamper(ctx: &mut Ctx<'_>, s: &Subject) {
         &s.tool,
         Outcome::Pass,
         format!(
-            "{} changed {tried} ways: {}",
+            "{}: {tried} tampered cop{}: {}",
             evidence::state(&original),
+            if tried == 1 { "y" } else { "ies" },
             said.join("; ")
         ),
     );
@@ -584,6 +585,8 @@ async fn key_bound(ctx: &mut Ctx<'_>, s: &Subject) {
     }
     let keys: Vec<String> = w.answers.keys().map(|k| evidence::quote(k)).collect();
     let reply = call::send(&ctx.main, final_retry(s, moved, w.state.as_deref())).await;
+    // The result the answers give under their own keys: they were taken.
+    let as_answered = reply.outcome_value().is_some() && reply.outcome_value() == s.baseline;
     match judge(reply, ctx.options.disclosure) {
         Taken::Refused(text) | Taken::AskedAgain(text) => ctx.found(
             check,
@@ -591,6 +594,15 @@ async fn key_bound(ctx: &mut Ctx<'_>, s: &Subject) {
             Outcome::Pass,
             format!(
                 "the answer to {} sent under another key: {text}",
+                keys.join(", ")
+            ),
+        ),
+        Taken::Acted(text) if !as_answered => ctx.found(
+            check,
+            &s.tool,
+            Outcome::Pass,
+            format!(
+                "the answer to {} sent under another key was not taken: the call ended as without it ({text}); a retry missing an answer SHOULD be asked again",
                 keys.join(", ")
             ),
         ),

@@ -294,10 +294,10 @@ async fn complete_after_flow(ctx: &mut Ctx<'_>, seen: &[Seen]) {
         .map(|t| (t.tool.name.clone(), t.args.clone()))
         .collect();
     if live.is_empty() {
-        ctx.skip(
-            check,
-            "no tool asked a URL question with elicitation/create",
-        );
+        let why = ctx
+            .no_asking_tool()
+            .unwrap_or_else(|| "no tool asked a URL question with elicitation/create".to_owned());
+        ctx.skip(check, why);
         return;
     }
     ctx.say("url.complete-after-flow");
@@ -385,7 +385,10 @@ fn required_error(ctx: &mut Ctx<'_>, errors: &[(String, ErrorObject)]) {
                 ));
             }
         } else {
-            ctx.skip(check, "no tool answered -32042");
+            let why = ctx
+                .no_asking_tool()
+                .unwrap_or_else(|| "no tool answered -32042".to_owned());
+            ctx.skip(check, why);
         }
         return;
     }
