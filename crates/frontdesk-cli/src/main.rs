@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod audit;
 mod call;
 mod check;
 mod client_args;
@@ -64,6 +65,8 @@ enum Command {
     Keys(keys::KeysArgs),
     /// Lint a requestedSchema and, optionally, validate an answer against it.
     Check(check::CheckArgs),
+    /// Check an MCP server's elicitation against the spec and its security rules.
+    Audit(audit::AuditArgs),
     /// Run one MCP conformance client scenario (from `MCP_CONFORMANCE_SCENARIO`) against URL.
     ConformanceClient {
         /// The mock server's endpoint URL.
@@ -79,7 +82,11 @@ fn main() -> ExitCode {
     // Interactive commands keep the terminal for the forms: warnings only by default
     // (and held while a screen is up); the server's own stderr is shown.
     let interactive = matches!(cli.command, Command::Lab(_) | Command::Connect(_));
-    let filter = if interactive {
+    // The audit's probes make servers and the client log on purpose; its
+    // progress and report are its output.
+    let filter = if matches!(cli.command, Command::Audit(_)) {
+        "error"
+    } else if interactive {
         "warn,frontdesk::state::sealer=error,frontdesk::server_stderr=info"
     } else {
         "info"
@@ -90,6 +97,7 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Audit(args) => audit::run(&args),
         Command::Keys(args) => keys::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Lab(args) => lab::run(&args),
