@@ -7,6 +7,7 @@ mod limits;
 mod modes;
 mod outcome;
 mod state;
+mod tampering;
 mod url;
 
 use frontdesk::client::Revision;
