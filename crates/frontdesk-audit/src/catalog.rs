@@ -4,7 +4,7 @@
 //!
 //! The spec references name the page and section of the MCP specification
 //! (2025-11-25 and 2026-07-28) and paraphrase the requirement with its
-//! keyword (MUST, SHOULD …); the checks' logic is in [`crate::checks`].
+//! keyword (MUST, SHOULD …); the checks' logic is in the crate's `checks` module.
 
 use std::fmt;
 use std::str::FromStr;
