@@ -242,20 +242,29 @@ pub(crate) fn answer_round(
     Ok(responses)
 }
 
-async fn call_modern(session: &Session, tool: &str, arguments: &Value) -> (End, usize) {
-    let mut retry: Option<(Map<String, Value>, Option<String>)> = None;
-    let mut rounds = 0;
-    for _ in 0..=MAX_ROUNDS {
-        let (responses, state) = match retry.take() {
-            Some((r, s)) => (Some(r), s),
-            None => (None, None),
-        };
-        let reply = send(
+/// What a retry carries: the answers and the state of the round before.
+type Retry = Option<(Map<String, Value>, Option<String>)>;
+
+/// Send one round of a call (the first when `retry` is `None`).
+async fn round(session: &Session, tool: &str, arguments: &Value, retry: Retry) -> Step {
+    let (responses, state) = match retry {
+        Some((r, s)) => (Some(r), s),
+        None => (None, None),
+    };
+    step(
+        send(
             session,
             params(tool, arguments, responses, state.as_deref()),
         )
-        .await;
-        match step(reply) {
+        .await,
+    )
+}
+
+async fn call_modern(session: &Session, tool: &str, arguments: &Value) -> (End, usize) {
+    let mut retry: Retry = None;
+    let mut rounds = 0;
+    for _ in 0..=MAX_ROUNDS {
+        match round(session, tool, arguments, retry.take()).await {
             Step::Ended(end) => return (end, rounds),
             Step::Asks {
                 questions,
@@ -265,7 +274,9 @@ async fn call_modern(session: &Session, tool: &str, arguments: &Value) -> (End, 
                 rounds += 1;
                 match answer_round(session, &questions, &others) {
                     Ok(responses) => retry = Some((responses, state)),
-                    Err(why) => return (End::Failed(format!("the client stopped: {why}")), rounds),
+                    Err(why) => {
+                        return (End::Failed(format!("the client stopped: {why}")), rounds);
+                    }
                 }
             }
         }
@@ -299,22 +310,13 @@ pub(crate) async fn walk(
     variant: Variant,
 ) -> Result<Walk, String> {
     session.script(crate::session::careful(variant));
-    let mut retry: Option<(Map<String, Value>, Option<String>)> = None;
-    for round in 1..=rounds.max(1) {
-        let (responses, state) = match retry.take() {
-            Some((r, s)) => (Some(r), s),
-            None => (None, None),
-        };
-        let reply = send(
-            session,
-            params(tool, arguments, responses, state.as_deref()),
-        )
-        .await;
-        match step(reply) {
+    let mut retry: Retry = None;
+    for n in 1..=rounds.max(1) {
+        match round(session, tool, arguments, retry.take()).await {
             Step::Ended(end) => {
                 return Err(format!(
                     "the call ended after {} round(s) this time ({}), not {rounds} as the first time",
-                    round - 1,
+                    n - 1,
                     crate::evidence::end_brief(&end)
                 ));
             }
@@ -324,7 +326,7 @@ pub(crate) async fn walk(
                 state,
             } => {
                 let answers = answer_round(session, &questions, &others)?;
-                if round == rounds.max(1) {
+                if n == rounds.max(1) {
                     session.take_asked();
                     return Ok(Walk {
                         state,

@@ -368,21 +368,35 @@ async fn expiry(ctx: &mut Ctx<'_>, s: &Subject) {
     .await;
     let state = w.state.as_deref().map(evidence::state).unwrap_or_default();
     let secs = age.as_secs_f64();
-    match judge(reply, ctx.options.disclosure) {
-        Taken::Refused(text) | Taken::AskedAgain(text) => ctx.found(
-            check,
-            &s.tool,
-            Outcome::Pass,
-            format!("{state} after {secs} s: {text}"),
-        ),
-        Taken::Acted(text) => ctx.found(
-            check,
-            &s.tool,
-            Outcome::Fail,
-            format!("{state} was still taken after {secs} s: {text}"),
-        ),
-        Taken::Unclear(text) => ctx.found(check, &s.tool, Outcome::Inconclusive, text),
-    }
+    let taken = judge(reply, ctx.options.disclosure);
+    must_refuse(
+        ctx,
+        check,
+        &s.tool,
+        taken,
+        &format!("{state} after {secs} s"),
+        &format!("{state} was still taken after {secs} s"),
+    );
+}
+
+/// Record what the server did with something it must refuse: refused or
+/// asked again passes (`refused: …`), taken fails (`taken: …`).
+fn must_refuse(
+    ctx: &mut Ctx<'_>,
+    check: CheckId,
+    tool: &str,
+    taken: Taken,
+    refused: &str,
+    took: &str,
+) {
+    let (outcome, text) = match taken {
+        Taken::Refused(text) | Taken::AskedAgain(text) => {
+            (Outcome::Pass, format!("{refused}: {text}"))
+        }
+        Taken::Acted(text) => (Outcome::Fail, format!("{took}: {text}")),
+        Taken::Unclear(text) => (Outcome::Inconclusive, text),
+    };
+    ctx.found(check, tool, outcome, text);
 }
 
 /// `state.request-bound`: the final retry of `s` (state and answers) sent
@@ -410,21 +424,15 @@ async fn request_bound(ctx: &mut Ctx<'_>, s: &Subject, all: &[Subject]) {
     let reply = call::send(&ctx.main, params).await;
     let state = w.state.as_deref().map(evidence::state).unwrap_or_default();
     let on = evidence::quote(&other.tool);
-    match judge(reply, ctx.options.disclosure) {
-        Taken::Refused(text) | Taken::AskedAgain(text) => ctx.found(
-            check,
-            &s.tool,
-            Outcome::Pass,
-            format!("{state} with its answers, sent as a call of {on}: {text}"),
-        ),
-        Taken::Acted(text) => ctx.found(
-            check,
-            &s.tool,
-            Outcome::Fail,
-            format!("{state} with its answers was taken by a call of {on}: {text}"),
-        ),
-        Taken::Unclear(text) => ctx.found(check, &s.tool, Outcome::Inconclusive, text),
-    }
+    let taken = judge(reply, ctx.options.disclosure);
+    must_refuse(
+        ctx,
+        check,
+        &s.tool,
+        taken,
+        &format!("{state} with its answers, sent as a call of {on}"),
+        &format!("{state} with its answers was taken by a call of {on}"),
+    );
 }
 
 /// `answer.key-bound`: the final retry with each answer under another key.
