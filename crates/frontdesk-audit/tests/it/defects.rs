@@ -6,10 +6,11 @@
 use std::time::Duration;
 
 use frontdesk_audit::fixture::{Defect, Fixture};
-use frontdesk_audit::{CheckId, Options, Outcome, Target, audit};
+use frontdesk_audit::{Options, Target, audit};
 
 use crate::support::{
-    audit_fixture, bearer, failed, options, outcome, passes_all_it_can, pipe_to, shown,
+    audit_fixture, bearer, failed, options, passes_all_it_can, passes_the_checks_that_need_more,
+    pipe_to, shown,
 };
 
 /// Audit the fixture with `defect` the way its check needs, and require
@@ -125,29 +126,5 @@ async fn the_correct_fixture_passes_the_checks_that_need_more() {
     let mut target = Target::new(bearer(&url, "alice"));
     target.second_principal = Some(bearer(&url, "bob"));
     target.also = Some(bearer(&other_url, "alice"));
-    let opts = Options {
-        state_age: Some(Duration::from_secs(3)),
-        only: vec![
-            CheckId::StatePrincipal,
-            CheckId::InstanceRetry,
-            CheckId::StateExpiry,
-        ],
-        ..options()
-    };
-    let report = audit(&target, &opts).await;
-    for check in opts.only {
-        assert_eq!(
-            outcome(&report, check),
-            Some(Outcome::Pass),
-            "{check}:\n{}",
-            shown(&report)
-        );
-    }
-    // Over HTTP the fixture speaks 2026-07-28 only.
-    assert!(
-        !report
-            .revisions
-            .iter()
-            .any(|r| r.revision == "2025-11-25" && r.spoken)
-    );
+    passes_the_checks_that_need_more(&target, options()).await;
 }

@@ -112,3 +112,27 @@ pub(crate) fn passes_all_it_can(report: &Report) {
         );
     }
 }
+
+/// Audit `target` (two principals, a second instance, states of a short
+/// lifetime) with only the checks that need those, and require each passes.
+pub(crate) async fn passes_the_checks_that_need_more(target: &Target, base: Options) {
+    let only = vec![
+        CheckId::StatePrincipal,
+        CheckId::InstanceRetry,
+        CheckId::StateExpiry,
+    ];
+    let opts = Options {
+        state_age: Some(std::time::Duration::from_secs(3)),
+        only: only.clone(),
+        ..base
+    };
+    let report = audit(target, &opts).await;
+    for check in only {
+        assert_eq!(
+            outcome(&report, check),
+            Some(Outcome::Pass),
+            "{check}:\n{}",
+            shown(&report)
+        );
+    }
+}
