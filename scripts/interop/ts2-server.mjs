@@ -5,7 +5,14 @@
 //   ask_url   asks the person to open a URL; returns "url:<action>"
 // Usage: node ts2-server.mjs stdio | http   (http prints "listening <url>" first)
 import { createServer } from 'node:http';
-import { McpServer, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  acceptedContent,
+  createMcpHandler,
+  fromJsonSchema,
+  inputRequired,
+  inputResponse,
+} from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 
@@ -14,17 +21,25 @@ const NAME_FORM = {
   properties: { name: { type: 'string', title: 'Your name' } },
   required: ['name'],
 };
+// Accepted content is checked against the form, as the SDK's docs show
+// (`acceptedContent(responses, key, schema)`): an answer that does not fit
+// is asked again, never acted on.
+const NAME = fromJsonSchema(NAME_FORM);
 
 function build() {
   const server = new McpServer({ name: 'ts2-peer', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.registerTool('ask_form', { description: 'Asks your name' }, async (ctx) => {
-    const answer = ctx.mcpReq.inputResponses?.name;
-    if (!answer) {
+    const answer = inputResponse(ctx.mcpReq.inputResponses, 'name');
+    if (answer.kind === 'elicit' && answer.action !== 'accept') {
+      return { content: [{ type: 'text', text: `form:${answer.action}:-` }] };
+    }
+    const content = acceptedContent(ctx.mcpReq.inputResponses, 'name', NAME);
+    if (!content) {
       return inputRequired({
         inputRequests: { name: inputRequired.elicit({ message: 'What is your name?', requestedSchema: NAME_FORM }) },
       });
     }
-    return { content: [{ type: 'text', text: `form:${answer.action}:${answer.content?.name ?? '-'}` }] };
+    return { content: [{ type: 'text', text: `form:accept:${content.name}` }] };
   });
   server.registerTool('ask_url', { description: 'Asks you to open a page' }, async (ctx) => {
     const answer = ctx.mcpReq.inputResponses?.verify;

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod audit;
 mod call;
 mod check;
 mod client_args;
@@ -67,6 +68,8 @@ enum Command {
     Keys(keys::KeysArgs),
     /// Lint a requestedSchema and, optionally, validate an answer against it.
     Check(check::CheckArgs),
+    /// Check an MCP server's elicitation against the spec and its security rules.
+    Audit(audit::AuditArgs),
     /// Run one MCP conformance client scenario (from `MCP_CONFORMANCE_SCENARIO`) against URL.
     ConformanceClient {
         /// The mock server's endpoint URL.
@@ -81,10 +84,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Only `serve` (and a parked call's keeper, into its own log file) tell
     // what they do; the rest show warnings only (held while a form is up), the
-    // server's own stderr, and not the in-process demo's development key.
+    // server's own stderr, and not the in-process demo's development key. The
+    // audit's probes make servers and the client log on purpose: its progress
+    // and report are its output, so it logs errors only.
     let filter = match &cli.command {
         Command::Serve(_) => "info",
         Command::ParkKeeper(_) => "info,frontdesk::state::sealer=error",
+        Command::Audit(_) => "error",
         _ => "warn,frontdesk::state::sealer=error,frontdesk::server_stderr=info",
     };
     if let Err(e) = logging::init(filter, cli.log_file.as_deref()) {
@@ -93,6 +99,7 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Audit(args) => audit::run(&args),
         Command::Keys(args) => keys::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Lab(args) => lab::run(&args),

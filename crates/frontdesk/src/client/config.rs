@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use frontdesk_url::UrlPolicy;
-use frontdesk_wire::{ClientCapabilities, Implementation, Revision};
-use serde_json::Value;
+use frontdesk_wire::{ClientCapabilities, ElicitRequestParams, Implementation, Revision};
+use serde_json::{Map, Value};
 
 /// Which protocol revision to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -88,6 +88,13 @@ pub type WireTap = Arc<dyn Fn(Direction, &Value) + Send + Sync>;
 /// A hook called with every [`Notice`].
 pub type NoticeHook = Arc<dyn Fn(&Notice) + Send + Sync>;
 
+/// For tools that test servers (`frontdesk audit`), never for a host: the
+/// result to send for a live 2025-11-25 `elicitation/create`, exactly as
+/// returned, or `None` for the normal path. See
+/// [`ClientConfig::unchecked_answers`].
+pub type UncheckedAnswers =
+    Arc<dyn Fn(&ElicitRequestParams) -> Option<Map<String, Value>> + Send + Sync>;
+
 /// How the client behaves.
 #[derive(Clone)]
 pub struct ClientConfig {
@@ -140,6 +147,17 @@ pub struct ClientConfig {
     pub sampling: Option<Arc<dyn super::SamplingHandler>>,
     /// Answers `roots/list` (declares `roots`; default none).
     pub roots: Option<Arc<dyn super::RootsHandler>>,
+    /// For tools that test servers (`frontdesk audit`), never for a host
+    /// (default none). When it returns a result for a live 2025-11-25
+    /// `elicitation/create`, that result is sent as it is: the handler is
+    /// not asked and none of the answer's checks runs (not the form's
+    /// validation, not the URL review, not the rate limit). It is how a
+    /// test sends what a hostile client can send (content of the wrong
+    /// type, a missing required field, an option not offered) and watches
+    /// whether the server refuses it. `None` from it leaves the request to
+    /// the normal path. 2026-07-28 needs no hook: a test builds such a retry
+    /// itself and sends it with [`Client::request`](super::Client::request).
+    pub unchecked_answers: Option<UncheckedAnswers>,
     /// Authorize with OAuth 2.1 when the server asks for a token (HTTP only;
     /// default none: a `401` is an error).
     #[cfg(feature = "http-client")]
@@ -168,6 +186,7 @@ impl Default for ClientConfig {
             tasks: true,
             sampling: None,
             roots: None,
+            unchecked_answers: None,
             #[cfg(feature = "http-client")]
             oauth: None,
         }
@@ -192,6 +211,7 @@ impl fmt::Debug for ClientConfig {
             .field("on_notice", &self.on_notice.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("roots", &self.roots.is_some())
+            .field("unchecked_answers", &self.unchecked_answers.is_some())
             .finish_non_exhaustive()
     }
 }

@@ -494,6 +494,16 @@ impl Core {
             Ok(p) => p,
             Err(e) => return Some(Err(e.to_error_object())),
         };
+        // A test tool's own answer, sent unchecked (never set by a host).
+        if let Some(answer) = self
+            .config
+            .unchecked_answers
+            .as_ref()
+            .and_then(|hook| hook(&params))
+        {
+            tracing::debug!("elicitation answered by the unchecked_answers hook");
+            return Some(Ok(answer));
+        }
         if let ElicitRequestParams::Url(p) = &params
             && p.elicitation_id.is_none()
         {

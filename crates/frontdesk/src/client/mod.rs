@@ -61,7 +61,9 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
-pub use config::{ClientConfig, Direction, Notice, NoticeHook, ProtocolChoice, WireTap};
+pub use config::{
+    ClientConfig, Direction, Notice, NoticeHook, ProtocolChoice, UncheckedAnswers, WireTap,
+};
 pub use elicit::check_form_answer;
 pub use error::ClientError;
 /// Wire types the client API takes and returns, so hosts need no direct

@@ -386,3 +386,56 @@ async fn a_form_that_is_not_an_object_ends_a_modern_call() {
     );
     client.close().await;
 }
+
+/// `ClientConfig::unchecked_answers` (for test tools such as `frontdesk
+/// audit`): its result goes to the server exactly as returned, without the
+/// person being asked and without the form's validation; when it returns
+/// `None` the request takes the normal path, where the same invalid answer
+/// never leaves the client.
+#[tokio::test]
+async fn the_unchecked_answers_hook_sends_its_result_as_given() {
+    let handler = TestHandler::new([Step::Accept(json!({"m": "not a number"})), Step::Decline]);
+    let mut config = ClientConfig::default();
+    config.unchecked_answers = Some(Arc::new(|params| {
+        let schema = match params {
+            frontdesk_wire::ElicitRequestParams::Form(p) => &p.requested_schema,
+            _ => return None,
+        };
+        schema["properties"].get("n").map(|_| {
+            json!({"action": "accept", "content": {"n": "not a number"}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        })
+    }));
+    let (client, mut peer) = connect(
+        Revision::V2025_11_25,
+        handler.clone(),
+        config,
+        no_requests(),
+    )
+    .await;
+    let number = json!({"type": "object", "properties": {"n": {"type": "integer"}},
+        "required": ["n"]});
+    peer.send(form_request(json!(1), number));
+    assert_eq!(
+        peer.reply().await,
+        Some(json!({"jsonrpc": "2.0", "id": 1,
+            "result": {"action": "accept", "content": {"n": "not a number"}}}))
+    );
+    assert!(
+        handler.seen().is_empty(),
+        "the hook's answer asked the person"
+    );
+    // Another form: the hook declines to answer, so the person is asked, the
+    // invalid answer goes back to them, and their decline is sent.
+    let other = json!({"type": "object", "properties": {"m": {"type": "integer"}},
+        "required": ["m"]});
+    peer.send(form_request(json!(2), other));
+    assert_eq!(
+        peer.reply().await,
+        Some(json!({"jsonrpc": "2.0", "id": 2, "result": {"action": "decline"}}))
+    );
+    assert_eq!(handler.seen().len(), 2);
+    client.close().await;
+}
