@@ -14,9 +14,7 @@
 use std::sync::Arc;
 
 use frontdesk::Form;
-use frontdesk::client::{
-    Client, ClientConfig, ElicitationHandler, HandlerModes, HeadlessHandler,
-};
+use frontdesk::client::{Client, ClientConfig, ElicitationHandler, HandlerModes, HeadlessHandler};
 use frontdesk::form::Email;
 use frontdesk::serde_json::json;
 use frontdesk::server::{
@@ -46,13 +44,23 @@ async fn subscribe(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> 
 }
 
 /// The server, in this process, and a client connected to it with `handler`.
-async fn connect(handler: Arc<dyn ElicitationHandler>) -> Result<Client, Box<dyn std::error::Error>> {
+async fn connect(
+    handler: Arc<dyn ElicitationHandler>,
+) -> Result<Client, Box<dyn std::error::Error>> {
     let server = Server::builder("newsletter", "1.0.0")
-        .tool(ToolDef::new("subscribe", "Subscribe to the newsletter", subscribe))
+        .tool(ToolDef::new(
+            "subscribe",
+            "Subscribe to the newsletter",
+            subscribe,
+        ))
         .build();
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(frontdesk::server::stdio::serve(server, server_read, server_write));
+    tokio::spawn(frontdesk::server::stdio::serve(
+        server,
+        server_read,
+        server_write,
+    ));
     let (client_read, client_write) = tokio::io::split(client_end);
     Ok(Client::connect_io(client_read, client_write, ClientConfig::default(), handler).await?)
 }
@@ -79,10 +87,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // Headless: forms are declared, so the server asks, and hears `cancel`.
-    let headless = HeadlessHandler::new("this batch job has nobody to ask").declaring(HandlerModes {
-        form: true,
-        url: true,
-    });
+    let headless =
+        HeadlessHandler::new("this batch job has nobody to ask").declaring(HandlerModes {
+            form: true,
+            url: true,
+        });
     let said = call(connect(Arc::new(headless)).await?).await?;
     println!("headless: {said}");
     if said != "Nobody answered; nothing done." {

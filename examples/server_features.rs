@@ -20,13 +20,13 @@
 use std::time::Duration;
 
 use frontdesk::http::{self, HttpOptions};
+use frontdesk::serde_json::{Map, Value, json};
 use frontdesk::server::{
     CacheScope, ContentBlock, CreateMessageRequestParams, LoggingLevel, NoArgs, PromptDef,
     PromptOutput, Resource, ResourceContents, ResourceDef, ResourceOutput, ResourceTemplateDef,
     Role, SamplingMessage, Server, ServerConfig, TaskSupport, ToolContext, ToolDef, ToolError,
     ToolOutput, completions_matching,
 };
-use frontdesk::serde_json::{Map, Value, json};
 
 /// A tool with typed arguments: serde reads them, schemars describes them.
 #[derive(frontdesk::serde::Deserialize, frontdesk::schemars::JsonSchema)]
@@ -87,7 +87,11 @@ async fn gallery(_cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
 async fn import(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
     // Logging: at the level the client set (`logging/setLevel` or `_meta`).
     cx.log(LoggingLevel::Info, json!("import started"));
-    cx.log_as(LoggingLevel::Debug, "importer", json!({ "source": "catalog.csv" }));
+    cx.log_as(
+        LoggingLevel::Debug,
+        "importer",
+        json!({ "source": "catalog.csv" }),
+    );
     // Progress: for the call's `progressToken`, always increasing.
     cx.progress("reading the file");
     for step in 1..=3 {
@@ -219,7 +223,10 @@ fn shop() -> Result<Server, Box<dyn std::error::Error>> {
             "Ask the client's model about its roots",
             describe_workspace,
         ))
-        .tool(ToolDef::new("deploy", "Deploy a version to a region", deploy).header_param("region", "Region")?)
+        .tool(
+            ToolDef::new("deploy", "Deploy a version to a region", deploy)
+                .header_param("region", "Region")?,
+        )
         .tool(
             ToolDef::new("rebuild_index", "Rebuild the search index", rebuild_index)
                 .task_support(TaskSupport::Optional),
