@@ -40,7 +40,7 @@ rm -rf "$TARGET/package"
 # (Cargo's progress lines and its notes that tests, benchmarks and examples stay out of
 # the packages are left out; anything else it says is shown.)
 cargo package --workspace --locked "${exclude[@]}" 2>&1 | {
-  grep -vE '^ +(Compiling|Packaging|Packaged|Archiving|Verifying|Finished|Updating|Locking|Adding|Downloaded|Downloading) |^warning: ignoring (test|benchmark|example) ' || true
+  grep -vE '^ +(Compiling|Packaging|Packaged|Archiving|Verifying|Finished|Updating|Locking|Adding|Downloaded|Downloading|Unpacking|Blocking) |^warning: ignoring (test|benchmark|example) ' || true
 }
 
 # Each published crate's package, extracted by the verification.
@@ -55,7 +55,7 @@ root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
 echo "-- cargo install frontdesk-cli from its package into $root"
 cargo install --locked --debug --root "$root" --path "$TARGET/package/frontdesk-cli-$version" \
-  "${patches[@]}" 2>&1 | { grep -vE '^ +(Compiling|Downloaded|Downloading|Finished) ' || true; }
+  "${patches[@]}" 2>&1 | { grep -vE '^ +(Compiling|Downloaded|Downloading|Finished|Updating|Blocking) |^warning: be sure to add' || true; }
 frontdesk="$root/bin/frontdesk"
 
 echo "-- $frontdesk --version"
