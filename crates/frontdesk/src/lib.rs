@@ -221,5 +221,5 @@ pub use frontdesk_form::{Form, FormEnum};
 
 /// The README's examples, compiled as doctests so they stay true.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

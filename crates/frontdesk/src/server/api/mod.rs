@@ -7,6 +7,8 @@
 pub(crate) mod completion;
 pub(crate) mod config;
 pub(crate) mod context;
+// 0.1 names kept for one release (#[deprecated]).
+mod deprecated;
 pub(crate) mod error;
 pub(crate) mod flow_ticket;
 pub(crate) mod form;
