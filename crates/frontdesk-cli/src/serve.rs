@@ -84,9 +84,9 @@ pub struct ServeArgs {
     /// Where URL flows and redeemed request states are kept.
     #[arg(long, value_enum, default_value = "sqlite")]
     store: StoreKind,
-    /// With `--store memory`: most redeemed request states remembered per
-    /// client; past it the client's earliest are forgotten and its states
-    /// issued before them refused (other clients are not affected).
+    /// Most redeemed request states remembered per client (every store);
+    /// past it the client's earliest are forgotten and its states issued
+    /// before them refused (other clients are not affected).
     #[arg(long, value_name = "N", default_value_t = InMemoryNonceStore::DEFAULT_MAX_PER_OWNER)]
     redemptions_per_client: usize,
     /// Directory of the SQLite store (created owner-only when missing; an
@@ -202,7 +202,8 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
                         SqliteDurability::Process => Durability::Process,
                     },
                 )
-                .with_context(|| format!("cannot open {}", file.display()))?,
+                .with_context(|| format!("cannot open {}", file.display()))?
+                .with_max_per_owner(args.redemptions_per_client),
             );
             tracing::info!(file = %file.display(), "flows and redeemed states in SQLite");
             Stores {
@@ -217,7 +218,8 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
             let store = Arc::new(
                 RedisStore::connect(url, &args.redis_prefix)
                     .await
-                    .context("cannot connect to Redis")?,
+                    .context("cannot connect to Redis")?
+                    .with_max_per_owner(args.redemptions_per_client),
             );
             tracing::info!(prefix = %args.redis_prefix, "flows and redeemed states in Redis");
             Stores {

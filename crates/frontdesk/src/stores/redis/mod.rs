@@ -57,6 +57,7 @@ use tokio::task::JoinHandle;
 
 use crate::clock::{Clock, SystemClock};
 use crate::flows::FlowEvent;
+use crate::state::InMemoryNonceStore;
 use crate::store::StoreError;
 
 /// How often a waiter looks at a flow again without an event.
@@ -70,6 +71,7 @@ pub struct RedisStore {
     events: broadcast::Sender<FlowEvent>,
     clock: Arc<dyn Clock>,
     listener: JoinHandle<()>,
+    max_per_owner: u64,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -110,7 +112,17 @@ impl RedisStore {
             events,
             clock: Arc::new(SystemClock),
             listener,
+            max_per_owner: InMemoryNonceStore::DEFAULT_MAX_PER_OWNER as u64,
         })
+    }
+
+    /// Set the share of one owner: most redeemed states kept per owner (at
+    /// least 1; [`InMemoryNonceStore::DEFAULT_MAX_PER_OWNER`] by default).
+    /// Past it the owner's earliest-issued one is forgotten and its floor
+    /// rises over it (see [`InMemoryNonceStore`] for the rules).
+    pub fn with_max_per_owner(mut self, max_per_owner: usize) -> Self {
+        self.max_per_owner = u64::try_from(max_per_owner.max(1)).unwrap_or(u64::MAX);
+        self
     }
 
     /// Use `clock` for expiry checks (Redis still expires keys by its own

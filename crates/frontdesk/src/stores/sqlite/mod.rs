@@ -60,6 +60,8 @@ mod flows;
 mod nonces;
 #[cfg(unix)]
 mod private;
+mod schema;
+mod shares;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -71,36 +73,10 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::clock::{Clock, SystemClock};
 use crate::flows::FlowEvent;
+use crate::state::InMemoryNonceStore;
 use crate::store::StoreError;
+use shares::Limits;
 use writer::{Deliver, Job, Writer};
-
-/// The schema; `user_version` says which one a file has.
-const SCHEMA_VERSION: i64 = 1;
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS flows (
-    id TEXT PRIMARY KEY,
-    principal TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT,
-    purpose TEXT NOT NULL,
-    data TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS flows_by_expiry ON flows (expires_at);
-CREATE TABLE IF NOT EXISTS connect_tokens (
-    hash BLOB PRIMARY KEY,
-    flow_id TEXT NOT NULL,
-    principal TEXT NOT NULL,
-    expires_at INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS connect_tokens_by_expiry ON connect_tokens (expires_at);
-CREATE TABLE IF NOT EXISTS redeemed_states (
-    id BLOB PRIMARY KEY,
-    expires_at INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS redeemed_states_by_expiry ON redeemed_states (expires_at);
-";
 
 /// Reading connections kept open for reuse (more may be open at once; the
 /// extra ones are closed after use).
@@ -138,6 +114,7 @@ pub struct SqliteStore {
     events: broadcast::Sender<FlowEvent>,
     clock: Arc<dyn Clock>,
     path: PathBuf,
+    limits: Limits,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -170,6 +147,9 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
 }
 
 impl SqliteStore {
+    /// Default bound on redeemed states kept (about 100 bytes each on disk).
+    pub const DEFAULT_MAX_ENTRIES: usize = 1_000_000;
+
     /// Open (or create) the store at `path`, [`Durability::Full`]; its
     /// directory must exist, be this user's and not be writable by others
     /// (see the module docs).
@@ -186,18 +166,7 @@ impl SqliteStore {
             .map_err(backend)?;
         conn.pragma_update(None, "synchronous", durability.pragma())
             .map_err(backend)?;
-        let version: i64 = conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .map_err(backend)?;
-        if version > SCHEMA_VERSION {
-            return Err(StoreError::Backend(format!(
-                "sqlite: {} has schema version {version}, newer than this frontdesk ({SCHEMA_VERSION})",
-                path.display()
-            )));
-        }
-        conn.execute_batch(SCHEMA).map_err(backend)?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
-            .map_err(backend)?;
+        schema::prepare(&conn, path)?;
         // The write-ahead log and its index hold the same data.
         for suffix in ["-wal", "-shm"] {
             let mut side = path.as_os_str().to_owned();
@@ -210,7 +179,7 @@ impl SqliteStore {
         let events = broadcast::channel(1024).0;
         let (queue, jobs) = mpsc::channel(writer::QUEUE);
         let (started, running) = std_mpsc::channel();
-        let writer = Writer::new(conn, events.clone());
+        let writer = Writer::new(conn, events.clone())?;
         let thread = std::thread::Builder::new()
             .name("frontdesk-sqlite-writer".into())
             .spawn(move || writer.run(jobs, started))
@@ -225,7 +194,28 @@ impl SqliteStore {
             events,
             clock: Arc::new(SystemClock),
             path: path.to_owned(),
+            limits: Limits {
+                max_entries: Self::DEFAULT_MAX_ENTRIES as u64,
+                max_per_owner: InMemoryNonceStore::DEFAULT_MAX_PER_OWNER as u64,
+            },
         })
+    }
+
+    /// Set the share of one owner: most redeemed states kept per owner (at
+    /// least 1; [`InMemoryNonceStore::DEFAULT_MAX_PER_OWNER`] by default).
+    /// Past it the owner's earliest-issued one is forgotten and its floor
+    /// rises over it (see [`InMemoryNonceStore`] for the rules).
+    pub fn with_max_per_owner(mut self, max_per_owner: usize) -> Self {
+        self.limits.max_per_owner = u64::try_from(max_per_owner.max(1)).unwrap_or(u64::MAX);
+        self
+    }
+
+    /// Set the most redeemed states kept in all (at least 1;
+    /// [`DEFAULT_MAX_ENTRIES`](Self::DEFAULT_MAX_ENTRIES) by default); past
+    /// it the owner holding the most gives one up.
+    pub fn with_max_entries(mut self, max_entries: usize) -> Self {
+        self.limits.max_entries = u64::try_from(max_entries.max(1)).unwrap_or(u64::MAX);
+        self
     }
 
     /// Use `clock` for expiries (tests).

@@ -1,13 +1,39 @@
 //! [`NonceStore`] on SQLite: a redeemed state stays redeemed across restarts
-//! and crashes (answered only after its group commit, see the module docs).
+//! and crashes (answered only after its group commit, see the module docs),
+//! with a share per owner (see the `shares` module).
 
 use tokio::sync::oneshot;
 
+use super::shares::Redeem;
 use super::writer::Job;
 use super::{SqliteStore, not_committed};
-use crate::state::{NonceStore, StateId};
+use crate::state::{NonceStore, Redemption, StateId};
 use crate::store::{BoxFuture, StoreError};
 use crate::stores::secs;
+
+impl SqliteStore {
+    async fn redeem_now(&self, r: Redemption<'_>) -> Result<bool, StoreError> {
+        let now = self.now();
+        let expires_at = secs(r.expires_at);
+        if expires_at <= now {
+            return Ok(false);
+        }
+        let (reply, answer) = oneshot::channel();
+        self.submit(Job::Redeem {
+            redeem: Redeem {
+                id: r.state_id,
+                issued_at: secs(r.issued_at),
+                expires_at,
+                owner: r.owner.into(),
+                limits: self.limits,
+            },
+            now,
+            reply,
+        })
+        .await?;
+        answer.await.map_err(|_| not_committed())?
+    }
+}
 
 impl NonceStore for SqliteStore {
     fn redeem(
@@ -15,21 +41,17 @@ impl NonceStore for SqliteStore {
         state_id: StateId,
         expires_at: u64,
     ) -> BoxFuture<'_, Result<bool, StoreError>> {
-        let expires_at = secs(expires_at);
-        Box::pin(async move {
-            let now = self.now();
-            if expires_at <= now {
-                return Ok(false);
-            }
-            let (reply, answer) = oneshot::channel();
-            self.submit(Job::Redeem {
-                id: state_id,
-                expires_at,
-                now,
-                reply,
-            })
-            .await?;
-            answer.await.map_err(|_| not_committed())?
-        })
+        // Without an issue time the state counts as issued now (as in the
+        // memory store): it can only be forgotten with everything its owner
+        // was issued before it.
+        let issued_at = self.clock.now_unix();
+        Box::pin(self.redeem_now(Redemption::of_parts(state_id, issued_at, expires_at)))
+    }
+
+    fn redeem_for<'a>(
+        &'a self,
+        redemption: Redemption<'a>,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(self.redeem_now(redemption))
     }
 }

@@ -23,8 +23,8 @@ use rusqlite::{Connection, params};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::backend;
+use super::shares::{Redeem, Shares};
 use crate::flows::{FlowEvent, FlowId, FlowStatus};
-use crate::state::StateId;
 use crate::store::StoreError;
 
 /// Most writes committed in one transaction.
@@ -35,6 +35,8 @@ pub(super) const QUEUE: usize = 4096;
 pub(super) const SWEEP_EVERY: Duration = Duration::from_secs(1);
 /// Most expired rows of one table deleted in one sweep transaction.
 pub(super) const SWEEP_ROWS: i64 = 1024;
+/// Fewest expired rows of one table a batch deletes when it sweeps.
+const SWEEP_WITH_BATCH: i64 = 64;
 
 /// What a write hands back once its transaction's fate is known: `None`
 /// when it committed, the error when it did not.
@@ -48,8 +50,7 @@ pub(super) type Work = Box<dyn FnOnce(&Connection, i64) -> Deliver + Send>;
 pub(super) enum Job {
     /// Record a redeemed state (the hot path, without a boxed closure).
     Redeem {
-        id: StateId,
-        expires_at: i64,
+        redeem: Redeem,
         now: i64,
         reply: oneshot::Sender<Result<bool, StoreError>>,
     },
@@ -110,20 +111,33 @@ impl Done {
 /// The writer thread's state.
 pub(super) struct Writer {
     conn: Connection,
+    /// The owners' counts and floors; `None` after a batch that did not
+    /// commit until they are read again.
+    shares: Option<Shares>,
     events: broadcast::Sender<FlowEvent>,
     /// The latest request time seen: what the background sweep calls now.
     latest_now: i64,
     swept_at: Instant,
+    /// The last sweep left expired rows behind: sweep again at the next
+    /// chance, not a second later, so deleting keeps up with a busy store.
+    behind: bool,
 }
 
 impl Writer {
-    pub(super) fn new(conn: Connection, events: broadcast::Sender<FlowEvent>) -> Self {
-        Self {
+    /// The writer of `conn`, reading the owners' shares from it.
+    pub(super) fn new(
+        conn: Connection,
+        events: broadcast::Sender<FlowEvent>,
+    ) -> Result<Self, StoreError> {
+        let shares = Shares::load(&conn)?;
+        Ok(Self {
             conn,
+            shares: Some(shares),
             events,
             latest_now: 0,
             swept_at: Instant::now(),
-        }
+            behind: false,
+        })
     }
 
     /// Serve `queue` until every sender is gone; `started` hears once the
@@ -152,67 +166,89 @@ impl Writer {
                 }
             }
             self.commit(&mut batch);
-            // Under constant load the queue may never be empty.
-            if self.swept_at.elapsed() >= SWEEP_EVERY * 4 {
-                self.sweep_if_due();
-            }
         }
     }
 
     /// Run `batch` in one transaction, commit, answer each.
     fn commit(&mut self, batch: &mut Vec<Job>) {
         let mut done = Vec::with_capacity(batch.len());
-        let began = self.execute_cached("BEGIN IMMEDIATE");
+        if self.shares.is_none() {
+            match Shares::load(&self.conn) {
+                Ok(shares) => self.shares = Some(shares),
+                Err(e) => tracing::warn!(error = %e, "SQLite nonce shares not readable"),
+            }
+        }
+        // The first failure stops the batch: a redemption that failed
+        // midway may have left the counts in memory ahead of the rows, so
+        // nothing of the batch is committed and the counts are read again.
+        let mut failure = self.execute_cached("BEGIN IMMEDIATE").err();
+        let writes = batch.len();
         for job in batch.drain(..) {
             self.latest_now = self.latest_now.max(job.now());
-            if let Err(e) = &began {
+            if let Some(e) = &failure {
                 done.push(refuse(job, e));
                 continue;
             }
-            done.push(self.run_job(job));
+            let (result, failed) = self.run_job(job);
+            done.push(result);
+            failure = failed;
         }
-        let outcome = match began {
-            Err(e) => Some(e),
-            Ok(()) => self.execute_cached("COMMIT").err(),
+        // Under constant load the queue is never empty: expired rows go
+        // with a batch (no commit of their own), at most twice as many as
+        // the batch wrote, so deleting keeps up with writing.
+        let mut expired = Vec::new();
+        if failure.is_none() && (self.behind || self.swept_at.elapsed() >= SWEEP_EVERY) {
+            self.swept_at = Instant::now();
+            let limit = i64::try_from(writes.saturating_mul(2)).unwrap_or(SWEEP_ROWS);
+            match self.sweep(self.latest_now, limit.max(SWEEP_WITH_BATCH)) {
+                Ok((_, events)) => expired = events,
+                Err(e) => failure = Some(e),
+            }
+        }
+        let outcome = match failure {
+            Some(e) => Some(e),
+            None => self.execute_cached("COMMIT").err(),
         };
-        if outcome.is_some() {
+        if let Some(e) = &outcome {
             // The transaction may still be open after a failed COMMIT (a
             // busy database, say): roll it back so the next batch can begin.
             let _ = self.conn.execute_batch("ROLLBACK");
-            if let Some(e) = &outcome {
-                tracing::warn!(error = %e, writes = done.len(), "SQLite commit failed");
-            }
+            self.shares = None;
+            tracing::warn!(error = %e, writes = done.len(), "SQLite commit failed");
+        }
+        if outcome.is_none() {
+            publish(&self.events, expired);
         }
         for d in done {
             d.deliver(outcome.as_ref());
         }
     }
 
-    fn run_job(&mut self, job: Job) -> Done {
+    /// Run `job` in the open transaction; the error that must stop the
+    /// batch, if any.
+    fn run_job(&mut self, job: Job) -> (Done, Option<StoreError>) {
         match job {
-            Job::Redeem {
-                id,
-                expires_at,
-                now,
-                reply,
-            } => {
-                let result = if expires_at <= now {
-                    Ok(false)
-                } else {
-                    redeem(&self.conn, id, expires_at)
+            Job::Redeem { redeem, now, reply } => {
+                let result = match &mut self.shares {
+                    Some(shares) => shares.redeem(&self.conn, &redeem, now),
+                    None => Err(backend("the nonce shares could not be read")),
                 };
-                Done::Redeemed(reply, result)
+                let failed = result
+                    .as_ref()
+                    .err()
+                    .map(|e| StoreError::Backend(e.to_string()));
+                (Done::Redeemed(reply, result), failed)
             }
-            Job::Work { now, work } => Done::Worked(work(&self.conn, now)),
+            Job::Work { now, work } => (Done::Worked(work(&self.conn, now)), None),
             Job::Purge { now, reply } => {
-                let result = sweep(&self.conn, now, i64::MAX);
+                let result = self.sweep(now, i64::MAX);
                 let (gone, events) = match result {
                     Ok((gone, events)) => (Ok(gone), events),
                     Err(e) => (Err(e), Vec::new()),
                 };
                 let sender = self.events.clone();
                 // The events go out after the commit, with the answer.
-                Done::Worked(Box::new(move |failed| {
+                let done = Done::Worked(Box::new(move |failed| {
                     if failed.is_none() {
                         publish(&sender, events);
                     }
@@ -220,7 +256,8 @@ impl Writer {
                         Some(e) => Err(e),
                         None => gone,
                     });
-                }))
+                }));
+                (done, None)
             }
         }
     }
@@ -236,13 +273,13 @@ impl Writer {
     /// Delete up to [`SWEEP_ROWS`] expired rows per table, in a transaction
     /// of their own, when the last sweep is [`SWEEP_EVERY`] old.
     fn sweep_if_due(&mut self) {
-        if self.latest_now == 0 || self.swept_at.elapsed() < SWEEP_EVERY {
+        if self.latest_now == 0 || (!self.behind && self.swept_at.elapsed() < SWEEP_EVERY) {
             return;
         }
         self.swept_at = Instant::now();
         let now = self.latest_now;
         let outcome = self.execute_cached("BEGIN IMMEDIATE").and_then(|()| {
-            let swept = sweep(&self.conn, now, SWEEP_ROWS);
+            let swept = self.sweep(now, SWEEP_ROWS);
             match swept {
                 Ok((_, events)) => self.execute_cached("COMMIT").map(|()| events),
                 Err(e) => Err(e),
@@ -252,9 +289,45 @@ impl Writer {
             Ok(events) => publish(&self.events, events),
             Err(e) => {
                 let _ = self.conn.execute_batch("ROLLBACK");
+                self.shares = None;
+                self.behind = false;
                 tracing::warn!(error = %e, "SQLite expiry sweep failed");
             }
         }
+    }
+
+    /// Delete what expired by `now`, at most `limit` rows of each table,
+    /// and forget owners left with nothing to keep: how many flows went,
+    /// and the pending ones among them as events. When a table had more
+    /// than `limit` expired rows the writer is [`behind`](Self::behind) and
+    /// sweeps again soon instead of a second later.
+    fn sweep(&mut self, now: i64, limit: i64) -> Result<(usize, Vec<FlowEvent>), StoreError> {
+        let (gone, expired, mut full) = sweep_flows(&self.conn, now, limit)?;
+        let mut owners = self
+            .conn
+            .prepare_cached(
+                "DELETE FROM redeemed_states WHERE id IN
+                 (SELECT id FROM redeemed_states WHERE expires_at <= ?1 LIMIT ?2)
+                 RETURNING owner",
+            )
+            .map_err(backend)?;
+        let owners = owners
+            .query_map(params![now, limit], |r| r.get::<_, i64>(0))
+            .map_err(backend)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(backend)?;
+        full |= i64::try_from(owners.len()).unwrap_or(i64::MAX) >= limit;
+        if let Some(shares) = &mut self.shares {
+            shares.deleted(&owners);
+            let forgotten = shares.forget_idle(
+                &self.conn,
+                now,
+                usize::try_from(limit).unwrap_or(usize::MAX),
+            )?;
+            full |= i64::try_from(forgotten).unwrap_or(i64::MAX) >= limit;
+        }
+        self.behind = full;
+        Ok((gone, expired))
     }
 }
 
@@ -273,19 +346,14 @@ fn refuse(job: Job, e: &StoreError) -> Done {
     }
 }
 
-/// Record `id` unless it is there: the primary key makes the first insert
-/// win, across restarts.
-fn redeem(conn: &Connection, id: StateId, expires_at: i64) -> Result<bool, StoreError> {
-    let inserted = conn
-        .prepare_cached("INSERT OR IGNORE INTO redeemed_states (id, expires_at) VALUES (?1, ?2)")
-        .and_then(|mut s| s.execute(params![&id.as_bytes()[..], expires_at]))
-        .map_err(backend)?;
-    Ok(inserted == 1)
-}
-
-/// Delete what expired by `now`, at most `limit` rows of each table: how
-/// many flows went, and the pending ones among them as events.
-fn sweep(conn: &Connection, now: i64, limit: i64) -> Result<(usize, Vec<FlowEvent>), StoreError> {
+/// Delete the flows and connect tokens that expired by `now`, at most
+/// `limit` of each: how many flows went, the pending ones among them as
+/// events, and whether a table had `limit` or more.
+fn sweep_flows(
+    conn: &Connection,
+    now: i64,
+    limit: i64,
+) -> Result<(usize, Vec<FlowEvent>, bool), StoreError> {
     let mut select = conn
         .prepare_cached(
             "SELECT id, principal FROM flows
@@ -319,19 +387,18 @@ fn sweep(conn: &Connection, now: i64, limit: i64) -> Result<(usize, Vec<FlowEven
             .and_then(|mut s| s.execute(params![event.id.as_str()]))
             .map_err(backend)?;
     }
-    gone += delete(
+    let finished = delete(
         "DELETE FROM flows WHERE id IN
          (SELECT id FROM flows WHERE expires_at <= ?1 AND status != 'pending' LIMIT ?2)",
     )?;
-    delete(
+    gone += finished;
+    let tokens = delete(
         "DELETE FROM connect_tokens WHERE hash IN
          (SELECT hash FROM connect_tokens WHERE expires_at <= ?1 LIMIT ?2)",
     )?;
-    delete(
-        "DELETE FROM redeemed_states WHERE id IN
-         (SELECT id FROM redeemed_states WHERE expires_at <= ?1 LIMIT ?2)",
-    )?;
-    Ok((gone, expired))
+    let at_limit = |n: usize| i64::try_from(n).unwrap_or(i64::MAX) >= limit;
+    let full = at_limit(expired.len()) || at_limit(finished) || at_limit(tokens);
+    Ok((gone, expired, full))
 }
 
 fn publish(sender: &broadcast::Sender<FlowEvent>, events: Vec<FlowEvent>) {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use frontdesk::flows::{FlowError, FlowId, FlowStatus, FlowStore, NewFlow};
-use frontdesk::state::{NonceStore, StateId};
+use frontdesk::state::{NonceStore, Redemption, StateId};
 
 const MIN: Duration = Duration::from_secs(60);
 
@@ -125,8 +125,116 @@ pub async fn nonces(store: Arc<dyn NonceStore>) {
     assert!(!store.redeem(StateId::random(), now() - 1).await.unwrap());
 }
 
+/// The share contract, for a store whose share per owner is [`SHARE`]: a
+/// flooding owner's earliest state is forgotten and its floor rises over
+/// it; a replay is refused whoever presents it; nobody else is affected.
+pub async fn shares(store: Arc<dyn NonceStore>) {
+    let now = now();
+    let at = |id: StateId, issued_at: u64, owner: &'static str| {
+        Redemption::of_parts(id, issued_at, issued_at + 600).owner(owner)
+    };
+    let flood: Vec<StateId> = (0..SHARE + 1).map(|_| StateId::random()).collect();
+    for (n, id) in flood.iter().take(SHARE).enumerate() {
+        let issued = now - 100 + n as u64;
+        assert!(store.redeem_for(at(*id, issued, "flood")).await.unwrap());
+    }
+    let good = StateId::random();
+    assert!(store.redeem_for(at(good, now - 50, "good")).await.unwrap());
+    // Over the share: "flood"'s earliest (issued at now - 100) is forgotten,
+    // and everything of "flood" issued up to then is refused…
+    assert!(
+        store
+            .redeem_for(at(flood[SHARE], now - 10, "flood"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .redeem_for(at(flood[0], now - 100, "flood"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .redeem_for(at(StateId::random(), now - 100, "flood"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .redeem_for(at(StateId::random(), now - 200, "flood"))
+            .await
+            .unwrap()
+    );
+    // …while its later states go on (this one pushes out the next
+    // earliest, issued at now - 99), replays stay refused whoever presents
+    // them, and "good" is not affected.
+    assert!(
+        store
+            .redeem_for(at(StateId::random(), now - 20, "flood"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .redeem_for(at(flood[1], now - 99, "flood"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .redeem_for(at(flood[2], now - 98, "flood"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .redeem_for(at(flood[2], now - 98, "good"))
+            .await
+            .unwrap()
+    );
+    assert!(!store.redeem_for(at(good, now - 50, "good")).await.unwrap());
+    assert!(
+        store
+            .redeem_for(at(StateId::random(), now - 300, "good"))
+            .await
+            .unwrap()
+    );
+    // An owner that fills its share with states issued in one second
+    // refuses that second once it is full.
+    let same: Vec<StateId> = (0..SHARE + 1).map(|_| StateId::random()).collect();
+    for id in &same[..SHARE] {
+        assert!(store.redeem_for(at(*id, now - 5, "burst")).await.unwrap());
+    }
+    assert!(
+        !store
+            .redeem_for(at(same[SHARE], now - 5, "burst"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .redeem_for(at(same[SHARE], now - 5, "burst"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .redeem_for(at(StateId::random(), now - 4, "burst"))
+            .await
+            .unwrap()
+    );
+}
+
+/// The share per owner the stores get for [`shares`].
+pub const SHARE: usize = 3;
+
 #[tokio::test]
 async fn the_memory_stores_keep_the_contract() {
     flows(Arc::new(frontdesk::flows::InMemoryFlowStore::new())).await;
     nonces(Arc::new(frontdesk::state::InMemoryNonceStore::new())).await;
+    shares(Arc::new(
+        frontdesk::state::InMemoryNonceStore::new().with_max_per_owner(SHARE),
+    ))
+    .await;
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use frontdesk::flows::{FlowId, FlowStore, NewFlow};
-use frontdesk::state::{NonceStore, StateId};
+use frontdesk::state::{NonceStore, Redemption, StateId};
 use frontdesk::stores::redis::RedisStore;
 
 use super::contract;
@@ -46,6 +46,60 @@ async fn keeps_the_contract() {
     let s = store(&url, &prefix()).await;
     contract::flows(s.clone()).await;
     contract::nonces(s).await;
+}
+
+#[tokio::test]
+async fn keeps_the_share_contract() {
+    let Some(url) = redis_url() else { return };
+    let s = Arc::try_unwrap(store(&url, &prefix()).await)
+        .expect("one owner")
+        .with_max_per_owner(contract::SHARE);
+    contract::shares(Arc::new(s)).await;
+}
+
+/// Issue 28: an owner's share and floor are in Redis, so they hold across
+/// the instances sharing it; what the share pushes out is deleted from
+/// Redis, not only forgotten.
+#[tokio::test]
+async fn a_share_holds_across_instances() {
+    let Some(url) = redis_url() else { return };
+    let p = prefix();
+    let share = |s: Arc<RedisStore>| Arc::try_unwrap(s).expect("one owner").with_max_per_owner(2);
+    let (a, b) = (share(store(&url, &p).await), share(store(&url, &p).await));
+    let now = frontdesk::clock::unix_secs(std::time::SystemTime::now());
+    let at = |id: StateId, issued_at: u64| {
+        Redemption::of_parts(id, issued_at, issued_at + 600).owner("10.0.0.7")
+    };
+    let ids: Vec<StateId> = (0..3).map(|_| StateId::random()).collect();
+    assert!(a.redeem_for(at(ids[0], now - 20)).await.unwrap());
+    assert!(b.redeem_for(at(ids[1], now - 19)).await.unwrap());
+    assert!(a.redeem_for(at(ids[2], now - 18)).await.unwrap());
+    // ids[0] went on a: b refuses it and everything of the owner up to then.
+    assert!(!b.redeem_for(at(ids[0], now - 20)).await.unwrap());
+    assert!(!b.redeem_for(at(StateId::random(), now - 25)).await.unwrap());
+    assert!(!b.redeem_for(at(ids[1], now - 19)).await.unwrap());
+    // Its key is gone: the owner's set and the remembered states are all
+    // that is kept.
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let state_keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{p}state:*"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(state_keys.len(), 2, "{state_keys:?}");
+    let owned: usize = redis::cmd("ZCARD")
+        .arg(format!("{p}owned:10.0.0.7"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(owned, 2);
+    let ttl: i64 = redis::cmd("TTL")
+        .arg(format!("{p}owner:10.0.0.7"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(ttl > 0, "the owner's hash expires ({ttl})");
 }
 
 #[tokio::test]

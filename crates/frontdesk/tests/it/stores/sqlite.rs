@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use frontdesk::clock::ManualClock;
 use frontdesk::flows::{FlowId, FlowStatus, FlowStore, NewFlow};
-use frontdesk::state::{NonceStore, StateId};
+use frontdesk::state::{NonceStore, Redemption, StateId};
 use frontdesk::stores::sqlite::SqliteStore;
 
 use super::contract;
@@ -25,6 +25,119 @@ async fn keeps_the_contract() {
     let store = Arc::new(SqliteStore::open(&file("contract")).unwrap());
     contract::flows(store.clone()).await;
     contract::nonces(store).await;
+}
+
+#[tokio::test]
+async fn keeps_the_share_contract() {
+    let store = SqliteStore::open(&file("shares"))
+        .unwrap()
+        .with_max_per_owner(contract::SHARE);
+    contract::shares(Arc::new(store)).await;
+}
+
+/// Issue 28: the floors and counts of the shares are on disk. After a
+/// restart a flooding owner's floor still refuses what it forgot, and its
+/// share is still full (the next redemption pushes out its next earliest).
+#[tokio::test]
+async fn shares_and_floors_survive_reopening_the_file() {
+    let path = file("shares-reopen");
+    let now = frontdesk::clock::unix_secs(std::time::SystemTime::now());
+    let at = |id: StateId, issued_at: u64| {
+        Redemption::of_parts(id, issued_at, issued_at + 600).owner("10.0.0.9")
+    };
+    let ids: Vec<StateId> = (0..4).map(|_| StateId::random()).collect();
+    {
+        let store = SqliteStore::open(&path).unwrap().with_max_per_owner(3);
+        for (n, id) in ids.iter().enumerate() {
+            assert!(
+                store
+                    .redeem_for(at(*id, now - 40 + n as u64))
+                    .await
+                    .unwrap()
+            );
+        }
+    }
+    let store = SqliteStore::open(&path).unwrap().with_max_per_owner(3);
+    // ids[0] was forgotten: its floor refuses it and every earlier state.
+    assert!(!store.redeem_for(at(ids[0], now - 40)).await.unwrap());
+    assert!(
+        !store
+            .redeem_for(at(StateId::random(), now - 41))
+            .await
+            .unwrap()
+    );
+    // ids[1..] are remembered.
+    for id in &ids[1..] {
+        assert!(!store.redeem_for(at(*id, now - 30)).await.unwrap());
+    }
+    // The share is full: the next one pushes out ids[1] (issued at now - 39).
+    assert!(
+        store
+            .redeem_for(at(StateId::random(), now - 5))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .redeem_for(at(StateId::random(), now - 39))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .redeem_for(at(StateId::random(), now - 30))
+            .await
+            .unwrap()
+    );
+}
+
+/// Over the store's total, the owner holding the most gives up its
+/// earliest, not the owner redeeming.
+#[tokio::test]
+async fn a_full_store_takes_from_the_largest_owner() {
+    let store = SqliteStore::open(&file("shares-total"))
+        .unwrap()
+        .with_max_per_owner(100)
+        .with_max_entries(4);
+    let now = frontdesk::clock::unix_secs(std::time::SystemTime::now());
+    let at = |id: StateId, issued_at: u64, owner: &'static str| {
+        Redemption::of_parts(id, issued_at, issued_at + 600).owner(owner)
+    };
+    let big: Vec<StateId> = (0..3).map(|_| StateId::random()).collect();
+    for (n, id) in big.iter().enumerate() {
+        assert!(
+            store
+                .redeem_for(at(*id, now - 30 + n as u64, "big"))
+                .await
+                .unwrap()
+        );
+    }
+    assert!(
+        store
+            .redeem_for(at(StateId::random(), now - 50, "small"))
+            .await
+            .unwrap()
+    );
+    // Full: the next one (from "small") pushes out "big"'s earliest.
+    assert!(
+        store
+            .redeem_for(at(StateId::random(), now - 49, "small"))
+            .await
+            .unwrap()
+    );
+    assert!(!store.redeem_for(at(big[0], now - 30, "big")).await.unwrap());
+    assert!(
+        !store
+            .redeem_for(at(StateId::random(), now - 30, "big"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .redeem_for(at(StateId::random(), now - 20, "big"))
+            .await
+            .unwrap()
+    );
 }
 
 #[tokio::test]

@@ -1,0 +1,148 @@
+//! The file's tables, and the step from each older schema to this one.
+//!
+//! `PRAGMA user_version` says which schema a file has: 0 a new file, 1 the
+//! first (redeemed states without owners), 2 this one (each redeemed state
+//! charged to an owner, owners with their floors).
+
+use rusqlite::Connection;
+
+use super::backend;
+use crate::store::StoreError;
+
+/// The schema this code writes.
+pub(super) const VERSION: i64 = 2;
+
+/// Flows and connect tokens (unchanged since version 1).
+const FLOWS: &str = "
+CREATE TABLE IF NOT EXISTS flows (
+    id TEXT PRIMARY KEY,
+    principal TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    purpose TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS flows_by_expiry ON flows (expires_at);
+CREATE TABLE IF NOT EXISTS connect_tokens (
+    hash BLOB PRIMARY KEY,
+    flow_id TEXT NOT NULL,
+    principal TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS connect_tokens_by_expiry ON connect_tokens (expires_at);
+";
+
+/// Redeemed states and their owners (version 2).
+///
+/// `nonce_owners` numbers the owners (a redeemed state stores the number,
+/// not the name) and keeps each one's floor: states of that owner issued at
+/// or before `floor` are refused, until `floor_until`, when every state the
+/// floor stood for has expired. The state ids sort by time, so new rows go
+/// to the end of the primary key; `by_owner` finds an owner's
+/// earliest-issued state when its share is full, `by_expiry` what the
+/// sweep deletes.
+const REDEMPTIONS: &str = "
+CREATE TABLE IF NOT EXISTS nonce_owners (
+    key INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    floor INTEGER,
+    floor_until INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS redeemed_states (
+    id BLOB PRIMARY KEY,
+    expires_at INTEGER NOT NULL,
+    owner INTEGER NOT NULL,
+    issued_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS redeemed_states_by_owner ON redeemed_states (owner, issued_at);
+CREATE INDEX IF NOT EXISTS redeemed_states_by_expiry ON redeemed_states (expires_at);
+";
+
+/// Version 1 → 2: every state redeemed before is charged to the owner `""`
+/// (nobody: version 1 did not record owners), as issued when it expires, so
+/// that if its share ever pushes it out the floor covers it whenever it
+/// was really issued.
+const FROM_1: &str = "
+DROP INDEX IF EXISTS redeemed_states_by_expiry;
+ALTER TABLE redeemed_states RENAME TO redeemed_states_v1;
+";
+const FROM_1_COPY: &str = "
+INSERT OR IGNORE INTO nonce_owners (key, name) VALUES (1, '');
+INSERT INTO redeemed_states (id, expires_at, owner, issued_at)
+    SELECT id, expires_at, 1, expires_at FROM redeemed_states_v1;
+DROP TABLE redeemed_states_v1;
+";
+
+/// Bring the file to [`VERSION`] in one transaction; a file of a newer
+/// version is refused (its tables may mean something this code does not
+/// know).
+pub(super) fn prepare(conn: &Connection, path: &std::path::Path) -> Result<(), StoreError> {
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(backend)?;
+    if version > VERSION {
+        return Err(StoreError::Backend(format!(
+            "sqlite: {} has schema version {version}, newer than this frontdesk ({VERSION})",
+            path.display()
+        )));
+    }
+    let mut sql = String::from("BEGIN IMMEDIATE;");
+    sql.push_str(FLOWS);
+    if version == 1 {
+        sql.push_str(FROM_1);
+        sql.push_str(REDEMPTIONS);
+        sql.push_str(FROM_1_COPY);
+    } else {
+        sql.push_str(REDEMPTIONS);
+    }
+    sql.push_str(&format!("PRAGMA user_version = {VERSION}; COMMIT;"));
+    conn.execute_batch(&sql).map_err(|e| {
+        let _ = conn.execute_batch("ROLLBACK");
+        backend(e)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file of version 1 keeps every redemption, charged to nobody and
+    /// as issued when it expires.
+    #[test]
+    fn version_1_redemptions_are_kept() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE redeemed_states (id BLOB PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+             CREATE INDEX redeemed_states_by_expiry ON redeemed_states (expires_at);
+             INSERT INTO redeemed_states VALUES (x'01', 2000), (x'02', 2001);
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+        prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+        let rows: Vec<(Vec<u8>, i64, String, i64)> = conn
+            .prepare(
+                "SELECT id, expires_at, name, issued_at FROM redeemed_states
+                 JOIN nonce_owners ON owner = key ORDER BY id",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            [
+                (vec![1], 2000, String::new(), 2000),
+                (vec![2], 2001, String::new(), 2001)
+            ]
+        );
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, VERSION);
+        // Preparing again changes nothing.
+        prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+    }
+}

@@ -1,0 +1,379 @@
+//! Redemptions with a share per owner, on the writer's connection: the same
+//! rules as [`InMemoryNonceStore`](crate::state::InMemoryNonceStore), with
+//! the ids on disk and only the owners' counts and floors in memory.
+//!
+//! Each redeemed state is charged to its owner. When an owner holds more
+//! than its share, its earliest-issued state is deleted and, unless that
+//! one had expired anyway, the owner's floor rises to its issue time: every
+//! state of that owner issued at or before the floor is refused from then
+//! on, redeemed or not, so forgetting an id never lets it be replayed. When
+//! the store holds more than its total, the same happens to the owner
+//! holding the most. A floor is kept (on disk, with the eviction that
+//! raised it) until every state it stands for has expired.
+//!
+//! Every change here runs inside the writer's batch transaction. The counts
+//! in memory follow the rows written; if the batch does not commit, the
+//! writer reloads them from the file ([`Shares::load`]).
+
+use std::collections::{BTreeSet, HashMap};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::backend;
+use crate::state::StateId;
+use crate::store::StoreError;
+
+/// How many redeemed states are kept, in all and per owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Limits {
+    pub(super) max_entries: u64,
+    pub(super) max_per_owner: u64,
+}
+
+/// One redemption, as the writer gets it.
+pub(super) struct Redeem {
+    pub(super) id: StateId,
+    pub(super) issued_at: i64,
+    pub(super) expires_at: i64,
+    pub(super) owner: Box<str>,
+    pub(super) limits: Limits,
+}
+
+/// What is kept per owner.
+#[derive(Debug)]
+struct Owner {
+    name: Box<str>,
+    /// Its rows in `redeemed_states` (expired ones too, until swept).
+    live: u64,
+    /// Its states issued at or before this are refused.
+    floor: Option<i64>,
+    /// When the floor stands for nothing alive any more.
+    floor_until: i64,
+}
+
+impl Owner {
+    /// When an owner without rows can be forgotten.
+    fn forget_at(&self) -> i64 {
+        if self.floor.is_some() {
+            self.floor_until
+        } else {
+            0
+        }
+    }
+}
+
+/// The owners' counts and floors, kept in step with the file.
+#[derive(Debug, Default)]
+pub(super) struct Shares {
+    keys: HashMap<Box<str>, i64>,
+    owners: HashMap<i64, Owner>,
+    /// Owners with rows, by how many, to find the largest.
+    by_size: BTreeSet<(u64, i64)>,
+    /// Owners without rows, by when they can be forgotten.
+    idle: BTreeSet<(i64, i64)>,
+    /// Rows in `redeemed_states`.
+    total: u64,
+    next_key: i64,
+}
+
+impl Shares {
+    /// Read the owners and count their rows (once at start, and after a
+    /// batch that did not commit).
+    pub(super) fn load(conn: &Connection) -> Result<Self, StoreError> {
+        let mut shares = Self {
+            next_key: 1,
+            ..Self::default()
+        };
+        let mut owners = conn
+            .prepare("SELECT key, name, floor, floor_until FROM nonce_owners")
+            .map_err(backend)?;
+        let rows = owners
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                    r.get::<_, i64>(3)?,
+                ))
+            })
+            .map_err(backend)?;
+        for row in rows {
+            let (key, name, floor, floor_until) = row.map_err(backend)?;
+            let owner = Owner {
+                name: name.into(),
+                live: 0,
+                floor,
+                floor_until,
+            };
+            shares.idle.insert((owner.forget_at(), key));
+            shares.keys.insert(owner.name.clone(), key);
+            shares.owners.insert(key, owner);
+            shares.next_key = shares.next_key.max(key.saturating_add(1));
+        }
+        let mut counts = conn
+            .prepare("SELECT owner, count(*) FROM redeemed_states GROUP BY owner")
+            .map_err(backend)?;
+        let rows = counts
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(backend)?;
+        for row in rows {
+            let (key, count) = row.map_err(backend)?;
+            if shares.owners.contains_key(&key) {
+                shares.set_live(key, u64::try_from(count).unwrap_or(0));
+            }
+        }
+        Ok(shares)
+    }
+
+    /// Record `r` unless it was redeemed (or is refused by its owner's
+    /// floor, or expired): `true` when this is its first redemption.
+    pub(super) fn redeem(
+        &mut self,
+        conn: &Connection,
+        r: &Redeem,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        if r.expires_at <= now {
+            return Ok(false);
+        }
+        let key = match self.keys.get(&r.owner) {
+            Some(&key) => key,
+            None => self.add_owner(conn, &r.owner)?,
+        };
+        if self.below_floor(key, r.issued_at) {
+            tracing::debug!("request state issued below its owner's floor");
+            return Ok(false);
+        }
+        let inserted = conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO redeemed_states (id, expires_at, owner, issued_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    &r.id.as_bytes()[..],
+                    r.expires_at,
+                    key,
+                    r.issued_at
+                ])
+            })
+            .map_err(backend)?;
+        if inserted == 0 {
+            return Ok(false);
+        }
+        self.add_live(key, 1);
+        // As in memory, the one forgotten is among those redeemed before.
+        if self.live(key) > r.limits.max_per_owner {
+            self.evict_earliest(conn, key, &r.id, now)?;
+        }
+        if self.total > r.limits.max_entries
+            && let Some(&(_, largest)) = self.by_size.last()
+        {
+            self.evict_earliest(conn, largest, &r.id, now)?;
+        }
+        // Evicting may have raised this owner's floor over the new state
+        // (or deleted it): it is refused like every state below the floor.
+        if self.below_floor(key, r.issued_at) {
+            let deleted = conn
+                .prepare_cached("DELETE FROM redeemed_states WHERE id = ?1")
+                .and_then(|mut s| s.execute(params![&r.id.as_bytes()[..]]))
+                .map_err(backend)?;
+            if deleted > 0 {
+                self.add_live(key, -1);
+            }
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// Rows of the owners in `owners` were deleted (one entry per row).
+    pub(super) fn deleted(&mut self, owners: &[i64]) {
+        for &key in owners {
+            if self.owners.contains_key(&key) {
+                self.add_live(key, -1);
+            }
+        }
+    }
+
+    /// Forget up to `limit` owners without rows whose floors stand for
+    /// nothing alive at `now`: how many.
+    pub(super) fn forget_idle(
+        &mut self,
+        conn: &Connection,
+        now: i64,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        let mut gone = 0;
+        while gone < limit {
+            let Some(&(at, key)) = self.idle.first() else {
+                break;
+            };
+            if at > now {
+                break;
+            }
+            conn.prepare_cached("DELETE FROM nonce_owners WHERE key = ?1")
+                .and_then(|mut s| s.execute(params![key]))
+                .map_err(backend)?;
+            self.idle.remove(&(at, key));
+            if let Some(owner) = self.owners.remove(&key) {
+                self.keys.remove(&owner.name);
+            }
+            gone += 1;
+        }
+        Ok(gone)
+    }
+
+    fn live(&self, key: i64) -> u64 {
+        self.owners.get(&key).map_or(0, |o| o.live)
+    }
+
+    fn below_floor(&self, key: i64, issued_at: i64) -> bool {
+        self.owners
+            .get(&key)
+            .and_then(|o| o.floor)
+            .is_some_and(|floor| issued_at <= floor)
+    }
+
+    fn add_owner(&mut self, conn: &Connection, name: &str) -> Result<i64, StoreError> {
+        let key = self.next_key;
+        conn.prepare_cached("INSERT INTO nonce_owners (key, name) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute(params![key, name]))
+            .map_err(backend)?;
+        self.next_key = key.saturating_add(1);
+        let name: Box<str> = name.into();
+        self.keys.insert(name.clone(), key);
+        self.owners.insert(
+            key,
+            Owner {
+                name,
+                live: 0,
+                floor: None,
+                floor_until: 0,
+            },
+        );
+        self.idle.insert((0, key));
+        Ok(key)
+    }
+
+    fn add_live(&mut self, key: i64, delta: i64) {
+        let live = self.live(key).saturating_add_signed(delta);
+        self.set_live(key, live);
+    }
+
+    /// Move `key` to `live` rows in every index.
+    fn set_live(&mut self, key: i64, live: u64) {
+        let Some(owner) = self.owners.get_mut(&key) else {
+            return;
+        };
+        let before = owner.live;
+        if before == live {
+            return;
+        }
+        owner.live = live;
+        self.total = self.total.saturating_sub(before).saturating_add(live);
+        if before > 0 {
+            self.by_size.remove(&(before, key));
+        } else {
+            self.idle.remove(&(owner.forget_at(), key));
+        }
+        if live > 0 {
+            self.by_size.insert((live, key));
+        } else {
+            self.idle.insert((owner.forget_at(), key));
+        }
+    }
+
+    /// Delete `key`'s earliest-issued state other than `except` (the one
+    /// being redeemed); unless it had expired, raise the owner's floor over
+    /// it.
+    fn evict_earliest(
+        &mut self,
+        conn: &Connection,
+        key: i64,
+        except: &StateId,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let earliest: Option<(Vec<u8>, i64, i64)> = conn
+            .prepare_cached(
+                "SELECT id, issued_at, expires_at FROM redeemed_states
+                 WHERE owner = ?1 AND id != ?2 ORDER BY issued_at LIMIT 1",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![key, &except.as_bytes()[..]], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })
+                .optional()
+            })
+            .map_err(backend)?;
+        let Some((id, issued_at, expires_at)) = earliest else {
+            return Ok(());
+        };
+        conn.prepare_cached("DELETE FROM redeemed_states WHERE id = ?1")
+            .and_then(|mut s| s.execute(params![id]))
+            .map_err(backend)?;
+        if expires_at > now
+            && let Some(owner) = self.owners.get_mut(&key)
+        {
+            // Raised before the count drops, so an owner left without rows
+            // is kept as long as its floor stands for something.
+            let floor = owner.floor.map_or(issued_at, |f| f.max(issued_at));
+            let until = owner.floor_until.max(expires_at);
+            conn.prepare_cached(
+                "UPDATE nonce_owners SET floor = ?2, floor_until = ?3 WHERE key = ?1",
+            )
+            .and_then(|mut s| s.execute(params![key, floor, until]))
+            .map_err(backend)?;
+            owner.floor = Some(floor);
+            owner.floor_until = until;
+            tracing::debug!(floor, "nonce share full; floor raised");
+        }
+        self.add_live(key, -1);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conn() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        super::super::schema::prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+        conn
+    }
+
+    fn at(n: u8, issued_at: i64, owner: &str, per_owner: u64) -> Redeem {
+        Redeem {
+            id: StateId::from_bytes([n; 16]),
+            issued_at,
+            expires_at: issued_at + 100,
+            owner: owner.into(),
+            limits: Limits {
+                max_entries: 4,
+                max_per_owner: per_owner,
+            },
+        }
+    }
+
+    #[test]
+    fn counts_and_floors_survive_a_reload() {
+        let conn = conn();
+        let mut shares = Shares::load(&conn).unwrap();
+        for n in 0..3 {
+            assert!(
+                shares
+                    .redeem(&conn, &at(n, 990 + i64::from(n), "a", 2), 1000)
+                    .unwrap()
+            );
+        }
+        // The share is 2: the first id went, the floor is 990.
+        assert!(!shares.redeem(&conn, &at(9, 990, "a", 2), 1000).unwrap());
+        assert!(shares.redeem(&conn, &at(10, 995, "b", 2), 1000).unwrap());
+        let again = Shares::load(&conn).unwrap();
+        assert_eq!(again.total, 3);
+        assert_eq!(again.live(again.keys["a"]), 2);
+        assert_eq!(again.owners[&again.keys["a"]].floor, Some(990));
+        assert_eq!(again.by_size, shares.by_size);
+        assert_eq!(again.idle, shares.idle);
+    }
+}
