@@ -101,7 +101,7 @@ pub use lifecycle::{
 pub use meta::{Meta, MetaError, MetaRef, RequestMetaFields, request_fields};
 pub use mrtr::{
     InputRequest, InputRequests, InputRequiredError, InputRequiredResult, InputRequiredTag,
-    InputResponse, InputResponses, RetryParams,
+    InputResponse, InputResponses, RetryFields, RetryParams,
 };
 pub use notifications::{
     CancelledNotificationParams, LoggingLevel, LoggingMessageNotificationParams,
