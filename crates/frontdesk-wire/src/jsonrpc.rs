@@ -66,7 +66,7 @@ impl JsonRpcRequest {
     ///
     /// The error converts into a `-32602` naming the method and the problem.
     pub fn parse_params<P: DeserializeOwned>(&self) -> Result<P, ParamsError> {
-        parse_params_of(&self.method, self.params.as_ref())
+        parse_params(&self.method, self.params.as_ref())
     }
 
     /// A success response to this request.
@@ -116,7 +116,7 @@ impl JsonRpcNotification {
 
     /// Parses the parameters as `P` (absent parameters parse as `{}`).
     pub fn parse_params<P: DeserializeOwned>(&self) -> Result<P, ParamsError> {
-        parse_params_of(&self.method, self.params.as_ref())
+        parse_params(&self.method, self.params.as_ref())
     }
 }
 
@@ -526,7 +526,12 @@ enum IdField {
     Valid(RequestId),
 }
 
-fn parse_params_of<P: DeserializeOwned>(
+/// Parses the parameters of a request or notification to `method` as `P`
+/// (absent parameters parse as `{}`): what
+/// [`JsonRpcRequest::parse_params`] does, for a reader that holds the
+/// method and the params apart from the envelope (e.g. one that read it as
+/// a [`RawMessage`](crate::RawMessage)).
+pub fn parse_params<P: DeserializeOwned>(
     method: &str,
     params: Option<&Map<String, Value>>,
 ) -> Result<P, ParamsError> {
@@ -603,7 +608,7 @@ pub struct MessageError {
 }
 
 impl MessageError {
-    fn new(kind: MessageErrorKind, message: String, id: Option<RequestId>) -> Self {
+    pub(crate) fn new(kind: MessageErrorKind, message: String, id: Option<RequestId>) -> Self {
         Self { kind, message, id }
     }
 

@@ -58,6 +58,7 @@ mod meta;
 mod mrtr;
 mod notifications;
 mod prompts;
+mod raw_message;
 mod resources;
 mod result;
 mod revision;
@@ -93,7 +94,7 @@ pub use error::{
 pub use id::{Integer, ProgressToken, RequestId};
 pub use jsonrpc::{
     JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse,
-    JsonRpcResponseText, JsonRpcVersion, MessageError, MessageErrorKind, ParamsError,
+    JsonRpcResponseText, JsonRpcVersion, MessageError, MessageErrorKind, ParamsError, parse_params,
 };
 pub use lifecycle::{
     DiscoverResult, InitializeRequestParams, InitializeRequestParamsLenient, InitializeResult,
@@ -101,7 +102,7 @@ pub use lifecycle::{
 pub use meta::{Meta, MetaError, MetaRef, RequestMetaFields, request_fields};
 pub use mrtr::{
     InputRequest, InputRequests, InputRequiredError, InputRequiredResult, InputRequiredTag,
-    InputResponse, InputResponses, RetryParams,
+    InputResponse, InputResponses, RetryFields, RetryParams,
 };
 pub use notifications::{
     CancelledNotificationParams, LoggingLevel, LoggingMessageNotificationParams,
@@ -111,6 +112,7 @@ pub use prompts::{
     GetPromptRequestParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument,
     PromptMessage,
 };
+pub use raw_message::RawMessage;
 pub use resources::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
     ReadResourceResult, ResourceTemplate, SubscribeRequestParams,

@@ -290,15 +290,76 @@ impl<'de> Deserialize<'de> for InputResponse {
     }
 }
 
-/// The two MRTR retry fields, present in the params of `tools/call`,
-/// `prompts/get` and `resources/read`.
-pub trait RetryParams {
-    /// `inputResponses`, if any.
-    fn input_responses(&self) -> Option<&InputResponses>;
-    /// `requestState`, if any.
-    fn request_state(&self) -> Option<&str>;
+/// The two MRTR retry fields (2026-07-28), which sit directly in the
+/// params of `tools/call`, `prompts/get` and `resources/read` next to their
+/// own members: the schema's `InputResponseRequestParams` without its
+/// `_meta`, which every params type carries. Each of the three embeds it
+/// with `#[serde(flatten)]` under the name `retry`.
+///
+/// ```
+/// use frontdesk_wire::{CallToolRequestParams, ElicitResult, InputResponses, RetryParams};
+///
+/// let mut retry = CallToolRequestParams::new("create_issue", None);
+/// retry.retry.input_responses = Some(InputResponses::new().with("ok", ElicitResult::decline()));
+/// retry.retry.request_state = Some("opaque".into());
+/// assert!(retry.is_retry());
+/// let json = serde_json::to_value(&retry)?;
+/// assert_eq!(json["requestState"], "opaque");
+/// assert_eq!(json["inputResponses"]["ok"]["action"], "decline");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RetryFields {
+    /// MRTR answers (2026-07-28 retries).
+    #[serde(
+        default,
+        rename = "inputResponses",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub input_responses: Option<InputResponses>,
+    /// MRTR state echo (2026-07-28 retries).
+    #[serde(
+        default,
+        rename = "requestState",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub request_state: Option<String>,
+}
+
+impl RetryFields {
     /// Whether this is a retry (either field present); such results must not be cached.
-    fn is_retry(&self) -> bool {
-        self.input_responses().is_some() || self.request_state().is_some()
+    pub fn is_retry(&self) -> bool {
+        self.input_responses.is_some() || self.request_state.is_some()
     }
 }
+
+/// The params types that carry the [`RetryFields`]: `tools/call`,
+/// `prompts/get` and `resources/read`.
+pub trait RetryParams {
+    /// The retry fields.
+    fn retry_fields(&self) -> &RetryFields;
+    /// `inputResponses`, if any.
+    fn input_responses(&self) -> Option<&InputResponses> {
+        self.retry_fields().input_responses.as_ref()
+    }
+    /// `requestState`, if any.
+    fn request_state(&self) -> Option<&str> {
+        self.retry_fields().request_state.as_deref()
+    }
+    /// Whether this is a retry (either field present); such results must not be cached.
+    fn is_retry(&self) -> bool {
+        self.retry_fields().is_retry()
+    }
+}
+
+/// Implements [`RetryParams`] for params types with a `retry` field.
+macro_rules! retry_params {
+    ($($t:ty),*) => {$(
+        impl $crate::mrtr::RetryParams for $t {
+            fn retry_fields(&self) -> &$crate::mrtr::RetryFields {
+                &self.retry
+            }
+        }
+    )*};
+}
+pub(crate) use retry_params;

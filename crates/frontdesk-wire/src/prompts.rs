@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::capabilities::Icon;
 use crate::content::{ContentBlock, Role};
 use crate::meta::Meta;
-use crate::mrtr::{InputResponses, RetryParams};
+use crate::mrtr::{RetryFields, retry_params};
 use crate::result::{CacheScope, ResultType};
 
 /// Parameters of `prompts/get`.
@@ -17,20 +17,9 @@ pub struct GetPromptRequestParams {
     /// Template arguments (string values per the schema), kept raw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
-    /// MRTR answers (2026-07-28 retries).
-    #[serde(
-        default,
-        rename = "inputResponses",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub input_responses: Option<InputResponses>,
-    /// MRTR state echo (2026-07-28 retries).
-    #[serde(
-        default,
-        rename = "requestState",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub request_state: Option<String>,
+    /// The MRTR retry fields (2026-07-28 retries), flattened.
+    #[serde(flatten)]
+    pub retry: RetryFields,
     /// `_meta` (required in 2026-07-28).
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
@@ -39,14 +28,7 @@ pub struct GetPromptRequestParams {
     pub extra: Map<String, Value>,
 }
 
-impl RetryParams for GetPromptRequestParams {
-    fn input_responses(&self) -> Option<&InputResponses> {
-        self.input_responses.as_ref()
-    }
-    fn request_state(&self) -> Option<&str> {
-        self.request_state.as_deref()
-    }
-}
+retry_params!(GetPromptRequestParams);
 
 /// The final result of `prompts/get`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

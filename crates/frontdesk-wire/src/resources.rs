@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::capabilities::Icon;
 use crate::content::{Annotations, Resource, ResourceContents};
 use crate::meta::Meta;
-use crate::mrtr::{InputResponses, RetryParams};
+use crate::mrtr::{RetryFields, retry_params};
 use crate::result::{CacheScope, ResultType};
 
 /// Parameters of `resources/read`.
@@ -16,20 +16,9 @@ use crate::result::{CacheScope, ResultType};
 pub struct ReadResourceRequestParams {
     /// The URI.
     pub uri: String,
-    /// MRTR answers (2026-07-28 retries).
-    #[serde(
-        default,
-        rename = "inputResponses",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub input_responses: Option<InputResponses>,
-    /// MRTR state echo (2026-07-28 retries).
-    #[serde(
-        default,
-        rename = "requestState",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub request_state: Option<String>,
+    /// The MRTR retry fields (2026-07-28 retries), flattened.
+    #[serde(flatten)]
+    pub retry: RetryFields,
     /// `_meta` (required in 2026-07-28).
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
@@ -38,14 +27,7 @@ pub struct ReadResourceRequestParams {
     pub extra: Map<String, Value>,
 }
 
-impl RetryParams for ReadResourceRequestParams {
-    fn input_responses(&self) -> Option<&InputResponses> {
-        self.input_responses.as_ref()
-    }
-    fn request_state(&self) -> Option<&str> {
-        self.request_state.as_deref()
-    }
-}
+retry_params!(ReadResourceRequestParams);
 
 /// The final result of `resources/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -188,8 +170,7 @@ impl ReadResourceRequestParams {
     pub fn new(uri: impl Into<String>) -> Self {
         Self {
             uri: uri.into(),
-            input_responses: None,
-            request_state: None,
+            retry: RetryFields::default(),
             meta: None,
             extra: Map::new(),
         }

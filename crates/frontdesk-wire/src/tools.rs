@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::capabilities::Icon;
 use crate::content::ContentBlock;
 use crate::meta::Meta;
-use crate::mrtr::{InputResponses, RetryParams};
+use crate::mrtr::{RetryFields, retry_params};
 use crate::result::{CacheScope, ResultType};
 
 /// A tool definition.
@@ -194,20 +194,9 @@ pub struct CallToolRequestParams {
     /// Arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
-    /// MRTR answers (2026-07-28 retries).
-    #[serde(
-        default,
-        rename = "inputResponses",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub input_responses: Option<InputResponses>,
-    /// MRTR state echo (2026-07-28 retries).
-    #[serde(
-        default,
-        rename = "requestState",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub request_state: Option<String>,
+    /// The MRTR retry fields (2026-07-28 retries), flattened.
+    #[serde(flatten)]
+    pub retry: RetryFields,
     /// 2025-11-25 task augmentation, kept raw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<Map<String, Value>>,
@@ -225,8 +214,7 @@ impl CallToolRequestParams {
         Self {
             name: name.into(),
             arguments,
-            input_responses: None,
-            request_state: None,
+            retry: RetryFields::default(),
             task: None,
             meta: None,
             extra: Map::new(),
@@ -234,14 +222,7 @@ impl CallToolRequestParams {
     }
 }
 
-impl RetryParams for CallToolRequestParams {
-    fn input_responses(&self) -> Option<&InputResponses> {
-        self.input_responses.as_ref()
-    }
-    fn request_state(&self) -> Option<&str> {
-        self.request_state.as_deref()
-    }
-}
+retry_params!(CallToolRequestParams);
 
 /// The final result of `tools/call`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -65,7 +65,7 @@ fn main() {
     report(
         "parse_message, round 1 body",
         &count(round1, |body| {
-            drop(b.server.parse_message(body).unwrap());
+            drop(b.parse(body));
             Vec::new()
         }),
     );

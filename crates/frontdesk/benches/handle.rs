@@ -31,11 +31,11 @@ fn check_complete(handled: &Handled) {
 fn handle(c: &mut Criterion) {
     let b = Bench::new();
     // The contract, once, before timing it.
-    let done = b.handle(b.server.parse_message(&round2(&b.state())).unwrap());
+    let done = b.handle(b.parse(&round2(&b.state())));
     let text = &done.response_value().unwrap()["result"]["content"][0]["text"];
     assert_eq!(text, "confirmed 7");
 
-    let first = b.server.parse_message(&round1()).unwrap();
+    let first = b.parse(&round1());
     c.bench_function("handle round 1 (input_required)", |bench| {
         bench.iter_batched(
             || first.clone(),
@@ -45,7 +45,7 @@ fn handle(c: &mut Criterion) {
     });
     c.bench_function("handle round 2 (complete)", |bench| {
         bench.iter_batched(
-            || b.server.parse_message(&round2(&b.state())).unwrap(),
+            || b.parse(&round2(&b.state())),
             |m| check_complete(&b.handle(black_box(m))),
             BatchSize::SmallInput,
         )

@@ -38,7 +38,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use frontdesk_form::{Defaults, FormSchema};
 use frontdesk_url::{Severity, UrlPolicy, Verdict};
 use frontdesk_wire::header::{decode_value, encode_value};
-use frontdesk_wire::{JsonRpcMessage, MessageErrorKind, meta_key};
+use frontdesk_wire::{JsonRpcMessage, MessageError, MessageErrorKind, RawMessage, meta_key};
 use serde_json::{Map, Value};
 
 use crate::client::sse::SseParser;
@@ -111,10 +111,13 @@ pub fn target(name: &str) -> Option<fn(&[u8])> {
     TARGETS.iter().find(|t| t.name == name).map(|t| t.run)
 }
 
-/// The JSON-RPC classifier on one message's bytes.
+/// The JSON-RPC classifier on one message's bytes, and the classifier of
+/// messages where they lie, which must agree with it.
 pub fn classify(data: &[u8]) {
     let is_json = serde_json::from_slice::<Value>(data).is_ok();
-    match JsonRpcMessage::from_slice(data) {
+    let classified = JsonRpcMessage::from_slice(data);
+    same_as_raw(&classified, RawMessage::from_slice(data));
+    match classified {
         Err(e) => {
             assert_eq!(e.kind() == MessageErrorKind::Parse, !is_json, "{e}");
             let code = e.code().0;
@@ -147,6 +150,48 @@ pub fn classify(data: &[u8]) {
                 JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) => {
                     assert_eq!(message.method(), None);
                 }
+            }
+        }
+    }
+}
+
+/// `RawMessage` accepts and refuses what `JsonRpcMessage` does, with the
+/// same errors; it may accept a message only a full read refuses (its
+/// `params` or `result` text is checked as JSON syntax only).
+fn same_as_raw(
+    value: &Result<JsonRpcMessage, MessageError>,
+    raw: Result<RawMessage<'_>, MessageError>,
+) {
+    let text = |raw: Option<&serde_json::value::RawValue>| {
+        raw.map(|r| serde_json::from_str::<Map<String, Value>>(r.get()).expect("an object"))
+    };
+    match (value, raw) {
+        (Err(e), Err(r)) => assert_eq!(e, &r),
+        (Err(e), Ok(r)) => assert_eq!(e.kind(), MessageErrorKind::Parse, "{r:?} for {e}"),
+        (Ok(m), Err(r)) => panic!("{m:?} refused as {r}"),
+        (Ok(m), Ok(r)) => {
+            assert_eq!(m.id(), r.id());
+            assert_eq!(m.method(), r.method());
+            match (m, r) {
+                (JsonRpcMessage::Request(m), RawMessage::Request { params, .. }) => {
+                    assert_eq!(m.params, text(params));
+                }
+                (JsonRpcMessage::Notification(m), RawMessage::Notification { params, .. }) => {
+                    assert_eq!(m.params, text(params));
+                }
+                (JsonRpcMessage::Response(m), RawMessage::Response { result, .. }) => {
+                    assert_eq!(Some(&m.result), text(Some(result)).as_ref());
+                }
+                (
+                    JsonRpcMessage::Error(m),
+                    RawMessage::Error {
+                        error, id_member, ..
+                    },
+                ) => {
+                    assert_eq!(m.error, error);
+                    assert!(id_member || m.id.is_none());
+                }
+                (m, r) => panic!("{m:?} read as {r:?}"),
             }
         }
     }
@@ -296,10 +341,14 @@ pub fn headers(data: &[u8]) {
             assert_eq!(decode_value(encoded.as_bytes()), Some(decoded));
         }
     }
-    let Ok(body) = serde_json::from_slice::<Value>(body) else {
+    let server = header_server();
+    let (Ok(body), Ok(message)) = (
+        serde_json::from_slice::<Value>(body),
+        server.parse_message_as(body, frontdesk_wire::Revision::V2026_07_28),
+    ) else {
         return;
     };
-    let verdict = crate::http::headers::check_modern(&map, &body);
+    let verdict = crate::http::headers::check_modern(&map, &message);
     let expected = headers_acceptable(&map, &body);
     assert_eq!(
         verdict.is_ok(),
@@ -308,9 +357,15 @@ pub fn headers(data: &[u8]) {
     );
     // The headers a correct client sends for this body always pass.
     if let Some(matching) = matching_headers(&body) {
-        let verdict = crate::http::headers::check_modern(&matching, &body);
+        let verdict = crate::http::headers::check_modern(&matching, &message);
         assert!(verdict.is_ok(), "{verdict:?} on {matching:?} and {body}");
     }
+}
+
+/// A server to read the bodies of the `headers` target with.
+fn header_server() -> &'static crate::server::Server {
+    static SERVER: std::sync::OnceLock<crate::server::Server> = std::sync::OnceLock::new();
+    SERVER.get_or_init(|| crate::server::Server::builder("headers", "0").build())
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

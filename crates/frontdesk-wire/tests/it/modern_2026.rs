@@ -71,7 +71,7 @@ fn constructed_2026_messages_validate() {
 
     // Round 2: retry with answers and the echoed state.
     let mut retry = call.clone();
-    retry.input_responses = Some(
+    retry.retry.input_responses = Some(
         InputResponses::new()
             .with(
                 "repo_choice",
@@ -79,7 +79,7 @@ fn constructed_2026_messages_validate() {
             )
             .with("drive_auth", ElicitResult::accept_url()),
     );
-    retry.request_state = Some("v1.state.sig".into());
+    retry.retry.request_state = Some("v1.state.sig".into());
     let req = JsonRpcRequest::with_params(2, method::TOOLS_CALL, &retry).unwrap();
     schema.assert_valid(
         "CallToolRequest",

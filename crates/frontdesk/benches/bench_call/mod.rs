@@ -3,7 +3,7 @@
 //! message through `Server::handle`.
 #![allow(dead_code)] // each benchmark uses part of it
 
-use frontdesk::server::transport::{Handled, OutboundSink, RequestInfo};
+use frontdesk::server::transport::{Handled, Incoming, OutboundSink, RequestInfo};
 use frontdesk::server::{Revision, Server};
 use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
@@ -57,28 +57,35 @@ impl Bench {
                 .build()
                 .unwrap(),
             server: server(),
-            info: RequestInfo::new().revision(Revision::V2026_07_28),
+            info: RequestInfo::new(),
             sink: OutboundSink::discard(),
         }
     }
 
+    /// A body read as a 2026-07-28 transport reads it (the revision said
+    /// by its headers).
+    pub fn parse(&self, body: &[u8]) -> Incoming {
+        self.server
+            .parse_message_as(body, Revision::V2026_07_28)
+            .unwrap()
+    }
+
     /// `handle` on a parsed message.
-    pub fn handle(&self, message: Value) -> Handled {
+    pub fn handle(&self, message: Incoming) -> Handled {
         self.runtime
             .block_on(self.server.handle(None, message, &self.sink, &self.info))
     }
 
     /// Parse, handle, and the response's bytes: the transport's part included.
     pub fn bytes(&self, body: &[u8]) -> Vec<u8> {
-        let message = self.server.parse_message(body).unwrap();
-        let handled = self.handle(message);
+        let handled = self.handle(self.parse(body));
         // The transport takes the response's text as the body, uncopied.
         String::from(Box::<str>::from(handled.response.unwrap())).into_bytes()
     }
 
     /// A fresh state from round 1.
     pub fn state(&self) -> String {
-        let handled = self.handle(self.server.parse_message(&round1()).unwrap());
+        let handled = self.handle(self.parse(&round1()));
         let response = handled.response_value().unwrap();
         response["result"]["requestState"]
             .as_str()

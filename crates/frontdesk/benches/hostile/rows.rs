@@ -12,7 +12,7 @@ use frontdesk::server::{ResourceOutput, ResourceTemplateDef, Server};
 use frontdesk::state::{Binding, RequestDigest, StateSealer};
 use frontdesk_form::FormSchema;
 use frontdesk_url::UrlPolicy;
-use frontdesk_wire::JsonRpcMessage;
+use frontdesk_wire::{JsonRpcMessage, Revision};
 use serde_json::{Map, Value, json};
 
 use super::bench_call::{self, Bench};
@@ -48,6 +48,9 @@ pub fn all() -> Vec<Row> {
         row("handle/big-arguments", handle_big_arguments),
         row("handle/big-input-responses", handle_big_input_responses),
         row("handle/long-tool-name", handle_long_tool_name),
+        row("handle/deep-arguments", handle_deep_arguments),
+        row("handle/deep-unknown-member", handle_deep_unknown_member),
+        row("handle/duplicate-members", handle_duplicate_members),
         row("state/open-over-bound", state_over_bound),
         row("state/open-within-raised-bound", state_raised_bound),
         row("resources/read-simple-variable", resources_simple_variable),
@@ -376,6 +379,10 @@ fn headers_check_modern() -> Prepared {
         NAME,
         HeaderValue::from_str(&encoded).expect("a visible ASCII header"),
     );
+    let body = Bench::new()
+        .server
+        .parse_message_as(body.to_string().as_bytes(), Revision::V2026_07_28)
+        .expect("a readable body");
     Prepared::new(bytes, move || {
         check_modern(&headers, &body).map_err(|e| format!("refused: {e}"))?;
         Ok("the headers match the body".to_owned())
@@ -489,7 +496,7 @@ fn bench() -> Bench {
 /// Parse, handle and write `body`; the response's error code or `result`.
 fn handle(b: Bench, body: Vec<u8>, want: &'static str) -> Prepared {
     Prepared::new(body.len(), move || {
-        let response = match b.server.parse_message(&body) {
+        let response = match b.server.parse_message_as(&body, Revision::V2026_07_28) {
             Ok(message) => b.handle(message).response_value(),
             Err(error) => Some(error),
         };
@@ -547,6 +554,44 @@ fn handle_big_input_responses() -> Prepared {
 fn handle_long_tool_name() -> Prepared {
     let body = call(json!({"name": "t".repeat(MIB), "arguments": {}, "_meta": bench_call::meta()}));
     handle(bench(), body, "error")
+}
+
+/// Arguments nested past the recursion limit: the typed read refuses
+/// them, and so does the read of the params as an object (`-32700`).
+fn handle_deep_arguments() -> Prepared {
+    let head = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{},"name":"bench_confirm","arguments":{{"a":"#,
+        bench_call::meta()
+    );
+    let depth = MIB / 2;
+    let body = format!("{head}{}{}}}}}}}", "[".repeat(depth), "]".repeat(depth));
+    handle(bench(), body.into_bytes(), "error -32700")
+}
+
+/// A member nobody reads, nested 1 MiB deep: skipped where it lies.
+fn handle_deep_unknown_member() -> Prepared {
+    let head = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{},"name":"bench_confirm","arguments":{{"n":7}},"x":"#,
+        bench_call::meta()
+    );
+    let depth = MIB / 2;
+    let body = format!("{head}{}{}}}}}", "[".repeat(depth), "]".repeat(depth));
+    handle(bench(), body.into_bytes(), "result")
+}
+
+/// The same member given again and again: the typed read refuses a member
+/// given twice, the params are read as an object (the last one counts).
+fn handle_duplicate_members() -> Prepared {
+    let head = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{},"#,
+        bench_call::meta()
+    );
+    let body = fill(
+        &head,
+        r#""name":"bench_confirm","#,
+        r#""arguments":{"n":7}}}"#,
+    );
+    handle(bench(), body.into_bytes(), "result")
 }
 
 // ---- the sealed request state (StateSealer::open) ----

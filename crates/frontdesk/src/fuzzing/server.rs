@@ -12,7 +12,7 @@
 //!
 //! - `@principal NAME` / `@anonymous`: who the following messages come from;
 //! - `@rev 2025` / `@rev 2026` / `@rev auto`: the revision the transport
-//!   forces (`RequestInfo::revision`), or none;
+//!   forces (`Server::parse_message_as`), or none;
 //! - `@complete`: complete every URL flow whose connect token was seen in
 //!   the output so far, responses included (what the server's own sign-in
 //!   page does);
@@ -27,12 +27,13 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use frontdesk_wire::{
-    CreateMessageRequestParams, JsonRpcMessage, MessageErrorKind, Revision, SamplingMessage,
+    CreateMessageRequestParams, JsonRpcMessage, MessageErrorKind, RawMessage, Revision,
+    SamplingMessage,
 };
 use serde_json::{Map, Value, json};
 use tokio::task::JoinSet;
 
-use crate::server::transport::{Handled, OutboundSink, RequestInfo, Session};
+use crate::server::transport::{Handled, Incoming, OutboundSink, RequestInfo, Session};
 use crate::server::{
     Answer, FormSchema, InputRequest, LoggingLevel, PromptDef, PromptOutput, Question, Server,
     ServerConfig, ToolContext, ToolDef, ToolError, ToolOutput,
@@ -308,7 +309,7 @@ fn make_seeds() -> Vec<Seed> {
             server
                 .handle(
                     None,
-                    request,
+                    parsed(&server, &request),
                     &OutboundSink::discard(),
                     &RequestInfo::default(),
                 )
@@ -334,6 +335,13 @@ fn make_seeds() -> Vec<Seed> {
         });
     }
     seeds
+}
+
+/// A message built as a value, read as a transport reads its bytes.
+fn parsed(server: &Server, message: &Value) -> Incoming {
+    server
+        .parse_message(message.to_string().as_bytes())
+        .expect("a JSON value of the size the fixture takes reads")
 }
 
 /// Every response of a script so far, shared with the calls in flight.
@@ -455,8 +463,11 @@ enum Expect {
     Silent,
 }
 
-fn expect(message: &Value) -> Expect {
-    match JsonRpcMessage::from_value(message.clone()) {
+fn expect(line: &[u8]) -> Expect {
+    // What the server reads the line as: the wire crate's classifier of
+    // messages where they lie (the `classify` target checks it against
+    // the value classifier).
+    match RawMessage::from_slice(line) {
         // The server answers every shape problem with -32600, non-object
         // `params` included (`RpcError::rejected`), unlike the wire crate's
         // own suggestion of -32602 for those.
@@ -469,18 +480,20 @@ fn expect(message: &Value) -> Expect {
             id: e.id().map_or(Value::Null, |id| json!(id)),
             kind: e.kind(),
         },
-        Ok(JsonRpcMessage::Request(r)) => Expect::Request {
-            id: json!(r.id),
-            method: r.method,
+        Ok(RawMessage::Request { id, method, .. }) => Expect::Request {
+            id: json!(id),
+            method: method.into_owned(),
         },
         Ok(_) => Expect::Silent,
     }
 }
 
 /// The error codes a request may get from the fixture. `-32603` is not one:
-/// nothing a client sends should make the fixture fail internally.
-const REQUEST_ERRORS: [i64; 8] = [
-    -32600, -32601, -32602, -32002, -32042, -32020, -32021, -32022,
+/// nothing a client sends should make the fixture fail internally. `-32700`
+/// is: params whose JSON only a full read refuses (a number out of `f64`
+/// range, nesting past the recursion limit) are refused when read.
+const REQUEST_ERRORS: [i64; 9] = [
+    -32600, -32601, -32602, -32002, -32042, -32020, -32021, -32022, -32700,
 ];
 
 /// `FRONTDESK_FUZZ_TRACE=1` prints every message and its outcome to stderr
@@ -567,6 +580,8 @@ struct Run {
     session: Option<Arc<Session>>,
     sink: OutboundSink,
     info: RequestInfo,
+    /// The revision the transport says, if any (`@rev`).
+    revision: Option<Revision>,
     transcript: Transcript,
 }
 
@@ -581,6 +596,7 @@ fn run_script(data: &[u8], with_session: bool) {
         session,
         sink,
         info: RequestInfo::default(),
+        revision: None,
         transcript: Transcript::default(),
     };
     let runtime = current_thread(true);
@@ -620,7 +636,11 @@ async fn step(
     if line.iter().all(u8::is_ascii_whitespace) {
         return;
     }
-    let message = match run.server.parse_message(&line) {
+    let read = match run.revision {
+        Some(revision) => run.server.parse_message_as(&line, revision),
+        None => run.server.parse_message(&line),
+    };
+    let message = match read {
         Ok(m) => m,
         Err(response) => {
             let code = if line.len() > MAX_MESSAGE {
@@ -633,7 +653,7 @@ async fn step(
             return;
         }
     };
-    let expected = expect(&message);
+    let expected = expect(&line);
     let slow = matches!(&expected, Expect::Request { method, .. }
         if matches!(method.as_str(), "tools/call" | "prompts/get" | "resources/read"));
     if slow {
@@ -679,7 +699,7 @@ async fn directive(
         "principal" => run.info.principal = Some(arg.to_string()),
         "anonymous" => run.info.principal = None,
         "rev" => {
-            run.info.revision = match arg {
+            run.revision = match arg {
                 "2025" => Some(Revision::V2025_11_25),
                 "2026" => Some(Revision::V2026_07_28),
                 _ => None,
@@ -747,7 +767,10 @@ async fn probe(run: &Run) {
     let sink = OutboundSink::discard();
     let ping = json!({"jsonrpc": "2.0", "id": "probe", "method": "ping"});
     if let Some(session) = &run.session {
-        let h = run.server.handle(Some(session), ping, &sink, &info).await;
+        let h = run
+            .server
+            .handle(Some(session), parsed(&run.server, &ping), &sink, &info)
+            .await;
         assert_eq!(
             h.response_value(),
             Some(json!({"jsonrpc": "2.0", "id": "probe", "result": {}}))
@@ -755,7 +778,10 @@ async fn probe(run: &Run) {
     }
     let discover = json!({"jsonrpc": "2.0", "id": "probe", "method": "server/discover",
         "params": {"_meta": meta(&json!({}))}});
-    let h = run.server.handle(None, discover, &sink, &info).await;
+    let h = run
+        .server
+        .handle(None, parsed(&run.server, &discover), &sink, &info)
+        .await;
     let result = h
         .response_value()
         .map(|r| r["result"]["resultType"].clone());
@@ -781,9 +807,13 @@ pub fn input_responses(data: &[u8]) {
         let script = async {
             let info = RequestInfo::default();
             let sink = OutboundSink::discard();
-            let first = server.handle(None, request.clone(), &sink, &info).await;
+            let first = server
+                .handle(None, parsed(&server, &request), &sink, &info)
+                .await;
             let first_kind = retry_outcome(&first);
-            let again = server.handle(None, request, &sink, &info).await;
+            let again = server
+                .handle(None, parsed(&server, &request), &sink, &info)
+                .await;
             let again_kind = retry_outcome(&again);
             assert!(
                 again_kind == "-32602" || again_kind == first_kind,

@@ -7,10 +7,10 @@ use std::borrow::Cow;
 
 use axum::http::{HeaderMap, HeaderName};
 use frontdesk_wire::header::{MCP_PARAM_PREFIX, decode_value_in_place, name_field};
-use frontdesk_wire::{meta_key, method};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::server::{HeaderParam, Server};
+use crate::server::HeaderParam;
+use crate::server::transport::Incoming;
 
 /// `MCP-Protocol-Version`.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -36,15 +36,84 @@ pub(crate) mod names {
     pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static(super::LAST_EVENT_ID);
 }
 
-/// Why a header check failed (the message of the `-32020` error).
+/// Why a 2026-07-28 header check failed: which header, and what is wrong
+/// with it. Its `Display` is the message of the `-32020` error the request
+/// is answered with.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeaderMismatch(pub String);
+pub struct HeaderMismatch {
+    header: String,
+    problem: HeaderProblem,
+    /// What the header should have mirrored (for [`HeaderProblem::Differs`]).
+    mirrors: &'static str,
+}
+
+/// What is wrong with a mirrored header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeaderProblem {
+    /// It appears more than once.
+    Repeated,
+    /// It has characters other than visible ASCII, or a bad base64 value.
+    Unreadable,
+    /// It is missing, though the body has what it mirrors.
+    Missing,
+    /// It differs from what it mirrors in the body.
+    Differs,
+    /// It was sent for a tool argument the body does not carry.
+    Unexpected,
+}
+
+impl HeaderMismatch {
+    fn new(header: impl Into<String>, problem: HeaderProblem) -> Self {
+        Self {
+            header: header.into(),
+            problem,
+            mirrors: "the body",
+        }
+    }
+
+    fn differs(header: &str, mirrors: &'static str) -> Self {
+        Self {
+            mirrors,
+            ..Self::new(header, HeaderProblem::Differs)
+        }
+    }
+
+    /// The header (e.g. `Mcp-Name`, `Mcp-Param-Region`).
+    pub fn header(&self) -> &str {
+        &self.header
+    }
+
+    /// What is wrong with it.
+    pub fn problem(&self) -> HeaderProblem {
+        self.problem
+    }
+}
 
 impl std::fmt::Display for HeaderMismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        let header = &self.header;
+        match self.problem {
+            HeaderProblem::Repeated => {
+                write!(f, "Header mismatch: {header} appears more than once")
+            }
+            HeaderProblem::Unreadable => write!(
+                f,
+                "Header mismatch: {header} has invalid characters or a bad base64 value"
+            ),
+            HeaderProblem::Missing => write!(f, "Header mismatch: missing {header}"),
+            HeaderProblem::Differs => {
+                write!(f, "Header mismatch: {header} differs from {}", self.mirrors)
+            }
+            HeaderProblem::Unexpected => write!(
+                f,
+                "Header mismatch: {header} sent for an argument the body does not carry"
+            ),
+        }
     }
 }
+
+impl std::error::Error for HeaderMismatch {}
 
 /// One decoded header: `Ok(None)` when absent, `Err` when present but
 /// unreadable (repeated, invalid characters, bad sentinel).
@@ -57,17 +126,11 @@ fn header<'a>(
         return Ok(None);
     };
     if values.next().is_some() {
-        return Err(HeaderMismatch(format!(
-            "Header mismatch: {name} appears more than once"
-        )));
+        return Err(HeaderMismatch::new(name.as_str(), HeaderProblem::Repeated));
     }
     decode_value_in_place(first.as_bytes())
         .map(Some)
-        .ok_or_else(|| {
-            HeaderMismatch(format!(
-                "Header mismatch: {name} has invalid characters or a bad base64 value"
-            ))
-        })
+        .ok_or_else(|| HeaderMismatch::new(name.as_str(), HeaderProblem::Unreadable))
 }
 
 /// The raw `MCP-Protocol-Version` value, if present and readable.
@@ -80,11 +143,12 @@ pub(crate) fn protocol_version_in_place(headers: &HeaderMap) -> Option<Cow<'_, s
     header(headers, &names::PROTOCOL_VERSION).ok().flatten()
 }
 
-fn mismatch(what: &str) -> HeaderMismatch {
-    HeaderMismatch(format!("Header mismatch: {what}"))
-}
+/// The display names of the headers a 2026-07-28 request mirrors its body in.
+const SHOWN_VERSION: &str = "MCP-Protocol-Version";
+const SHOWN_METHOD: &str = "Mcp-Method";
+const SHOWN_NAME: &str = "Mcp-Name";
 
-/// Check the headers of a 2026-07-28 POST against its parsed body.
+/// Check the headers of a 2026-07-28 POST against its body.
 ///
 /// Each mirrored header appears at most once, is visible ASCII and, when it
 /// uses the base64 sentinel, decodes to UTF-8. `MCP-Protocol-Version` must be
@@ -94,70 +158,65 @@ fn mismatch(what: &str) -> HeaderMismatch {
 /// it mirrors ([`name_field`]: `params.name` of `tools/call` and
 /// `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of the
 /// task methods).
-pub fn check_modern(headers: &HeaderMap, body: &Value) -> Result<(), HeaderMismatch> {
+pub fn check_modern(headers: &HeaderMap, message: &Incoming) -> Result<(), HeaderMismatch> {
     let version = header(headers, &names::PROTOCOL_VERSION)?;
     let method_header = header(headers, &names::METHOD)?;
     let name_header = header(headers, &names::NAME)?;
-    let Some(method) = body.get("method").and_then(Value::as_str) else {
+    let body = message.mirrored();
+    let Some(method) = body.method else {
         return Ok(());
     };
-    let params = body.get("params");
-    let version = version.ok_or_else(|| mismatch("missing MCP-Protocol-Version"))?;
-    if let Some(body_version) = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(meta_key::PROTOCOL_VERSION))
-        .and_then(Value::as_str)
-        && body_version != version
+    let version =
+        version.ok_or_else(|| HeaderMismatch::new(SHOWN_VERSION, HeaderProblem::Missing))?;
+    if let Some(body_version) = &body.meta_version
+        && *body_version != version
     {
-        return Err(mismatch(
-            "MCP-Protocol-Version differs from _meta protocolVersion",
+        return Err(HeaderMismatch::differs(
+            SHOWN_VERSION,
+            "_meta protocolVersion",
         ));
     }
     match method_header {
         Some(m) if m != method => {
-            return Err(mismatch("Mcp-Method differs from the body's method"));
+            return Err(HeaderMismatch::differs(SHOWN_METHOD, "the body's method"));
         }
-        None if body.get("id").is_some() => return Err(mismatch("missing Mcp-Method")),
+        None if body.has_id => {
+            return Err(HeaderMismatch::new(SHOWN_METHOD, HeaderProblem::Missing));
+        }
         _ => {}
     }
-    if let Some(key) = name_field(method) {
-        let body_name = params.and_then(|p| p.get(key)).and_then(Value::as_str);
-        match (name_header, body_name) {
+    if name_field(method).is_some() {
+        match (name_header, body.name) {
             (Some(h), Some(b)) if h == b => {}
-            (None, _) => return Err(mismatch("missing Mcp-Name")),
-            _ => return Err(mismatch("Mcp-Name differs from the body")),
+            (None, _) => return Err(HeaderMismatch::new(SHOWN_NAME, HeaderProblem::Missing)),
+            _ => return Err(HeaderMismatch::differs(SHOWN_NAME, "the body")),
         }
     }
     Ok(())
 }
 
 /// Check the `Mcp-Param-{header}` headers of a 2026-07-28 `tools/call`
-/// against the arguments `server`'s tool marks `x-mcp-header`: an argument
+/// against the arguments its tool marks `x-mcp-header`: an argument
 /// present (and not `null`) needs its header with the same value (strings
 /// exactly, numbers numerically, booleans as `true`/`false`); an absent one
 /// must have no header. Other methods and unknown tools pass (the core
 /// answers those).
-pub fn check_params(
-    headers: &HeaderMap,
-    body: &Value,
-    server: &Server,
-) -> Result<(), HeaderMismatch> {
-    if body.get("method").and_then(Value::as_str) != Some(method::TOOLS_CALL) {
+pub fn check_params(headers: &HeaderMap, message: &Incoming) -> Result<(), HeaderMismatch> {
+    if !message.is_tool_call() {
         return Ok(());
     }
-    let params = body.get("params");
-    let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+    let Some((tool, arguments)) = message.called_tool() else {
         return Ok(());
     };
-    for param in server.header_params(tool) {
-        check_param(headers, params, param)?;
+    for param in tool.header_params() {
+        check_param(headers, &arguments, param)?;
     }
     Ok(())
 }
 
 fn check_param(
     headers: &HeaderMap,
-    params: Option<&Value>,
+    arguments: &Map<String, Value>,
     param: &HeaderParam,
 ) -> Result<(), HeaderMismatch> {
     let name = format!("{MCP_PARAM_PREFIX}{}", param.header());
@@ -166,18 +225,13 @@ fn check_param(
         Ok(header_name) => header(headers, &header_name)?,
         Err(_) => None,
     };
-    let value = params
-        .and_then(|p| p.get("arguments"))
-        .and_then(|a| a.get(param.argument()))
-        .filter(|v| !v.is_null());
+    let value = arguments.get(param.argument()).filter(|v| !v.is_null());
     match (value, sent) {
         (None, None) => Ok(()),
-        (None, Some(_)) => Err(mismatch(&format!(
-            "{name} sent for an argument the body does not carry"
-        ))),
-        (Some(_), None) => Err(mismatch(&format!("missing {name}"))),
+        (None, Some(_)) => Err(HeaderMismatch::new(name, HeaderProblem::Unexpected)),
+        (Some(_), None) => Err(HeaderMismatch::new(name, HeaderProblem::Missing)),
         (Some(v), Some(h)) if same_value(v, &h) => Ok(()),
-        (Some(_), Some(_)) => Err(mismatch(&format!("{name} differs from the body"))),
+        (Some(_), Some(_)) => Err(HeaderMismatch::differs(&name, "the body")),
     }
 }
 
@@ -238,9 +292,22 @@ mod tests {
 
     const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
-    fn call(name: Value, version: &str) -> Value {
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": name, "_meta": {META_VERSION: version}}})
+    /// `body` read as the HTTP transport reads a 2026-07-28 POST.
+    fn read(body: &Value) -> Incoming {
+        crate::server::Server::builder("t", "0")
+            .build()
+            .parse_message_as(
+                body.to_string().as_bytes(),
+                frontdesk_wire::Revision::V2026_07_28,
+            )
+            .unwrap()
+    }
+
+    fn call(name: Value, version: &str) -> Incoming {
+        read(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": name, "_meta": {META_VERSION: version}}}),
+        )
     }
 
     #[test]
@@ -322,7 +389,7 @@ mod tests {
             (PROTOCOL_VERSION, "2026-07-28"),
             (METHOD, "server/discover"),
         ]);
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
+        let body = read(&json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"}));
         assert_eq!(check_modern(&h, &body), Ok(()));
     }
 

@@ -24,21 +24,21 @@ use axum::http::header::AsHeaderName;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::{FutureExt as _, StreamExt};
-use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::HttpOptions;
 use super::headers::{self, names};
 use super::listen::PeerAddr;
-use super::respond::{self, HandleFuture, readable_id, rpc_error};
+use super::respond::{self, HandleFuture, rpc_error};
 use super::sessions::{Entry, Sessions};
 use super::sse::{self, EventLog, parse_event_id};
 use crate::fingerprint::fingerprint;
+use crate::server::contract::incoming::Incoming;
 use crate::server::contract::{Handled, OutboundSink, RequestInfo, into_text};
 use crate::server::engine::load::Held;
 use crate::server::{Revision, Server};
-use frontdesk_wire::{ErrorCode, RequestId};
+use frontdesk_wire::{ErrorCode, RequestId, method};
 
 /// Everything the handlers share.
 #[derive(Clone)]
@@ -114,10 +114,9 @@ impl Caller {
     }
 
     /// What the core is told about the caller (moved, not copied).
-    fn into_info(self, revision: Revision) -> RequestInfo {
+    fn into_info(self) -> RequestInfo {
         RequestInfo {
             principal: self.principal,
-            revision: Some(revision),
             client: self.address,
         }
     }
@@ -217,8 +216,14 @@ pub(crate) async fn other() -> Response {
     method_not_allowed("GET, POST, DELETE")
 }
 
-/// Check the request line up to the body; then read and parse the body.
-async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value, Response> {
+/// Check the request line up to the body; then read and parse the body
+/// (served in `revision` when the headers said which).
+async fn read_message(
+    st: &AppState,
+    h: &HeaderMap,
+    body: Body,
+    revision: Option<Revision>,
+) -> Result<Incoming, Response> {
     let content_type = header_str(h, header::CONTENT_TYPE).unwrap_or_default();
     let essence = content_type.split(';').next().unwrap_or_default().trim();
     if !essence.eq_ignore_ascii_case("application/json") {
@@ -306,7 +311,11 @@ async fn read_message(st: &AppState, h: &HeaderMap, body: Body) -> Result<Value,
         }
     }
     let bytes: &[u8] = first.as_deref().unwrap_or(&bytes);
-    st.server.parse_message(bytes).map_err(|err| {
+    let read = match revision {
+        Some(revision) => st.server.parse_message_as(bytes, revision),
+        None => st.server.parse_message(bytes),
+    };
+    read.map_err(|err| {
         let status = if bytes.len() > st.server.config().max_message_bytes {
             StatusCode::PAYLOAD_TOO_LARGE
         } else {
@@ -325,14 +334,16 @@ pub(crate) async fn post(State(st): State<AppState>, request: axum::extract::Req
         Ok(c) => c,
         Err(r) => return r,
     };
-    let message = match read_message(&st, h, body).await {
+    let header_version = headers::protocol_version_in_place(h);
+    // The header decides the revision when it says 2026-07-28; otherwise
+    // the body does.
+    let said = (header_version.as_deref() == Some(Revision::V2026_07_28.as_str()))
+        .then_some(Revision::V2026_07_28);
+    let message = match read_message(&st, h, body, said).await {
         Ok(m) => m,
         Err(r) => return r,
     };
-    let header_version = headers::protocol_version_in_place(h);
-    let modern = header_version.as_deref() == Some(Revision::V2026_07_28.as_str())
-        || Server::revision_of(&message) == Revision::V2026_07_28;
-    if modern {
+    if message.revision() == Revision::V2026_07_28 {
         post_modern(st, h, message, caller).await
     } else {
         let header_version = header_version.map(std::borrow::Cow::into_owned);
@@ -343,20 +354,20 @@ pub(crate) async fn post(State(st): State<AppState>, request: axum::extract::Req
     }
 }
 
-async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller) -> Response {
-    let id = readable_id(&message);
-    if let Err(e) = headers::check_modern(h, &message)
-        .and_then(|()| headers::check_params(h, &message, &st.server))
+async fn post_modern(st: AppState, h: &HeaderMap, message: Incoming, caller: Caller) -> Response {
+    let id = message.id().cloned();
+    if let Err(e) =
+        headers::check_modern(h, &message).and_then(|()| headers::check_params(h, &message))
     {
         tracing::warn!(id = ?id, error = %e, "2026-07-28 header check failed");
         return rpc_error(
             StatusCode::BAD_REQUEST,
             id.as_ref(),
             ErrorCode::HEADER_MISMATCH,
-            &e.0,
+            &e.to_string(),
         );
     }
-    if message.get("method").is_none() && message.get("id").is_some() {
+    if message.is_response() {
         tracing::warn!(id = ?id, "2026-07-28 client sent a response");
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -381,7 +392,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Value, caller: Caller
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         return r;
     };
-    let info = caller.into_info(Revision::V2026_07_28);
+    let info = caller.into_info();
     let (sink, mut rx) = OutboundSink::channel();
     let server = st.server.clone();
     // The client's place goes with the request's work: a retry's round that
@@ -434,14 +445,14 @@ async fn post_legacy(
     st: AppState,
     h: &HeaderMap,
     header_version: Option<String>,
-    message: Value,
+    message: Incoming,
     caller: Caller,
 ) -> Response {
-    let id = readable_id(&message);
+    let id = message.id().cloned();
     let client = caller.client();
-    let info = caller.into_info(Revision::V2025_11_25);
-    let is_request = message.get("method").is_some() && message.get("id").is_some();
-    if is_request && message.get("method").and_then(Value::as_str) == Some("initialize") {
+    let info = caller.into_info();
+    let is_request = message.is_request();
+    if is_request && message.method() == Some(method::INITIALIZE) {
         return initialize(st, message, info, client).await;
     }
     if let Some(v) = &header_version
@@ -504,9 +515,14 @@ async fn post_legacy(
     }
 }
 
-async fn initialize(st: AppState, message: Value, info: RequestInfo, client: String) -> Response {
+async fn initialize(
+    st: AppState,
+    message: Incoming,
+    info: RequestInfo,
+    client: String,
+) -> Response {
     let session = st.server.session();
-    let id = readable_id(&message);
+    let id = message.id().cloned();
     let handled = st
         .server
         .handle(Some(&session), message, &OutboundSink::discard(), &info)
@@ -559,7 +575,7 @@ enum Decided {
 async fn legacy_work(
     server: Server,
     entry: Arc<Entry>,
-    message: Value,
+    message: Incoming,
     info: RequestInfo,
     window: std::time::Duration,
     decided: oneshot::Sender<Decided>,

@@ -12,7 +12,6 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use frontdesk_wire::{ErrorCode, ErrorObject, RequestId};
-use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, interval_at};
@@ -61,13 +60,6 @@ pub(crate) fn handled(h: Handled) -> Response {
         Some(r) => json_text(status, into_text(r)),
         None => StatusCode::ACCEPTED.into_response(),
     }
-}
-
-/// The id of a message when it is a readable JSON-RPC id.
-pub(crate) fn readable_id(message: &Value) -> Option<RequestId> {
-    message
-        .get("id")
-        .and_then(|v| RequestId::deserialize(v).ok())
 }
 
 /// Wrap an SSE byte stream as a response with the usual headers.

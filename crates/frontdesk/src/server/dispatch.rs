@@ -1,91 +1,74 @@
-//! One parsed message in, at most one response out: classify it, route
-//! requests to their revision, notifications and the client's answers to the
-//! session, and describe the outcome for the transport.
+//! One message in, at most one response out: route requests to their
+//! revision, notifications and the client's answers to the session, and
+//! describe the outcome for the transport. The message arrives read
+//! ([`Incoming`]): its kind, revision and tool are decided already.
 
 use std::sync::Arc;
 
 use frontdesk_wire::{
-    CancelledNotificationParams, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
-    JsonRpcResponseText, MessageError, MessageErrorKind, RequestId, Revision, meta_key, method,
+    CancelledNotificationParams, JsonRpcResponseText, MessageError, MessageErrorKind, RequestId,
+    Revision,
 };
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::server::api::error::{Failure, RpcError};
+use crate::server::api::tool::ToolDef;
+use crate::server::contract::incoming::{Incoming, Message, Params, Request};
 use crate::server::contract::{Handled, OutboundSink, RequestInfo, message_text};
 use crate::server::engine::inner::{Caller, ServerInner};
 use crate::server::engine::load::Held;
+use crate::server::engine::requests::{ObjectRequest, Reply};
 use crate::server::engine::session::{ClientReply, Session};
 use crate::server::legacy;
 use crate::server::modern;
-
-pub(crate) fn revision_of_value(message: &Value) -> Revision {
-    let method = message
-        .get("method")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let params = message.get("params").and_then(Value::as_object);
-    revision_of(method, params)
-}
-
-/// `server/discover`, and any request whose `_meta` carries a 2026-07-28 key,
-/// is 2026-07-28; everything else is 2025-11-25.
-fn revision_of(method: &str, params: Option<&Map<String, Value>>) -> Revision {
-    if method == method::SERVER_DISCOVER {
-        return Revision::V2026_07_28;
-    }
-    let meta = params
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object);
-    match meta {
-        Some(m)
-            if m.contains_key(meta_key::PROTOCOL_VERSION)
-                || m.contains_key(meta_key::CLIENT_CAPABILITIES) =>
-        {
-            Revision::V2026_07_28
-        }
-        _ => Revision::V2025_11_25,
-    }
-}
 
 /// Handle one message; a request's work owns `held` (the transport's place
 /// in its count of requests in flight, if any) and the server's place.
 pub(crate) async fn handle(
     server: &Arc<ServerInner>,
     session: Option<&Arc<Session>>,
-    message: Value,
+    message: Incoming,
     sink: &OutboundSink,
     info: &RequestInfo,
     held: Held,
 ) -> Handled {
-    let message = match JsonRpcMessage::from_value(message) {
-        Ok(m) => m,
-        Err(e) => return rejected(session, &e, info),
-    };
+    let Incoming {
+        message,
+        revision,
+        tool,
+    } = message;
     match message {
-        JsonRpcMessage::Response(r) => {
-            route(session, &r.id, ClientReply::Result(r.result));
-            Handled::nothing(info.revision)
+        Message::Invalid { error, .. } => rejected(session, &error, revision),
+        Message::Response { id, result } => {
+            answer(session, &id, &result);
+            Handled::nothing(Some(revision))
         }
-        JsonRpcMessage::Error(e) => {
-            match &e.id {
-                Some(id) => route(session, id, ClientReply::Error(e.error)),
-                None => tracing::debug!(error = %e.error, "error response without an id; ignored"),
+        Message::Error { id, error, .. } => {
+            match &id {
+                Some(id) => route(session, id, ClientReply::Error(error)),
+                None => tracing::debug!(error = %error, "error response without an id; ignored"),
             }
-            Handled::nothing(info.revision)
+            Handled::nothing(Some(revision))
         }
-        JsonRpcMessage::Notification(n) => {
-            notification(session, &n);
-            Handled::nothing(info.revision)
+        Message::Notification { method, params } => {
+            notification(session, &method, params.as_deref());
+            Handled::nothing(Some(revision))
         }
-        JsonRpcMessage::Request(mut request) => {
-            request_handled(server, session, &mut request, sink, info, held).await
+        Message::Request(request) => {
+            let work = Work {
+                revision,
+                tool,
+                held,
+            };
+            request_handled(server, session, request, sink, info, work).await
         }
     }
 }
 
 /// A message the classifier refused. A malformed answer to one of our own
 /// questions ends that question; anything else gets `-32600`/`-32700`.
-fn rejected(session: Option<&Arc<Session>>, e: &MessageError, info: &RequestInfo) -> Handled {
+fn rejected(session: Option<&Arc<Session>>, e: &MessageError, revision: Revision) -> Handled {
     if matches!(
         e.kind(),
         MessageErrorKind::InvalidResult | MessageErrorKind::InvalidError
@@ -94,7 +77,7 @@ fn rejected(session: Option<&Arc<Session>>, e: &MessageError, info: &RequestInfo
     {
         tracing::warn!(%id, error = %e, "malformed answer to our request");
         s.route_response(id, ClientReply::Malformed(e.to_string()));
-        return Handled::nothing(info.revision);
+        return Handled::nothing(Some(revision));
     }
     let error = RpcError::rejected(e);
     tracing::warn!(code = error.code().0, error = %error.message(), "rejected message");
@@ -105,6 +88,20 @@ fn rejected(session: Option<&Arc<Session>>, e: &MessageError, info: &RequestInfo
     }
 }
 
+/// The client's result for one of our requests, read when it has a waiting
+/// question to go to.
+fn answer(session: Option<&Arc<Session>>, id: &RequestId, result: &RawValue) {
+    let Some(s) = session.filter(|s| s.is_waiting_for(id)) else {
+        tracing::debug!(%id, "response to no outstanding request; ignored");
+        return;
+    };
+    let reply = match serde_json::from_str::<Map<String, Value>>(result.get()) {
+        Ok(result) => ClientReply::Result(result),
+        Err(e) => ClientReply::Malformed(format!("unreadable \"result\": {e}")),
+    };
+    route(Some(s), id, reply);
+}
+
 fn route(session: Option<&Arc<Session>>, id: &RequestId, reply: ClientReply) {
     let routed = session.is_some_and(|s| s.route_response(id, reply));
     if !routed {
@@ -112,41 +109,52 @@ fn route(session: Option<&Arc<Session>>, id: &RequestId, reply: ClientReply) {
     }
 }
 
+/// What a request's work carries besides the request: the revision it is
+/// served in, the tool it calls, and the places it holds.
+struct Work {
+    revision: Revision,
+    tool: Option<Arc<ToolDef>>,
+    held: Held,
+}
+
 async fn request_handled(
     server: &Arc<ServerInner>,
     session: Option<&Arc<Session>>,
-    request: &mut JsonRpcRequest,
+    request: Request,
     sink: &OutboundSink,
     info: &RequestInfo,
-    held: Held,
+    work: Work,
 ) -> Handled {
-    let revision = info
-        .revision
-        .unwrap_or_else(|| revision_of(&request.method, request.params.as_ref()));
+    let Work {
+        revision,
+        tool,
+        held,
+    } = work;
+    let Request { id, method, params } = request;
     let caller = Caller {
         principal: info.principal.clone().unwrap_or_default(),
         quota_key: info.quota_key(),
     };
     let Some(slot) = server.load.request() else {
-        tracing::warn!(id = %request.id, method = request.method, "request refused: the server has its most requests in flight");
+        tracing::warn!(%id, method, "request refused: the server has its most requests in flight");
         return refused(
             RpcError::overloaded("Server busy: too many requests in flight; try again later"),
-            &request.id,
+            &id,
             revision,
         );
     };
     // Registered with the session (when there is one), so that
     // `notifications/cancelled` or the end of the session stops it.
     let token = match session {
-        Some(s) => match s.begin_request(&request.id) {
+        Some(s) => match s.begin_request(&id) {
             Some(token) => Some(token),
             None => {
-                tracing::warn!(id = %request.id, method = request.method, "request refused: the session has its most requests in flight");
+                tracing::warn!(%id, method, "request refused: the session has its most requests in flight");
                 return refused(
                     RpcError::busy(
                         "Too many requests in flight on this session; wait for one to finish",
                     ),
-                    &request.id,
+                    &id,
                     revision,
                 );
             }
@@ -156,13 +164,34 @@ async fn request_handled(
     // The places the request holds are its work's: a 2026-07-28 retry's
     // round that outlives the request takes them along.
     let held = held.with_server(slot);
-    // The request is the round's to take apart (its retry fields, its
-    // capabilities); its id and method are read again once it is done.
     let work = async {
+        let params = match params {
+            Params::ToolCall(call) => {
+                return match revision {
+                    Revision::V2026_07_28 => {
+                        modern::call_tool(server, *call, tool, sink, caller, held).await
+                    }
+                    Revision::V2025_11_25 => {
+                        let reply =
+                            legacy::call_tool(server, session, *call, tool, sink, caller).await;
+                        drop(held);
+                        reply
+                    }
+                };
+            }
+            Params::Raw(raw) => object(raw.as_deref())?,
+        };
+        let mut request = ObjectRequest {
+            id: &id,
+            method: &method,
+            params,
+        };
         match revision {
-            Revision::V2026_07_28 => modern::serve(server, &mut *request, sink, caller, held).await,
+            Revision::V2026_07_28 => {
+                modern::serve(server, &mut request, tool, sink, caller, held).await
+            }
             Revision::V2025_11_25 => {
-                let reply = legacy::serve(server, session, &*request, sink, caller).await;
+                let reply = legacy::serve(server, session, &request, tool, sink, caller).await;
                 drop(held);
                 reply
             }
@@ -174,16 +203,31 @@ async fn request_handled(
                 r = work => Some(r),
                 () = token.cancelled() => None,
             };
-            s.end_request(&request.id);
+            s.end_request(&id);
             r
         }
         _ => Some(work.await),
     };
-    let (id, method) = (&request.id, request.method.as_str());
     let Some(reply) = reply else {
         tracing::info!(%id, method, "request cancelled; no response");
         return Handled::nothing(Some(revision));
     };
+    respond(&id, &method, revision, reply)
+}
+
+/// A request's params read as a JSON object (`None` when absent).
+fn object(params: Option<&RawValue>) -> Result<Option<Map<String, Value>>, RpcError> {
+    params
+        .map(|p| serde_json::from_str(p.get()))
+        .transpose()
+        .map_err(|e| {
+            tracing::warn!(error = %e, "params that are no JSON object");
+            RpcError::parse_error(e)
+        })
+}
+
+/// The response to request `id` carrying `reply`.
+fn respond(id: &RequestId, method: &str, revision: Revision, reply: Reply) -> Handled {
     let reply = reply.and_then(|result| {
         JsonRpcResponseText::new(id, &result)
             .to_text()
@@ -218,11 +262,15 @@ fn refused(error: RpcError, id: &RequestId, revision: Revision) -> Handled {
     }
 }
 
-fn notification(session: Option<&Arc<Session>>, n: &JsonRpcNotification) {
-    match (n.method.as_str(), session) {
-        (method::INITIALIZED, Some(s)) => s.mark_initialized(),
-        (method::NOTIFICATION_CANCELLED, Some(s)) => {
-            match n.parse_params::<CancelledNotificationParams>() {
+fn notification(session: Option<&Arc<Session>>, method: &str, params: Option<&RawValue>) {
+    match (method, session) {
+        (frontdesk_wire::method::INITIALIZED, Some(s)) => s.mark_initialized(),
+        (frontdesk_wire::method::NOTIFICATION_CANCELLED, Some(s)) => {
+            let read = params.map_or_else(
+                || serde_json::from_str::<CancelledNotificationParams>("{}"),
+                |p| serde_json::from_str(p.get()),
+            );
+            match read {
                 Ok(CancelledNotificationParams {
                     request_id: Some(id),
                     ..

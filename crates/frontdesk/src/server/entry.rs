@@ -12,10 +12,9 @@ use crate::server::api::context::Change;
 use crate::server::api::error::RpcError;
 use crate::server::api::prompt::PromptDef;
 use crate::server::api::resource::{ResourceDef, ResourceRegistry, ResourceTemplateDef};
-#[cfg(feature = "http-server")]
-use crate::server::api::tool::HeaderParam;
 use crate::server::api::tool::{ToolDef, ToolRegistry};
-use crate::server::contract::{Handled, OutboundSink, RequestInfo};
+use crate::server::contract::incoming::Incoming;
+use crate::server::contract::{Handled, OutboundSink, RequestInfo, read};
 use crate::server::dispatch;
 use crate::server::engine::inner::ServerInner;
 use crate::server::engine::session::{Session, SessionLimits};
@@ -73,16 +72,33 @@ impl Server {
         &self.inner.info
     }
 
-    /// Parse one message, enforcing the size bound. On failure, the error
-    /// response to send (`-32700` or `-32600`, id `null`).
-    pub fn parse_message(&self, bytes: &[u8]) -> Result<Value, Value> {
+    /// Read one message (one stdio line, one HTTP body), enforcing the size
+    /// bound, into what [`handle`](Self::handle) serves: its kind, its
+    /// revision judged from the body (`server/discover`, and any message
+    /// whose `params._meta` carries a 2026-07-28 key, are 2026-07-28), and,
+    /// for a `tools/call`, its tool and typed params. On failure, the error
+    /// response to send (`-32700`, or `-32600` over the size bound; id
+    /// `null`). A message that is JSON but no JSON-RPC message is read too:
+    /// `handle` answers it.
+    pub fn parse_message(&self, bytes: &[u8]) -> Result<Incoming, Value> {
+        self.read(bytes, None)
+    }
+
+    /// [`parse_message`](Self::parse_message) for a message the transport
+    /// knows the revision of (e.g. HTTP with `MCP-Protocol-Version:
+    /// 2026-07-28`): it is served in `revision`, whatever its body says.
+    pub fn parse_message_as(&self, bytes: &[u8], revision: Revision) -> Result<Incoming, Value> {
+        self.read(bytes, Some(revision))
+    }
+
+    fn read(&self, bytes: &[u8], revision: Option<Revision>) -> Result<Incoming, Value> {
         if bytes.len() > self.inner.config.max_message_bytes {
             tracing::warn!(bytes = bytes.len(), "message over the size limit");
             return Err(self.oversize_error());
         }
-        serde_json::from_slice(bytes).map_err(|e| {
-            tracing::warn!(error = %e, "malformed JSON");
-            RpcError::parse_error(e).to_response(None)
+        read::read(bytes, revision, &self.inner.tools).map_err(|e| {
+            tracing::warn!(error = %e.message(), "malformed JSON");
+            e.to_response(None)
         })
     }
 
@@ -96,18 +112,11 @@ impl Server {
         .to_response(None)
     }
 
-    /// Which revision `message` is for, judged from its body:
-    /// `server/discover` and any request whose `params._meta` carries a
-    /// 2026-07-28 key are 2026-07-28.
-    pub fn revision_of(message: &Value) -> Revision {
-        dispatch::revision_of_value(message)
-    }
-
-    /// Handle one parsed message. See the module docs for the contract.
+    /// Handle one message. See the module docs for the contract.
     pub async fn handle(
         &self,
         session: Option<&Arc<Session>>,
-        message: Value,
+        message: Incoming,
         sink: &OutboundSink,
         info: &RequestInfo,
     ) -> Handled {
@@ -128,7 +137,7 @@ impl Server {
     #[cfg(feature = "http-server")]
     pub(crate) async fn handle_holding(
         &self,
-        message: Value,
+        message: Incoming,
         sink: &OutboundSink,
         info: &RequestInfo,
         held: load::Held,
@@ -180,16 +189,6 @@ impl Server {
     fn publish(&self, change: Change) {
         notify::publish(&self.inner, &change);
     }
-
-    /// The arguments of tool `name` mirrored in `Mcp-Param-*` headers.
-    #[cfg(feature = "http-server")]
-    pub(crate) fn header_params(&self, name: &str) -> &[HeaderParam] {
-        self.inner
-            .tools
-            .get(name)
-            .map(ToolDef::header_params)
-            .unwrap_or_default()
-    }
 }
 
 /// Builds a [`Server`].
@@ -197,7 +196,7 @@ pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
     tools: ToolRegistry,
-    prompts: Vec<PromptDef>,
+    prompts: Vec<Arc<PromptDef>>,
     resources: ResourceRegistry,
     list_changed: bool,
     states: states::States,
@@ -231,7 +230,7 @@ impl ServerBuilder {
     /// Register a prompt.
     pub fn prompt(mut self, prompt: PromptDef) -> Self {
         self.prompts.retain(|p| p.name != prompt.name);
-        self.prompts.push(prompt);
+        self.prompts.push(Arc::new(prompt));
         self
     }
 

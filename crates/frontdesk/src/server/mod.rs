@@ -92,8 +92,12 @@
 //!    [`Session::id`](transport::Session::id) is suitable). 2026-07-28 requests need no session
 //!    (pass `None` on HTTP; stdio passes its one session so
 //!    `notifications/cancelled` can stop them).
-//! 2. Turn the bytes of one message into JSON with [`Server::parse_message`]
-//!    (size bound, `-32700` on bad JSON).
+//! 2. Read the bytes of one message with [`Server::parse_message`] (size
+//!    bound, `-32700` on bad JSON) into an [`Incoming`](transport::Incoming):
+//!    the message read once, with the revision it is served in and, for a
+//!    `tools/call`, its tool found. A transport that knows the revision
+//!    (HTTP's `MCP-Protocol-Version`) says so with
+//!    [`Server::parse_message_as`].
 //! 3. Call [`Server::handle`] with an [`OutboundSink`](transport::OutboundSink) for messages related
 //!    to this request (progress, log messages and, on 2025-11-25, the
 //!    server's `elicitation/create` requests): on HTTP, the POST's SSE stream;
@@ -118,9 +122,9 @@
 //!    [`Server::complete_flow`] with the connect token.
 //!
 //! Header checks of 2026-07-28 HTTP (`-32020`) are the HTTP transport's and
-//! run before `handle`. [`Server::revision_of`] tells which revision a parsed
-//! message is for, and [`RequestInfo::revision`](transport::RequestInfo::revision) lets the transport force it
-//! (e.g. from `MCP-Protocol-Version`).
+//! run before `handle`, on the same [`Incoming`](transport::Incoming);
+//! [`Incoming::revision`](transport::Incoming::revision) tells which
+//! revision it is served in.
 //!
 //! # Behaviour worth knowing
 //!
@@ -225,6 +229,7 @@ pub use frontdesk_wire::{
 /// "Transport-facing API" above for the steps.
 pub mod transport {
     pub use super::api::error::Failure;
+    pub use super::contract::incoming::Incoming;
     pub use super::contract::{Handled, OutboundSink, RequestInfo};
     pub use super::engine::session::Session;
 }

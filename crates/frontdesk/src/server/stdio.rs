@@ -12,7 +12,6 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -139,14 +138,10 @@ where
             }
         };
         while tasks.try_join_next().is_some() {}
-        let method = message
-            .get("method")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let slow = message.get("id").is_some()
+        let slow = message.is_request()
             && matches!(
-                method,
-                "tools/call" | "prompts/get" | "resources/read" | "subscriptions/listen"
+                message.method(),
+                Some("tools/call" | "prompts/get" | "resources/read" | "subscriptions/listen")
             );
         if slow {
             let server = server.clone();

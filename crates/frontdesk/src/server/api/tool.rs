@@ -415,26 +415,28 @@ fn object_root(schema: Value) -> Map<String, Value> {
     }
 }
 
-/// The tools of a server, in registration order.
+/// The tools of a server, in registration order, by name: the one place a
+/// request's tool is found ([`ToolRegistry::find`]), once per request, and
+/// carried from there through the header check, the call and its retries.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolRegistry {
-    tools: Vec<ToolDef>,
+    tools: indexmap::IndexMap<String, Arc<ToolDef>>,
 }
 
 impl ToolRegistry {
+    /// Register `tool`; a later tool with the same name replaces it, in
+    /// its place.
     pub(crate) fn add(&mut self, tool: ToolDef) {
-        match self.tools.iter_mut().find(|t| t.name == tool.name) {
-            Some(existing) => *existing = tool,
-            None => self.tools.push(tool),
-        }
+        self.tools.insert(tool.name.clone(), Arc::new(tool));
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&ToolDef> {
-        self.tools.iter().find(|t| t.name == name)
+    /// The tool called `name`.
+    pub(crate) fn find(&self, name: &str) -> Option<Arc<ToolDef>> {
+        self.tools.get(name).cloned()
     }
 
     pub(crate) fn listing(&self) -> Vec<Tool> {
-        self.tools.iter().map(ToolDef::to_listing).collect()
+        self.tools.values().map(|t| t.to_listing()).collect()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -443,6 +445,6 @@ impl ToolRegistry {
 
     /// Whether any tool may continue as a task.
     pub(crate) fn has_tasks(&self) -> bool {
-        self.tools.iter().any(|t| t.task_support.is_some())
+        self.tools.values().any(|t| t.task_support.is_some())
     }
 }

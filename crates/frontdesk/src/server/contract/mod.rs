@@ -10,7 +10,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
+pub(crate) mod incoming;
 pub(crate) mod peer;
+pub(crate) mod read;
 
 use crate::server::api::error::Failure;
 use peer::ClientNet;
@@ -77,15 +79,14 @@ impl OutboundSink {
     }
 }
 
-/// What the transport knows about a message besides its body.
+/// What the transport knows about who sent a message. (The revision a
+/// message is served in travels with the message:
+/// [`Server::parse_message_as`](crate::server::Server::parse_message_as).)
 ///
 /// ```
-/// use frontdesk::server::Revision;
 /// use frontdesk::server::transport::RequestInfo;
 ///
-/// let info = RequestInfo::new()
-///     .principal("user-42")
-///     .revision(Revision::V2026_07_28);
+/// let info = RequestInfo::new().principal("user-42");
 /// assert_eq!(info.principal.as_deref(), Some("user-42"));
 /// ```
 #[derive(Debug, Clone, Default)]
@@ -94,9 +95,6 @@ pub struct RequestInfo {
     /// The authenticated principal (e.g. the `sub` of an access token);
     /// `None` is anonymous. Sealed state and URL flows are bound to it.
     pub principal: Option<String>,
-    /// Force the revision (e.g. HTTP with `MCP-Protocol-Version:
-    /// 2026-07-28`); `None` lets [`Server::revision_of`](crate::server::Server::revision_of) decide from the body.
-    pub revision: Option<Revision>,
     /// Who the client is when it is anonymous (HTTP: its address, an IPv6
     /// address's /64; see [`RequestInfo::peer`]), so one anonymous client's
     /// quotas (URL flows, redeemed states, tasks) are not every anonymous
@@ -105,7 +103,7 @@ pub struct RequestInfo {
 }
 
 impl RequestInfo {
-    /// Nothing known: anonymous, revision judged from the body.
+    /// Nothing known: anonymous.
     pub fn new() -> Self {
         Self::default()
     }
@@ -113,12 +111,6 @@ impl RequestInfo {
     /// The authenticated principal.
     pub fn principal(mut self, principal: impl Into<String>) -> Self {
         self.principal = Some(principal.into());
-        self
-    }
-
-    /// Serve the message in this revision.
-    pub fn revision(mut self, revision: Revision) -> Self {
-        self.revision = Some(revision);
         self
     }
 
@@ -185,7 +177,7 @@ impl Handled {
     /// use frontdesk::server::Server;
     /// use frontdesk::server::transport::{OutboundSink, RequestInfo};
     /// let server = Server::builder("demo", "1.0.0").build();
-    /// let ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    /// let ping = server.parse_message(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).unwrap();
     /// let handled = server.handle(None, ping, &OutboundSink::discard(), &RequestInfo::new()).await;
     /// assert_eq!(handled.response_value().unwrap()["result"], serde_json::json!({}));
     /// # }

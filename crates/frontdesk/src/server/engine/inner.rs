@@ -19,7 +19,7 @@ pub(crate) struct ServerInner {
     pub(crate) info_meta: invoke::InfoMeta,
     pub(crate) instructions: Option<String>,
     pub(crate) tools: ToolRegistry,
-    pub(crate) prompts: Vec<PromptDef>,
+    pub(crate) prompts: Vec<Arc<PromptDef>>,
     pub(crate) resources: ResourceRegistry,
     /// Whether the server announces list changes (`listChanged`).
     pub(crate) list_changed: bool,

@@ -25,12 +25,13 @@ use crate::server::engine::requests::Reply;
 use crate::server::engine::tasks::Started;
 use crate::store::BoxFuture;
 
-/// What a request runs.
-#[derive(Clone, Copy)]
-pub(crate) enum Target<'a> {
-    Tool(&'a ToolDef),
-    Prompt(&'a PromptDef),
-    Resource(&'a Read),
+/// What a request runs, found once when the request was read and carried
+/// from there (a retry's round that outlives its request takes it along).
+#[derive(Clone)]
+pub(crate) enum Target {
+    Tool(Arc<ToolDef>),
+    Prompt(Arc<PromptDef>),
+    Resource(Read),
 }
 
 /// What a handler produced.
@@ -193,7 +194,7 @@ pub(crate) enum Outcome {
     Detached(BoxFuture<'static, Result<Completed, ToolError>>, Started),
 }
 
-impl Target<'_> {
+impl Target {
     /// `tools/call`, `prompts/get` or `resources/read`.
     pub(crate) fn method(&self) -> &'static str {
         match self {
@@ -262,11 +263,7 @@ impl Target<'_> {
 }
 
 /// Run `target` with `args` in `call`.
-pub(crate) async fn invoke(
-    call: &Arc<Call>,
-    target: Target<'_>,
-    args: Map<String, Value>,
-) -> Outcome {
+pub(crate) async fn invoke(call: &Arc<Call>, target: &Target, args: Map<String, Value>) -> Outcome {
     let port: Arc<dyn crate::server::api::context::CallPort> = call.clone();
     let work = target.run(ToolContext::new(port), args);
     UntilSuspended { work, call }.await

@@ -2,8 +2,10 @@
 //! server's wording for the common mistakes, finding the tool, prompt or
 //! resource, the listings, and the capabilities the server declares.
 
+use std::sync::Arc;
+
 use frontdesk_wire::{
-    ErrorCode, JsonRpcRequest, ListChangedCapability, ParamsError, Prompt, ResourcesCapability,
+    ErrorCode, ListChangedCapability, ParamsError, Prompt, RequestId, ResourcesCapability,
     Revision, ServerCapabilities, extension, method,
 };
 use serde::de::DeserializeOwned;
@@ -21,12 +23,28 @@ pub(crate) type Reply = Result<ResultJson, RpcError>;
 /// the response, written as it is.
 pub(crate) type ResultJson = Box<serde_json::value::RawValue>;
 
+/// A request whose params its serving step reads as a JSON object: every
+/// method but a `tools/call` read in its typed form.
+pub(crate) struct ObjectRequest<'a> {
+    pub(crate) id: &'a RequestId,
+    pub(crate) method: &'a str,
+    /// The params (`None` when absent or `null`).
+    pub(crate) params: Option<Map<String, Value>>,
+}
+
+impl ObjectRequest<'_> {
+    /// The params as `P` (absent params read as `{}`).
+    pub(crate) fn parse_params<P: DeserializeOwned>(&self) -> Result<P, ParamsError> {
+        frontdesk_wire::parse_params(self.method, self.params.as_ref())
+    }
+}
+
 /// The typed params of `request`, or the `-32602` naming what is wrong. The
 /// wire type decides; the common mistakes keep the server's short wording.
-pub(crate) fn params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<P, RpcError> {
+pub(crate) fn params<P: DeserializeOwned>(request: &ObjectRequest<'_>) -> Result<P, RpcError> {
     request.parse_params().map_err(|e: ParamsError| {
         let raw = |key: &str| request.params.as_ref().and_then(|p| p.get(key));
-        let detail = match request.method.as_str() {
+        let detail = match request.method {
             method::INITIALIZE if !raw("protocolVersion").is_some_and(Value::is_string) => {
                 "protocolVersion is required"
             }
@@ -46,7 +64,7 @@ pub(crate) fn params<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<P,
 }
 
 /// The typed params of `request`, or `-32602` with the reader's reason.
-pub(crate) fn typed<P: DeserializeOwned>(request: &JsonRpcRequest) -> Result<P, RpcError> {
+pub(crate) fn typed<P: DeserializeOwned>(request: &ObjectRequest<'_>) -> Result<P, RpcError> {
     request
         .parse_params()
         .map_err(|e: ParamsError| RpcError::invalid_params(format!("Invalid params: {e}")))
@@ -89,26 +107,23 @@ pub(crate) fn has_subscriptions(server: &ServerInner) -> bool {
     !server.resources.is_empty() || server.list_changed
 }
 
-pub(crate) fn find_tool<'a>(server: &'a ServerInner, name: &str) -> Result<&'a ToolDef, RpcError> {
-    server
-        .tools
-        .get(name)
-        .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
+/// The tool a `tools/call` named (found when the request was read), or the
+/// `-32602` for a name no tool has.
+pub(crate) fn known_tool(tool: Option<Arc<ToolDef>>, name: &str) -> Result<Arc<ToolDef>, RpcError> {
+    tool.ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
 }
 
-pub(crate) fn find_prompt<'a>(
-    server: &'a ServerInner,
-    name: &str,
-) -> Result<&'a PromptDef, RpcError> {
+pub(crate) fn find_prompt(server: &ServerInner, name: &str) -> Result<Arc<PromptDef>, RpcError> {
     server
         .prompts
         .iter()
         .find(|p| p.name == name)
+        .cloned()
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))
 }
 
 pub(crate) fn prompt_listing(server: &ServerInner) -> Vec<Prompt> {
-    server.prompts.iter().map(PromptDef::to_listing).collect()
+    server.prompts.iter().map(|p| p.to_listing()).collect()
 }
 
 /// What the server declares: tools, prompts and resources when it has them

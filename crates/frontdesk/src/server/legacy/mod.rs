@@ -9,75 +9,82 @@ mod elicit;
 use std::sync::Arc;
 
 use frontdesk_wire::{
-    CompleteRequestParams, ElicitRequestUrlParams, EmptyResult, ErrorObject,
-    InitializeRequestParamsLenient, InitializeResult, JsonRpcRequest, ListPromptsResult,
+    CallToolRequestParams, CompleteRequestParams, ElicitRequestUrlParams, EmptyResult, ErrorObject,
+    GetPromptRequestParams, InitializeRequestParamsLenient, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Meta,
-    ReadResourceRequestParams, Revision, SubscribeRequestParams, method, version,
+    ProgressToken, ReadResourceRequestParams, Revision, SubscribeRequestParams, method, version,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::server::api::error::{AskError, RpcError, ToolError};
+use crate::server::api::tool::ToolDef;
 use crate::server::contract::OutboundSink;
+use crate::server::contract::incoming::{MetaFields, ToolCall};
 use crate::server::engine::call::Call;
 use crate::server::engine::inner::{Caller, ServerInner};
 use crate::server::engine::invoke::{Outcome, Target, invoke, result_json};
 use crate::server::engine::requests;
-use crate::server::engine::requests::Reply;
+use crate::server::engine::requests::{ObjectRequest, Reply};
 use crate::server::engine::session::Session;
 
-/// Serve one 2025-11-25 request.
-pub(crate) async fn serve(
+/// Serve one 2025-11-25 `tools/call` read in its typed form.
+pub(crate) async fn call_tool(
     server: &Arc<ServerInner>,
     session: Option<&Arc<Session>>,
-    request: &JsonRpcRequest,
+    params: ToolCall,
+    tool: Option<Arc<ToolDef>>,
     sink: &OutboundSink,
     caller: Caller,
 ) -> Reply {
-    let method = request.method.as_str();
+    let session = admitted(session, method::TOOLS_CALL)?;
+    run_tool(server, session, params, tool, sink, caller).await
+}
+
+/// Serve one 2025-11-25 request whose params are read as an object.
+pub(crate) async fn serve(
+    server: &Arc<ServerInner>,
+    session: Option<&Arc<Session>>,
+    request: &ObjectRequest<'_>,
+    tool: Option<Arc<ToolDef>>,
+    sink: &OutboundSink,
+    caller: Caller,
+) -> Reply {
+    let method = request.method;
     if method == method::PING {
         return result_json(&EmptyResult::default());
     }
-    let session = session.ok_or_else(|| {
-        RpcError::invalid_request(
-            "Invalid request: this request needs a session; send initialize first",
-        )
-    })?;
     if method == method::INITIALIZE {
-        return initialize(server, session, request);
+        return initialize(server, needs_session(session)?, request);
     }
-    if !session.is_initialized() {
-        return Err(RpcError::invalid_request(
-            "Invalid request: send initialize first",
-        ));
-    }
+    let session = admitted(session, method)?;
     match method {
         method::TOOLS_LIST => result_json(&ListToolsResult::new(server.tools.listing())),
         method::TOOLS_CALL => {
-            let p: frontdesk_wire::CallToolRequestParams = requests::params(request)?;
-            let tool = requests::find_tool(server, &p.name)?;
-            let call = call(server, session, sink, caller, p.meta.as_ref());
-            let outcome = invoke(&call, Target::Tool(tool), p.arguments.unwrap_or_default()).await;
-            finish(Target::Tool(tool), outcome, &session.client_capabilities())
+            let p: CallToolRequestParams = requests::params(request)?;
+            let call = ToolCall {
+                name: p.name,
+                arguments: p.arguments.unwrap_or_default(),
+                meta: p.meta.map(|mut m| MetaFields::take_from(&mut m.0)),
+                retry: Default::default(),
+            };
+            run_tool(server, session, call, tool, sink, caller).await
         }
         method::PROMPTS_LIST if !server.prompts.is_empty() => {
             result_json(&ListPromptsResult::new(requests::prompt_listing(server)))
         }
         method::PROMPTS_GET if !server.prompts.is_empty() => {
-            let p: frontdesk_wire::GetPromptRequestParams = requests::params(request)?;
-            let prompt = requests::find_prompt(server, &p.name)?;
-            let call = call(server, session, sink, caller, p.meta.as_ref());
-            let outcome = invoke(
-                &call,
-                Target::Prompt(prompt),
-                p.arguments.unwrap_or_default(),
-            )
-            .await;
-            finish(
-                Target::Prompt(prompt),
-                outcome,
-                &session.client_capabilities(),
-            )
+            let p: GetPromptRequestParams = requests::params(request)?;
+            let target = Target::Prompt(requests::find_prompt(server, &p.name)?);
+            let call = call(
+                server,
+                session,
+                sink,
+                caller,
+                progress_token(p.meta.as_ref()),
+            );
+            let outcome = invoke(&call, &target, p.arguments.unwrap_or_default()).await;
+            finish(&target, outcome, &session.client_capabilities())
         }
         method::RESOURCES_LIST if !server.resources.is_empty() => {
             result_json(&ListResourcesResult::new(server.resources.listing()))
@@ -88,17 +95,21 @@ pub(crate) async fn serve(
         method::RESOURCES_READ if !server.resources.is_empty() => {
             let p: ReadResourceRequestParams = requests::params(request)?;
             requests::check_uri_length(server, &p.uri)?;
-            let read = server
-                .resources
-                .resolve(&p.uri)
-                .ok_or_else(|| requests::resource_not_found(&p.uri, Revision::V2025_11_25))?;
-            let call = call(server, session, sink, caller, p.meta.as_ref());
-            let outcome = invoke(&call, Target::Resource(&read), serde_json::Map::new()).await;
-            finish(
-                Target::Resource(&read),
-                outcome,
-                &session.client_capabilities(),
-            )
+            let target = Target::Resource(
+                server
+                    .resources
+                    .resolve(&p.uri)
+                    .ok_or_else(|| requests::resource_not_found(&p.uri, Revision::V2025_11_25))?,
+            );
+            let call = call(
+                server,
+                session,
+                sink,
+                caller,
+                progress_token(p.meta.as_ref()),
+            );
+            let outcome = invoke(&call, &target, serde_json::Map::new()).await;
+            finish(&target, outcome, &session.client_capabilities())
         }
         method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE
             if !server.resources.is_empty() =>
@@ -141,7 +152,46 @@ pub(crate) async fn serve(
     }
 }
 
-fn initialize(server: &ServerInner, session: &Arc<Session>, request: &JsonRpcRequest) -> Reply {
+/// The session a request needs, initialized, or the error saying what is
+/// missing.
+fn admitted<'a>(
+    session: Option<&'a Arc<Session>>,
+    method: &str,
+) -> Result<&'a Arc<Session>, RpcError> {
+    let session = needs_session(session)?;
+    if method != method::PING && !session.is_initialized() {
+        return Err(RpcError::invalid_request(
+            "Invalid request: send initialize first",
+        ));
+    }
+    Ok(session)
+}
+
+fn needs_session(session: Option<&Arc<Session>>) -> Result<&Arc<Session>, RpcError> {
+    session.ok_or_else(|| {
+        RpcError::invalid_request(
+            "Invalid request: this request needs a session; send initialize first",
+        )
+    })
+}
+
+/// Run a tool call on `session`.
+async fn run_tool(
+    server: &Arc<ServerInner>,
+    session: &Arc<Session>,
+    params: ToolCall,
+    tool: Option<Arc<ToolDef>>,
+    sink: &OutboundSink,
+    caller: Caller,
+) -> Reply {
+    let target = Target::Tool(requests::known_tool(tool, &params.name)?);
+    let token = params.meta.as_ref().and_then(MetaFields::progress_token);
+    let call = call(server, session, sink, caller, token);
+    let outcome = invoke(&call, &target, params.arguments).await;
+    finish(&target, outcome, &session.client_capabilities())
+}
+
+fn initialize(server: &ServerInner, session: &Arc<Session>, request: &ObjectRequest<'_>) -> Reply {
     let p: InitializeRequestParamsLenient = requests::params(request)?;
     let requested = p.protocol_version.as_str();
     let negotiated = if version::HANDSHAKE.contains(&requested) {
@@ -161,18 +211,23 @@ fn initialize(server: &ServerInner, session: &Arc<Session>, request: &JsonRpcReq
     result_json(&result)
 }
 
+/// The `progressToken` of a request's `_meta`, when a string or an integer.
+fn progress_token(meta: Option<&Meta>) -> Option<ProgressToken> {
+    meta.and_then(|m| m.progress_token()).and_then(Result::ok)
+}
+
 fn call(
     server: &Arc<ServerInner>,
     session: &Arc<Session>,
     sink: &OutboundSink,
     caller: Caller,
-    meta: Option<&Meta>,
+    progress_token: Option<ProgressToken>,
 ) -> Arc<Call> {
     Arc::new(Call::new(
         Arc::clone(server),
         caller,
         sink.clone(),
-        meta.and_then(|m| m.progress_token()).and_then(Result::ok),
+        progress_token,
         session.log_level(),
         Arc::new(elicit::Live {
             session: Arc::clone(session),
@@ -181,7 +236,7 @@ fn call(
 }
 
 /// What a handler's outcome becomes on 2025-11-25.
-fn finish(target: Target<'_>, outcome: Outcome, caps: &Value) -> Reply {
+fn finish(target: &Target, outcome: Outcome, caps: &Value) -> Reply {
     let failed = |text: String| target.execution_error(text)?.into_legacy();
     let error = match outcome {
         Outcome::Finished(Ok(done)) => return done.into_legacy(),

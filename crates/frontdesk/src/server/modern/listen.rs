@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use frontdesk_wire::{
-    JsonRpcRequest, Meta, ResultType, SubscriptionFilter, SubscriptionsAcknowledgedParams,
+    Meta, ResultType, SubscriptionFilter, SubscriptionsAcknowledgedParams,
     SubscriptionsListenRequestParams, SubscriptionsListenResult, method,
 };
 use serde_json::Map;
@@ -16,7 +16,7 @@ use crate::server::contract::OutboundSink;
 use crate::server::engine::inner::{ServerInner, typed_notification};
 use crate::server::engine::invoke::result_json;
 use crate::server::engine::requests;
-use crate::server::engine::requests::Reply;
+use crate::server::engine::requests::{ObjectRequest, Reply};
 
 /// The part of `asked` this server can honour: list changes it announces
 /// for lists it has, and updates of resources when it has resources.
@@ -39,13 +39,13 @@ fn honoured(server: &ServerInner, asked: &SubscriptionFilter) -> SubscriptionFil
 /// Serve one listen request of `client` (its quota key) on `sink`.
 pub(crate) async fn listen(
     server: &Arc<ServerInner>,
-    request: &JsonRpcRequest,
+    request: &ObjectRequest<'_>,
     sink: &OutboundSink,
     client: &str,
 ) -> Reply {
     let p: SubscriptionsListenRequestParams = requests::typed(request)?;
     let filter = honoured(server, &p.notifications);
-    let tag = Meta::new().with_subscription_id(&request.id);
+    let tag = Meta::new().with_subscription_id(request.id);
     let (guard, mut changes) =
         server
             .subscribers
@@ -64,7 +64,7 @@ pub(crate) async fn listen(
     if delivered {
         tracing::info!(id = %request.id, "listen stream opened");
         while let Some(change) = changes.recv().await {
-            let Some(m) = change.notification(Some(&request.id)) else {
+            let Some(m) = change.notification(Some(request.id)) else {
                 continue;
             };
             if !sink.send(m) {

@@ -4,11 +4,13 @@
 //! (`-32602`).
 
 use frontdesk_wire::{
-    ErrorObject, LoggingLevel, MetaRef, ProgressToken, Revision, meta_key, version,
+    ClientCapabilities, ErrorObject, LoggingLevel, ProgressToken, Revision, meta_key, version,
 };
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 
 use crate::server::api::error::RpcError;
+use crate::server::contract::incoming::MetaFields;
 
 /// What a valid request `_meta` says.
 pub(crate) struct RequestMeta {
@@ -19,13 +21,11 @@ pub(crate) struct RequestMeta {
     pub(crate) log_level: Option<LoggingLevel>,
 }
 
-/// Check `params._meta` of a 2026-07-28 request, and take its client
-/// capabilities out of it (the round keeps them; nothing reads them from
-/// the params again).
-pub(crate) fn validate(meta: Option<&mut Map<String, Value>>) -> Result<RequestMeta, RpcError> {
+/// Check the `_meta` of a 2026-07-28 request (`None`: absent, or not an
+/// object) and take its client capabilities (the round keeps them).
+pub(crate) fn validate(meta: Option<MetaFields>) -> Result<RequestMeta, RpcError> {
     let meta = meta.ok_or_else(|| RpcError::missing_meta("_meta"))?;
-    let view = MetaRef(meta);
-    let requested = view.protocol_version().ok_or_else(|| {
+    let requested = meta.version().ok_or_else(|| {
         RpcError::missing_meta(&format!("_meta[\"{}\"]", meta_key::PROTOCOL_VERSION))
     })?;
     if requested != Revision::V2026_07_28.as_str() {
@@ -35,11 +35,17 @@ pub(crate) fn validate(meta: Option<&mut Map<String, Value>>) -> Result<RequestM
         )
         .into());
     }
-    let readable = matches!(view.client_capabilities(), Some(Ok(_)));
-    let progress_token = view.progress_token().and_then(Result::ok);
-    let log_level = view.log_level().and_then(Result::ok);
+    let readable = meta
+        .client_capabilities
+        .as_ref()
+        .is_some_and(|c| ClientCapabilities::deserialize(c).is_ok());
+    let progress_token = meta.progress_token();
+    let log_level = meta
+        .log_level
+        .as_ref()
+        .and_then(|l| LoggingLevel::deserialize(l).ok());
     let capabilities = readable
-        .then(|| meta.shift_remove(meta_key::CLIENT_CAPABILITIES))
+        .then_some(meta.client_capabilities)
         .flatten()
         .ok_or_else(|| {
             RpcError::missing_meta(&format!("_meta[\"{}\"]", meta_key::CLIENT_CAPABILITIES))

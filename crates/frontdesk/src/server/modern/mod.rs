@@ -14,32 +14,54 @@ use std::sync::Arc;
 
 use frontdesk_wire::{
     CacheScope, CallToolRequestParams, CompleteRequestParams, DiscoverResult, ErrorCode,
-    GetPromptRequestParams, InputRequiredResult, JsonRpcRequest, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ReadResourceRequestParams,
-    ResultType, Revision, method, version,
+    GetPromptRequestParams, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, ReadResourceRequestParams, ResultType, Revision, method,
+    version,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::server::api::error::{AskError, RpcError, ToolError};
-use crate::server::api::tool::TaskSupport;
+use crate::server::api::tool::{TaskSupport, ToolDef};
 use crate::server::contract::OutboundSink;
+use crate::server::contract::incoming::{MetaFields, Retry, ToolCall};
 use crate::server::engine::call::Call;
 use crate::server::engine::inner::{Caller, ServerInner};
 use crate::server::engine::invoke::{Completed, Outcome, Target, invoke, result_json};
 use crate::server::engine::load::Held;
 use crate::server::engine::replies::Claim;
 use crate::server::engine::requests;
-use crate::server::engine::requests::Reply;
+use crate::server::engine::requests::{ObjectRequest, Reply};
 use crate::server::task;
 use finishing::Finishing;
 use round::Round;
 use tracing::Instrument;
 
-/// Serve one 2026-07-28 request.
+/// Serve one 2026-07-28 `tools/call` read in its typed form.
+pub(crate) async fn call_tool(
+    server: &Arc<ServerInner>,
+    params: ToolCall,
+    tool: Option<Arc<ToolDef>>,
+    sink: &OutboundSink,
+    caller: Caller,
+    held: Held,
+) -> Reply {
+    let meta = meta::validate(params.meta)?;
+    let target = Target::Tool(requests::known_tool(tool, &params.name)?);
+    let round = CallInput {
+        args: params.arguments,
+        retry: params.retry,
+        caller,
+        meta,
+    };
+    run(server, target, round, sink, held).await
+}
+
+/// Serve one 2026-07-28 request whose params are read as an object.
 pub(crate) async fn serve(
     server: &Arc<ServerInner>,
-    request: &mut JsonRpcRequest,
+    request: &mut ObjectRequest<'_>,
+    tool: Option<Arc<ToolDef>>,
     sink: &OutboundSink,
     caller: Caller,
     held: Held,
@@ -47,9 +69,12 @@ pub(crate) async fn serve(
     let meta = {
         // Only `_meta` is read here, where it lies: no copy of the params.
         let raw = request.params.as_mut().and_then(|p| p.get_mut("_meta"));
-        meta::validate(raw.and_then(Value::as_object_mut))?
+        meta::validate(
+            raw.and_then(Value::as_object_mut)
+                .map(MetaFields::take_from),
+        )?
     };
-    let method = request.method.as_str();
+    let method = request.method;
     let ttl = server.config.list_ttl_ms;
     let info = || server.info_meta.meta();
     match method {
@@ -103,17 +128,13 @@ pub(crate) async fn serve(
                 .resources
                 .resolve(&p.uri)
                 .ok_or_else(|| requests::resource_not_found(&p.uri, Revision::V2026_07_28))?;
-            run(
-                server,
-                Target::Resource(&read),
-                serde_json::Map::new(),
+            let round = CallInput {
+                args: Map::new(),
                 retry,
-                sink,
                 caller,
                 meta,
-                held,
-            )
-            .await
+            };
+            run(server, Target::Resource(read), round, sink, held).await
         }
         method::COMPLETION_COMPLETE if requests::has_completions(server) => {
             let p: CompleteRequestParams = requests::typed(request)?;
@@ -132,54 +153,35 @@ pub(crate) async fn serve(
             task::serve(server, &*request, &meta.capabilities, &caller.principal)
         }
         method::TOOLS_CALL => {
-            let (name, args, retry) = call_params(request)?;
-            let tool = requests::find_tool(server, &name)?;
-            run(
-                server,
-                Target::Tool(tool),
-                args,
+            let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
+            let round = CallInput {
+                args: p.arguments.unwrap_or_default(),
                 retry,
-                sink,
                 caller,
                 meta,
-                held,
-            )
-            .await
+            };
+            let target = Target::Tool(requests::known_tool(tool, &p.name)?);
+            run(server, target, round, sink, held).await
         }
         method::PROMPTS_GET if !server.prompts.is_empty() => {
             let (p, retry) = retry_params::<GetPromptRequestParams>(request)?;
-            let prompt = requests::find_prompt(server, &p.name)?;
-            let args = p.arguments.unwrap_or_default();
-            run(
-                server,
-                Target::Prompt(prompt),
-                args,
+            let target = Target::Prompt(requests::find_prompt(server, &p.name)?);
+            let round = CallInput {
+                args: p.arguments.unwrap_or_default(),
                 retry,
-                sink,
                 caller,
                 meta,
-                held,
-            )
-            .await
+            };
+            run(server, target, round, sink, held).await
         }
-        _ => Err(RpcError::method_not_found(&request.method)),
+        _ => Err(RpcError::method_not_found(request.method)),
     }
-}
-
-/// The two MRTR fields of a retry, read apart from the typed params.
-#[derive(Default)]
-struct Retry {
-    /// `inputResponses`, kept raw: each answer is read when its question is
-    /// asked, because answers to questions not asked are ignored whatever
-    /// their shape.
-    responses: Map<String, Value>,
-    state: Option<String>,
 }
 
 /// The retry fields of a request, taken out of its params (which are read
 /// once). A `requestState` that is not a string gets the one fixed state
 /// error; nothing is taken from a request with either field malformed.
-fn take_retry_fields(request: &mut JsonRpcRequest) -> Result<Retry, RpcError> {
+fn take_retry_fields(request: &mut ObjectRequest<'_>) -> Result<Retry, RpcError> {
     let Some(params) = request.params.as_mut() else {
         return Ok(Retry::default());
     };
@@ -205,46 +207,19 @@ fn take_retry_fields(request: &mut JsonRpcRequest) -> Result<Retry, RpcError> {
 /// The typed params of a request that may be a retry, and its retry fields.
 /// The typed params are read without the retry fields, as a request that is
 /// not a retry would be.
-fn retry_params<P: DeserializeOwned>(request: &mut JsonRpcRequest) -> Result<(P, Retry), RpcError> {
+fn retry_params<P: DeserializeOwned>(
+    request: &mut ObjectRequest<'_>,
+) -> Result<(P, Retry), RpcError> {
     let retry = take_retry_fields(request)?;
     Ok((requests::params(request)?, retry))
 }
 
-/// `tools/call`'s tool name, arguments and retry fields. When the params
-/// have their usual shape (a string `name`, `arguments` and `task` objects
-/// or absent), the three are taken out of the params: the typed params
-/// would parse the same and copy every member (`_meta` included) only to be
-/// dropped. Any other shape goes through the typed params, so its error is
-/// the one it always was.
-fn call_params(
-    request: &mut JsonRpcRequest,
-) -> Result<(String, Map<String, Value>, Retry), RpcError> {
-    let usual = {
-        let field = |key: &str| request.params.as_ref().and_then(|p| p.get(key));
-        let object_or_absent =
-            |v: Option<&Value>| matches!(v, None | Some(Value::Null | Value::Object(_)));
-        matches!(field("name"), Some(Value::String(_)))
-            && object_or_absent(field("arguments"))
-            && object_or_absent(field("task"))
-    };
-    if !usual {
-        let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
-        return Ok((p.name, p.arguments.unwrap_or_default(), retry));
-    }
-    let retry = take_retry_fields(request)?;
-    let Some(Value::String(name)) = request.params.as_mut().and_then(|p| p.shift_remove("name"))
-    else {
-        return Err(RpcError::internal("Internal error"));
-    };
-    let args = match request
-        .params
-        .as_mut()
-        .and_then(|p| p.shift_remove("arguments"))
-    {
-        Some(Value::Object(a)) => a,
-        _ => Map::new(),
-    };
-    Ok((name, args, retry))
+/// What a tool call, prompt or resource read was asked with.
+struct CallInput {
+    args: Map<String, Value>,
+    retry: Retry,
+    caller: Caller,
+    meta: meta::RequestMeta,
 }
 
 /// One round of a tool call, prompt or resource read; a tool may continue
@@ -253,22 +228,25 @@ fn call_params(
 /// A retry's round finishes even when its request is dropped (see
 /// [`finishing`]), holding the request's places in flight (`held`) until it
 /// ends, so a dropped connection does not lose it, and sending the same
-/// retry again gets its reply (see [`replies`]).
-#[allow(clippy::too_many_arguments)]
+/// retry again gets its reply (see [`replies`]). The round takes its target
+/// along, as found when the request was read.
 async fn run(
     server: &Arc<ServerInner>,
-    target: Target<'_>,
-    args: Map<String, Value>,
-    retry: Retry,
+    target: Target,
+    input: CallInput,
     sink: &OutboundSink,
-    caller: Caller,
-    meta: meta::RequestMeta,
     held: Held,
 ) -> Reply {
+    let CallInput {
+        args,
+        retry,
+        caller,
+        meta,
+    } = input;
     let args = Value::Object(args);
     let binding = state::binding(&caller.principal, target.method(), target.name(), &args);
     let caching = Caching {
-        retried: retry.state.is_some() || !retry.responses.is_empty(),
+        retried: retry.is_retry(),
         anonymous: caller.principal.is_empty(),
         ttl_ms: server.config.list_ttl_ms,
     };
@@ -290,7 +268,6 @@ async fn run(
         Claim::Untracked => None,
         Claim::First(running) => Some(running),
     };
-    let (method, name) = (target.method(), target.name().to_string());
     let detached = {
         let server = Arc::clone(server);
         let sink = sink.clone();
@@ -305,7 +282,7 @@ async fn run(
                         args,
                         caching,
                     };
-                    replay(&server, method, &name, round, &sink, &binding).await
+                    play(&server, target, round, &sink, &binding).await
                 }
                 Err(e) => Err(e),
             };
@@ -317,36 +294,6 @@ async fn run(
         .in_current_span()
     };
     Finishing::new(detached, held).await
-}
-
-/// Play a round whose target is found again from the server itself (for a
-/// round that outlives its request).
-async fn replay(
-    server: &Arc<ServerInner>,
-    method: &str,
-    name: &str,
-    input: Input,
-    sink: &OutboundSink,
-    binding: &crate::state::Binding,
-) -> Reply {
-    match method {
-        method::PROMPTS_GET => {
-            let prompt = requests::find_prompt(server, name)?;
-            play(server, Target::Prompt(prompt), input, sink, binding).await
-        }
-        method::RESOURCES_READ => {
-            requests::check_uri_length(server, name)?;
-            let read = server
-                .resources
-                .resolve(name)
-                .ok_or_else(|| requests::resource_not_found(name, Revision::V2026_07_28))?;
-            play(server, Target::Resource(&read), input, sink, binding).await
-        }
-        _ => {
-            let tool = requests::find_tool(server, name)?;
-            play(server, Target::Tool(tool), input, sink, binding).await
-        }
-    }
 }
 
 /// What one round answers from, for whom, and with which arguments.
@@ -362,12 +309,12 @@ struct Input {
 /// Run the handler for one round and turn its outcome into the reply.
 async fn play(
     server: &Arc<ServerInner>,
-    target: Target<'_>,
+    target: Target,
     input: Input,
     sink: &OutboundSink,
     binding: &crate::state::Binding,
 ) -> Reply {
-    let tasks = match target {
+    let tasks = match &target {
         Target::Tool(tool) => tool.task_support,
         _ => None,
     };
@@ -400,13 +347,13 @@ async fn play(
     let Value::Object(args) = input.args else {
         return Err(RpcError::internal("Internal error"));
     };
-    let outcome = invoke(&call, target, args).await;
+    let outcome = invoke(&call, &target, args).await;
     match outcome {
         Outcome::Finished(result) => {
             if round.has_pending() {
                 tracing::debug!("handler finished with questions pending; returning its result");
             }
-            settle(server, target, result, caching)
+            settle(server, &target, result, caching)
         }
         Outcome::Suspended => {
             let Some((requests, next)) = round.next_round() else {
@@ -418,16 +365,9 @@ async fn play(
             server.info_meta.json_of(r)
         }
         Outcome::Detached(work, started) => {
-            let name = target.name().to_string();
-            task::run(
-                server,
-                work,
-                started,
-                move |server, result| match requests::find_tool(server, &name) {
-                    Ok(tool) => settle(server, Target::Tool(tool), result, caching),
-                    Err(e) => Err(e),
-                },
-            )
+            task::run(server, work, started, move |server, result| {
+                settle(server, &target, result, caching)
+            })
         }
     }
 }
@@ -458,7 +398,7 @@ impl Caching {
 /// What a handler's result becomes on 2026-07-28.
 fn settle(
     server: &ServerInner,
-    target: Target<'_>,
+    target: &Target,
     result: Result<Completed, ToolError>,
     caching: Caching,
 ) -> Reply {

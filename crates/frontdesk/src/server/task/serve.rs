@@ -5,8 +5,8 @@
 //! answers to keys that are not outstanding.
 
 use frontdesk_wire::{
-    EmptyResult, ErrorCode, JsonRpcRequest, ResultType, TaskRequestParams, UpdateTaskRequestParams,
-    extension, method,
+    EmptyResult, ErrorCode, ResultType, TaskRequestParams, UpdateTaskRequestParams, extension,
+    method,
 };
 use serde_json::{Value, json};
 
@@ -15,7 +15,7 @@ use crate::server::api::error::RpcError;
 use crate::server::engine::inner::ServerInner;
 use crate::server::engine::invoke::result_json;
 use crate::server::engine::requests;
-use crate::server::engine::requests::Reply;
+use crate::server::engine::requests::{ObjectRequest, Reply};
 
 /// Whether `caps` (a request's client capabilities) declare the extension.
 pub(crate) fn negotiated(caps: &Value) -> bool {
@@ -49,14 +49,14 @@ fn ack(server: &ServerInner) -> Reply {
 /// Serve one of the task methods.
 pub(crate) fn serve(
     server: &ServerInner,
-    request: &JsonRpcRequest,
+    request: &ObjectRequest<'_>,
     caps: &Value,
     principal: &str,
 ) -> Reply {
     if !negotiated(caps) {
         return Err(extension_required());
     }
-    match request.method.as_str() {
+    match request.method {
         method::TASKS_GET => {
             let p: TaskRequestParams = requests::typed(request)?;
             let entry = server

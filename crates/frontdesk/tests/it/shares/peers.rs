@@ -6,6 +6,7 @@ use frontdesk::server::transport::{OutboundSink, RequestInfo};
 use frontdesk::server::{Server, ServerConfig};
 use serde_json::{Value, json};
 
+use crate::support::HandleJson;
 use crate::support::stdio::{builder, call};
 
 /// A first round of the URL-mode tool from `ip`: its outcome's text (the
@@ -16,7 +17,7 @@ async fn first_round_from(server: &Server, ip: &str) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": call("connect_store_account", json!({}), json!({"elicitation": {"url": {}}}))});
     server
-        .handle(None, body, &sink, &info)
+        .handle_json(None, body, &sink, &info)
         .await
         .response_value()
         .unwrap()

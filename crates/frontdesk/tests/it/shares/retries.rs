@@ -15,6 +15,7 @@ use frontdesk::server::{
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
+use crate::support::HandleJson;
 use crate::support::http::{ACCEPT, MODERN, json_of, meta, modern_call, start_with};
 
 /// How long the tool works after its answer.
@@ -136,7 +137,7 @@ async fn a_dropped_retry_keeps_the_servers_slot_until_it_finishes() {
     let (sink, _rx) = OutboundSink::channel();
     let info = RequestInfo::new();
     let first = server
-        .handle(
+        .handle_json(
             None,
             modern_call(1, "slow_after_answer", json!({})),
             &sink,
@@ -147,19 +148,19 @@ async fn a_dropped_retry_keeps_the_servers_slot_until_it_finishes() {
     let state = first["result"]["requestState"].as_str().unwrap();
     let dropped = tokio::time::timeout(
         Duration::from_millis(200),
-        server.handle(None, retry_body(2, state), &sink, &info),
+        server.handle_json(None, retry_body(2, state), &sink, &info),
     )
     .await;
     assert!(dropped.is_err(), "the round should still be running");
     assert_eq!(progress.answered.load(Ordering::SeqCst), 1);
 
-    let refused = server.handle(None, discover(3), &sink, &info).await;
+    let refused = server.handle_json(None, discover(3), &sink, &info).await;
     let refused = refused.response_value().unwrap();
     assert_eq!(refused["error"]["code"], -32000, "{refused}");
 
     until_one(&progress.finished, "the dropped round finishing").await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let served = server.handle(None, discover(4), &sink, &info).await;
+    let served = server.handle_json(None, discover(4), &sink, &info).await;
     let served = served.response_value().unwrap();
     assert!(served["result"]["supportedVersions"].is_array(), "{served}");
 }

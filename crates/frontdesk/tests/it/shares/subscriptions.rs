@@ -10,6 +10,7 @@ use frontdesk::server::transport::{Failure, Handled, OutboundSink, RequestInfo, 
 use frontdesk::server::{ResourceOutput, ResourceTemplateDef, Server, ServerConfig};
 use serde_json::{Value, json};
 
+use crate::support::HandleJson;
 use crate::support::stdio::meta;
 
 /// Any `test://item/{id}` can be subscribed to.
@@ -34,7 +35,7 @@ async fn open_session(server: &Server, client: &str) -> Arc<Session> {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "subscriber", "version": "1"}}});
     let h = server
-        .handle(
+        .handle_json(
             Some(&session),
             init,
             &OutboundSink::discard(),
@@ -55,7 +56,7 @@ async fn send(
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method,
         "params": {"uri": format!("test://item/{id}")}});
     server
-        .handle(Some(session), body, &OutboundSink::discard(), &from(client))
+        .handle_json(Some(session), body, &OutboundSink::discard(), &from(client))
         .await
 }
 
@@ -159,7 +160,7 @@ async fn a_listen_stream_is_bounded_and_counts_against_its_clients_share() {
             .max_subscriptions_per_client(4),
     );
     let too_many = server
-        .handle(
+        .handle_json(
             None,
             listen("L1", &[1, 2, 3, 4]),
             &OutboundSink::discard(),
@@ -173,7 +174,7 @@ async fn a_listen_stream_is_bounded_and_counts_against_its_clients_share() {
         let server = server.clone();
         tokio::spawn(async move {
             server
-                .handle(None, listen("L2", &[1, 2, 3]), &sink, &from("a"))
+                .handle_json(None, listen("L2", &[1, 2, 3]), &sink, &from("a"))
                 .await
         })
     };

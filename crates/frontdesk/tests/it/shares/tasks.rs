@@ -11,6 +11,7 @@ use frontdesk::server::{
 };
 use serde_json::{Value, json};
 
+use crate::support::HandleJson;
 use crate::support::stdio::{call, meta};
 
 fn caps() -> Value {
@@ -51,7 +52,7 @@ async fn call_from(server: &Server, client: &str, tool: &str) -> Option<String> 
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": call(tool, json!({}), caps())});
     let v = server
-        .handle(None, body, &sink, &info)
+        .handle_json(None, body, &sink, &info)
         .await
         .response_value()
         .unwrap();
@@ -71,7 +72,7 @@ async fn status(server: &Server, client: &str, id: &str) -> Option<String> {
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get",
         "params": {"taskId": id, "_meta": meta(caps())}});
     let v = server
-        .handle(None, body, &sink, &info)
+        .handle_json(None, body, &sink, &info)
         .await
         .response_value()
         .unwrap();

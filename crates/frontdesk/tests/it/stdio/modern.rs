@@ -7,6 +7,7 @@ use frontdesk::server::ServerConfig;
 use frontdesk::state::StateSealer;
 use serde_json::{Value, json};
 
+use crate::support::HandleJson;
 use crate::support::stdio::{Client, builder, call, meta, test_server};
 
 const FORM: fn() -> Value = || json!({"elicitation": {}});
@@ -153,12 +154,14 @@ async fn failures_from_handle() {
         ),
     ];
     for (message, failure) in cases {
-        let h = server.handle(None, message.clone(), &sink, &info).await;
+        let h = server
+            .handle_json(None, message.clone(), &sink, &info)
+            .await;
         assert_eq!(h.failure, failure, "{message}");
         assert!(h.response.is_some(), "{message}");
     }
     let h = server
-        .handle(
+        .handle_json(
             None,
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": call("test_missing_capability", json!({}), json!({}))}),
@@ -172,7 +175,7 @@ async fn failures_from_handle() {
             "data": {"requiredCapabilities": {"sampling": {}}}})
     );
     let h = server
-        .handle(
+        .handle_json(
             None,
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
             &sink,
@@ -437,14 +440,14 @@ async fn state_is_bound_to_the_principal() {
     let tool = "test_input_required_result_request_state";
     let msg = |params: Value| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     let h = server
-        .handle(None, msg(call(tool, json!({}), FORM())), &sink, &alice)
+        .handle_json(None, msg(call(tool, json!({}), FORM())), &sink, &alice)
         .await;
     let state = h.response_value().unwrap()["result"]["requestState"]
         .as_str()
         .unwrap()
         .to_string();
     let h = server
-        .handle(
+        .handle_json(
             None,
             msg(retry(
                 tool,
@@ -683,7 +686,7 @@ async fn a_retry_dropped_mid_round_is_not_lost() {
     let info = frontdesk::server::transport::RequestInfo::new();
     let msg = |id: u64, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
     let h = server
-        .handle(None, msg(1, call("book", json!({}), FORM())), &sink, &info)
+        .handle_json(None, msg(1, call("book", json!({}), FORM())), &sink, &info)
         .await;
     let state = h.response_value().unwrap()["result"]["requestState"]
         .as_str()
@@ -693,7 +696,7 @@ async fn a_retry_dropped_mid_round_is_not_lost() {
     // The connection drops 50 ms into the round.
     let dropped = tokio::time::timeout(
         Duration::from_millis(50),
-        server.handle(
+        server.handle_json(
             None,
             msg(2, retry("book", answers.clone(), &state)),
             &sink,
@@ -704,7 +707,7 @@ async fn a_retry_dropped_mid_round_is_not_lost() {
     assert!(dropped.is_err(), "the round should still be running");
     // The client sends the same retry again.
     let h = server
-        .handle(None, msg(3, retry("book", answers, &state)), &sink, &info)
+        .handle_json(None, msg(3, retry("book", answers, &state)), &sink, &info)
         .await;
     let r = h.response_value().unwrap();
     assert_eq!(r["result"]["content"][0]["text"], "booked #1", "{r}");

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::support::HandleJson;
 use crate::support::stdio::{Client, builder, call};
 use crate::support::token_of;
 
@@ -212,7 +213,7 @@ async fn connect_token_is_single_use_and_bound_to_the_principal() {
     let info = frontdesk::server::transport::RequestInfo::new().principal("alice");
     let caps = json!({"elicitation": {"url": {}}});
     let h = server
-        .handle(
+        .handle_json(
             None,
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": call("connect_store_account", json!({}), caps)}),

@@ -11,7 +11,37 @@ pub mod surface;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use frontdesk::server::transport::{Handled, OutboundSink, RequestInfo, Session};
 use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
+use serde_json::Value;
+
+/// `Server::handle` on a message built as a JSON value, read first as a
+/// transport reads its bytes (`Server::parse_message`).
+pub trait HandleJson {
+    /// Read `message` and handle it.
+    fn handle_json<'a>(
+        &'a self,
+        session: Option<&'a Arc<Session>>,
+        message: Value,
+        sink: &'a OutboundSink,
+        info: &'a RequestInfo,
+    ) -> impl Future<Output = Handled> + Send + 'a;
+}
+
+impl HandleJson for Server {
+    fn handle_json<'a>(
+        &'a self,
+        session: Option<&'a Arc<Session>>,
+        message: Value,
+        sink: &'a OutboundSink,
+        info: &'a RequestInfo,
+    ) -> impl Future<Output = Handled> + Send + 'a {
+        let read = self
+            .parse_message(message.to_string().as_bytes())
+            .expect("a JSON value reads");
+        self.handle(session, read, sink, info)
+    }
+}
 
 /// The connect token of a sign-in URL (`…/signin?token=…`).
 pub fn token_of(url: &str) -> String {
