@@ -1,0 +1,134 @@
+//! The upstream side: the elicitation handler the upstream [`Client`]
+//! is connected with. It refuses what must not reach the person (a form
+//! outside the elicitation schema subset, a mode the gateway does not
+//! relay, a question no call of the gateway is waiting for) and hands every
+//! other question to the held call that is running upstream.
+//!
+//! [`Client`]: frontdesk::client::Client
+
+use std::sync::{Arc, Mutex};
+
+use frontdesk::client::{
+    BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+};
+use frontdesk::server::schema_from_value;
+use frontdesk::wire::ElicitRequestParams;
+use serde_json::Value;
+
+use crate::held::{Event, HeldCall, Open};
+
+/// The gateway's handler of upstream questions.
+#[derive(Default)]
+pub(crate) struct Relay {
+    /// The call running upstream now (one at a time), whose questions these are.
+    current: Mutex<Option<Arc<HeldCall>>>,
+}
+
+/// Clears [`Relay::current`] when the upstream call ends.
+pub(crate) struct Entered<'a>(&'a Relay);
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut c) = self.0.current.lock() {
+            *c = None;
+        }
+    }
+}
+
+impl Relay {
+    /// `call` runs upstream until the guard is dropped.
+    pub(crate) fn enter(&self, call: Arc<HeldCall>) -> Entered<'_> {
+        if let Ok(mut c) = self.current.lock() {
+            *c = Some(call);
+        }
+        Entered(self)
+    }
+
+    fn current(&self) -> Option<Arc<HeldCall>> {
+        self.current.lock().ok().and_then(|c| c.clone())
+    }
+}
+
+/// Why `params` must not reach the downstream client, if it must not.
+pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> Option<String> {
+    let ElicitRequestParams::Form(form) = params else {
+        return Some("this gateway does not relay URL-mode elicitation yet".into());
+    };
+    if let Err(e) = schema_from_value(&Value::Object(form.requested_schema.clone())) {
+        return Some(format!(
+            "{e} (refused by the gateway: outside the elicitation schema subset)"
+        ));
+    }
+    let Some(call) = call else {
+        return Some("no call of this gateway is in progress to ask for".into());
+    };
+    if !call.form_ok {
+        return Some("the client behind this gateway does not accept form elicitation".into());
+    }
+    None
+}
+
+impl ElicitationHandler for Relay {
+    /// Form only: URL mode is not relayed yet, so it is not declared.
+    fn modes(&self) -> HandlerModes {
+        HandlerModes {
+            form: true,
+            url: false,
+        }
+    }
+
+    fn refusal(&self, params: &ElicitRequestParams) -> Option<String> {
+        let reason = refusal(params, self.current().as_deref());
+        if let Some(reason) = &reason {
+            tracing::warn!(%reason, "upstream elicitation refused");
+        }
+        reason
+    }
+
+    fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
+        Box::pin(async move {
+            // `refusal` let it through: there is a call, and the form is in
+            // the subset. Should either have changed since, nobody can be
+            // asked: cancel, logged (never an invented decline).
+            let Some(call) = self.current() else {
+                tracing::warn!("an upstream question with no call to ask for; answering cancel");
+                return ElicitationResponse::Cancel;
+            };
+            let ElicitationKind::Form { form, .. } = &request.kind else {
+                tracing::warn!("a URL-mode question reached the gateway; answering cancel");
+                return ElicitationResponse::Cancel;
+            };
+            let schema = match schema_from_value(&form.schema.to_json()) {
+                Ok(schema) => Arc::new(schema),
+                Err(e) => {
+                    tracing::warn!(error = %e, "upstream form outside the subset; answering cancel");
+                    return ElicitationResponse::Cancel;
+                }
+            };
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            let open = Open {
+                seq: call.next_seq(),
+                message: request.message.clone(),
+                schema,
+                reply: Some(reply),
+            };
+            let seq = open.seq;
+            if call.send(Event::Question(open)).await.is_err() {
+                tracing::warn!("the call that asked is gone; answering cancel");
+                return ElicitationResponse::Cancel;
+            }
+            tokio::select! {
+                answered = answer => answered.unwrap_or_else(|_| {
+                    tracing::warn!(seq, "the call that asked ended unanswered; answering cancel");
+                    ElicitationResponse::Cancel
+                }),
+                () = request.cancelled.cancelled() => {
+                    // The upstream withdrew it (or its time ran out): a
+                    // retry's answer has nowhere to go.
+                    call.withdraw(seq);
+                    ElicitationResponse::Cancel
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,413 @@
+//! The gateway between real parts: a frontdesk `Client` (scripted answers)
+//! → the gateway's `Server` → a frontdesk `Client` → the brightgrid demo
+//! server (`book_return`: a form, then a confirmation), on each pairing of
+//! revisions; and a hostile upstream asking a form outside the subset.
+#![allow(unreachable_pub, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use frontdesk::client::{
+    BoxFuture, Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationKind,
+    ElicitationResponse, HandlerModes, Revision,
+};
+use frontdesk::server::{Form, Server};
+use frontdesk_demo::{DemoOptions, ReturnForm};
+use frontdesk_gateway::{Gateway, GatewayOptions};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// Answers in order; records what it was shown (message, schema).
+#[derive(Default)]
+struct Script {
+    answers: Mutex<VecDeque<ElicitationResponse>>,
+    seen: Mutex<Vec<(String, Value)>>,
+    /// How long the "person" takes.
+    delay: std::time::Duration,
+}
+
+impl Script {
+    fn new(answers: Vec<ElicitationResponse>) -> Arc<Self> {
+        Arc::new(Self {
+            answers: Mutex::new(answers.into()),
+            ..Self::default()
+        })
+    }
+
+    fn seen(&self) -> Vec<(String, Value)> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl ElicitationHandler for Script {
+    fn modes(&self) -> HandlerModes {
+        HandlerModes {
+            form: true,
+            url: false,
+        }
+    }
+
+    fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
+        let ElicitationKind::Form { form, .. } = &request.kind else {
+            panic!("only forms in these tests");
+        };
+        self.seen
+            .lock()
+            .unwrap()
+            .push((request.message.clone(), form.schema.to_json()));
+        let answer = self
+            .answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .expect("a scripted answer");
+        let delay = self.delay;
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            answer
+        })
+    }
+}
+
+fn accept(content: Value) -> ElicitationResponse {
+    let Value::Object(map) = content else {
+        panic!("content is an object")
+    };
+    ElicitationResponse::Accept(map)
+}
+
+fn return_form() -> Value {
+    json!({
+        "reason": "damaged",
+        "boxes": 2,
+        "pickup_date": "2026-12-10",
+        "contact_email": "ada@example.com"
+    })
+}
+
+/// `server` served on one end of an in-memory pipe; a client on the other.
+async fn client_of(
+    server: Server,
+    config: ClientConfig,
+    handler: Arc<dyn ElicitationHandler>,
+) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        let _ = frontdesk::server::stdio::serve(server, read, write).await;
+    });
+    let (read, write) = tokio::io::split(client_end);
+    Client::connect_io(read, write, config, handler)
+        .await
+        .expect("connected")
+}
+
+fn brightgrid() -> Server {
+    frontdesk_demo::register(
+        Server::builder("brightgrid", "1.0.0"),
+        "http://127.0.0.1:9",
+        &DemoOptions::default(),
+    )
+    .build()
+}
+
+/// The gateway in front of the demo (spoken to in `upstream`), its server
+/// reached by a client on `downstream` answering with `script`; the
+/// downstream wire recorded.
+async fn through_gateway(
+    upstream: Revision,
+    downstream: Revision,
+    script: Arc<Script>,
+) -> (Gateway, Client, Arc<Mutex<Vec<(Direction, Value)>>>) {
+    let gateway = Gateway::new(GatewayOptions::default());
+    let up = client_of(
+        brightgrid(),
+        ClientConfig::default().protocol(upstream),
+        gateway.upstream_handler(),
+    )
+    .await;
+    assert_eq!(up.revision(), upstream);
+    let server = gateway.attach(up).await.expect("attached").build();
+    let wire: Arc<Mutex<Vec<(Direction, Value)>>> = Arc::default();
+    let tap = Arc::clone(&wire);
+    let config = ClientConfig::default()
+        .protocol(downstream)
+        .on_wire(move |d, m| tap.lock().unwrap().push((d, m.clone())));
+    let down = client_of(server, config, script).await;
+    assert_eq!(down.revision(), downstream);
+    (gateway, down, wire)
+}
+
+const PAIRINGS: [(Revision, Revision); 4] = [
+    (Revision::V2025_11_25, Revision::V2025_11_25),
+    (Revision::V2025_11_25, Revision::V2026_07_28),
+    (Revision::V2026_07_28, Revision::V2025_11_25),
+    (Revision::V2026_07_28, Revision::V2026_07_28),
+];
+
+#[tokio::test]
+async fn tools_are_listed_as_the_upstream_lists_them() {
+    for (upstream, downstream) in PAIRINGS {
+        let (_gateway, down, _) = through_gateway(upstream, downstream, Script::new(vec![])).await;
+        let direct = client_of(
+            brightgrid(),
+            ClientConfig::default().protocol(upstream),
+            Script::new(vec![]),
+        )
+        .await;
+        assert_eq!(
+            down.list_tools().await.unwrap(),
+            direct.list_tools().await.unwrap(),
+            "{upstream} → {downstream}"
+        );
+        assert_eq!(down.server_info().name, "brightgrid");
+    }
+}
+
+#[tokio::test]
+async fn book_return_accepted_and_confirmed_on_every_pairing() {
+    for (upstream, downstream) in PAIRINGS {
+        let script = Script::new(vec![
+            accept(return_form()),
+            accept(json!({"confirm": true})),
+        ]);
+        let (gateway, down, _) = through_gateway(upstream, downstream, Arc::clone(&script)).await;
+        let result = down
+            .call_tool("book_return", json!({"order_id": "A-1001"}))
+            .await
+            .unwrap();
+        // The upstream's result, as it made it.
+        assert_eq!(
+            result.structured_content,
+            Some(json!({
+                "orderId": "A-1001", "reason": "damaged", "boxes": 2,
+                "pickupDate": "2026-12-10", "contactEmail": "ada@example.com",
+                "notes": null, "status": "booked"
+            })),
+            "{upstream} → {downstream}"
+        );
+        assert_eq!(result.is_error, Some(false));
+        // The person saw the upstream's two questions, schemas as sent.
+        let seen = script.seen();
+        assert_eq!(seen.len(), 2, "{upstream} → {downstream}");
+        assert_eq!(seen[0].0, "Tell us about the return of order A-1001");
+        assert_eq!(seen[0].1, ReturnForm::schema().to_json());
+        assert_eq!(
+            seen[1].0,
+            "Book a pickup of 2 box(es) on 2026-12-10 for order A-1001?"
+        );
+        assert_eq!(gateway.held_calls(), 0, "the finished call is let go");
+    }
+}
+
+#[tokio::test]
+async fn decline_and_cancel_reach_the_upstream_as_they_are() {
+    for (upstream, downstream) in PAIRINGS {
+        let script = Script::new(vec![ElicitationResponse::Decline]);
+        let (_g, down, _) = through_gateway(upstream, downstream, script).await;
+        let result = down
+            .call_tool("book_return", json!({"order_id": "A-1"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            result.content[0].as_text(),
+            Some("No return was booked: the person declined.")
+        );
+        let script = Script::new(vec![accept(return_form()), ElicitationResponse::Cancel]);
+        let (_g, down, _) = through_gateway(upstream, downstream, script).await;
+        let result = down
+            .call_tool("book_return", json!({"order_id": "A-1"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            result.content[0].as_text(),
+            Some("No return was booked: not confirmed."),
+            "{upstream} → {downstream}"
+        );
+    }
+}
+
+/// A 2026-07-28 client: each upstream question is one `input_required`
+/// round, under `upstream-N`, with a state sealed by the gateway; the
+/// retry's answer goes to the waiting upstream request.
+#[tokio::test]
+async fn a_modern_client_gets_one_round_per_upstream_question() {
+    let script = Script::new(vec![
+        accept(return_form()),
+        accept(json!({"confirm": true})),
+    ]);
+    let (_g, down, wire) =
+        through_gateway(Revision::V2025_11_25, Revision::V2026_07_28, script).await;
+    down.call_tool("book_return", json!({"order_id": "A-1001"}))
+        .await
+        .unwrap();
+    let results: Vec<Value> = wire
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(d, m)| *d == Direction::Incoming && m.get("result").is_some())
+        .map(|(_, m)| m["result"].clone())
+        .filter(|r| r.get("content").is_some() || r.get("inputRequests").is_some())
+        .collect();
+    assert_eq!(results.len(), 3, "{results:#?}");
+    let first = results[0].as_object().unwrap();
+    assert_eq!(first["resultType"], "input_required");
+    assert_eq!(
+        first["inputRequests"],
+        json!({"upstream-1": {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "Tell us about the return of order A-1001",
+                "requestedSchema": ReturnForm::schema().to_json()
+            }
+        }})
+    );
+    assert!(first["requestState"].as_str().is_some_and(|s| s.len() > 40));
+    let second = results[1].as_object().unwrap();
+    assert_eq!(second["resultType"], "input_required");
+    let keys: Vec<&String> = second["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["upstream-2"]);
+    assert_eq!(results[2]["resultType"], "complete");
+    assert_eq!(results[2]["structuredContent"]["status"], "booked");
+}
+
+/// A hand-written 2025-11-25 server on stdio whose one tool asks a form
+/// with a nested object (outside the elicitation subset); it records what
+/// came back for its question and answers the call with it.
+async fn hostile_upstream(
+    seen: Arc<Mutex<Option<Value>>>,
+) -> (tokio::io::DuplexStream, tokio::task::JoinHandle<()>) {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let task = tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_end);
+        let mut lines = BufReader::new(read).lines();
+        let mut call_id = Value::Null;
+        while let Ok(Some(line)) = lines.next_line().await {
+            let m: Value = serde_json::from_str(&line).unwrap();
+            let reply = match m.get("method").and_then(Value::as_str) {
+                Some("initialize") => Some(json!({"jsonrpc": "2.0", "id": m["id"], "result": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "hostile", "version": "0.0.1"}
+                }})),
+                Some("tools/list") => Some(json!({"jsonrpc": "2.0", "id": m["id"], "result": {
+                    "tools": [{"name": "nested", "inputSchema": {"type": "object"}}]
+                }})),
+                Some("tools/call") => {
+                    call_id = m["id"].clone();
+                    Some(
+                        json!({"jsonrpc": "2.0", "id": "q1", "method": "elicitation/create",
+                        "params": {"mode": "form", "message": "Your address", "requestedSchema": {
+                            "type": "object",
+                            "properties": {"address": {"type": "object", "properties": {
+                                "street": {"type": "string"}}}}
+                        }}}),
+                    )
+                }
+                Some(_) => None,
+                None if m["id"] == "q1" => {
+                    *seen.lock().unwrap() = Some(m.clone());
+                    Some(json!({"jsonrpc": "2.0", "id": call_id, "result": {
+                        "content": [{"type": "text", "text": "refused, as it should be"}]
+                    }}))
+                }
+                None => None,
+            };
+            if let Some(reply) = reply {
+                let mut text = reply.to_string();
+                text.push('\n');
+                write.write_all(text.as_bytes()).await.unwrap();
+            }
+        }
+    });
+    (client_end, task)
+}
+
+#[tokio::test]
+async fn a_form_outside_the_subset_is_refused_to_the_upstream_and_never_shown() {
+    for downstream in [Revision::V2025_11_25, Revision::V2026_07_28] {
+        let seen = Arc::new(Mutex::new(None));
+        let (pipe, _task) = hostile_upstream(Arc::clone(&seen)).await;
+        let gateway = Gateway::new(GatewayOptions::default());
+        let (read, write) = tokio::io::split(pipe);
+        let up = Client::connect_io(
+            read,
+            write,
+            ClientConfig::default().protocol(Revision::V2025_11_25),
+            gateway.upstream_handler(),
+        )
+        .await
+        .unwrap();
+        let server = gateway.attach(up).await.unwrap().build();
+        let script = Script::new(vec![]);
+        let down = client_of(
+            server,
+            ClientConfig::default().protocol(downstream),
+            Arc::clone(&script) as Arc<dyn ElicitationHandler>,
+        )
+        .await;
+        let result = down.call_tool("nested", json!({})).await.unwrap();
+        assert_eq!(
+            result.content[0].as_text(),
+            Some("refused, as it should be")
+        );
+        assert!(script.seen().is_empty(), "the person saw nothing");
+        let answer = seen
+            .lock()
+            .unwrap()
+            .clone()
+            .expect("the upstream got an answer");
+        assert_eq!(
+            answer,
+            json!({"jsonrpc": "2.0", "id": "q1", "error": {
+                "code": -32602,
+                "message": "invalid requestedSchema: field \"address\": nested objects are not \
+                            supported in a form (refused by the gateway: outside the elicitation \
+                            schema subset)"
+            }}),
+            "{downstream}"
+        );
+    }
+}
+
+/// A retry that comes after the gateway stopped holding its call (held
+/// 200 ms here; the person takes 400) is refused with the state error.
+#[tokio::test]
+async fn a_call_held_past_its_time_is_refused() {
+    let mut options = GatewayOptions::default();
+    options.hold_for = std::time::Duration::from_millis(200);
+    let gateway = Gateway::new(options);
+    let up = client_of(
+        brightgrid(),
+        ClientConfig::default().protocol(Revision::V2025_11_25),
+        gateway.upstream_handler(),
+    )
+    .await;
+    let server = gateway.attach(up).await.unwrap().build();
+    let down = client_of(
+        server,
+        ClientConfig::default().protocol(Revision::V2026_07_28),
+        Arc::new(Script {
+            answers: Mutex::new(vec![accept(return_form())].into()),
+            delay: std::time::Duration::from_millis(400),
+            ..Script::default()
+        }),
+    )
+    .await;
+    let err = down
+        .call_tool("book_return", json!({"order_id": "A-1"}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("requestState is invalid or expired"),
+        "{err}"
+    );
+    assert_eq!(gateway.held_calls(), 1, "swept when the next call starts");
+}
