@@ -39,8 +39,8 @@ const CALL_STEP: &str = "frontdesk-gateway/upstream-call";
 pub(crate) enum Event {
     /// It asks this.
     Question(Open),
-    /// The call ended.
-    Done(Result<CallToolResult, ClientError>),
+    /// The call ended (boxed: a result is large, a question small).
+    Done(Box<Result<CallToolResult, ClientError>>),
 }
 
 /// A question the upstream waits on; it stays open across the downstream
@@ -242,7 +242,7 @@ fn start(
             let entered = shared.relay.enter(Arc::clone(&call));
             let result = upstream.call_tool(&tool, Value::Object(args)).await;
             drop(entered);
-            let _ = call.send(Event::Done(result)).await;
+            let _ = call.send(Event::Done(Box::new(result))).await;
         })
     };
     if let Ok(mut slot) = call.task.lock() {
@@ -301,7 +301,9 @@ pub(crate) async fn forward(
             Some(Event::Question(open)) => call.set_open(open),
             Some(Event::Done(result)) => {
                 shared.held.remove(&id);
-                return result.map(ToolOutput::from_result).map_err(upstream_error);
+                return (*result)
+                    .map(ToolOutput::from_result)
+                    .map_err(upstream_error);
             }
             None => {
                 shared.held.remove(&id);

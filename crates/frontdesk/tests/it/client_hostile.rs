@@ -395,19 +395,21 @@ async fn a_form_that_is_not_an_object_ends_a_modern_call() {
 #[tokio::test]
 async fn the_unchecked_answers_hook_sends_its_result_as_given() {
     let handler = TestHandler::new([Step::Accept(json!({"m": "not a number"})), Step::Decline]);
-    let mut config = ClientConfig::default();
-    config.unchecked_answers = Some(Arc::new(|params| {
-        let schema = match params {
-            frontdesk_wire::ElicitRequestParams::Form(p) => &p.requested_schema,
-            _ => return None,
-        };
-        schema["properties"].get("n").map(|_| {
-            json!({"action": "accept", "content": {"n": "not a number"}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default()
-        })
-    }));
+    let config = ClientConfig {
+        unchecked_answers: Some(Arc::new(|params| {
+            let schema = match params {
+                frontdesk_wire::ElicitRequestParams::Form(p) => &p.requested_schema,
+                _ => return None,
+            };
+            schema["properties"].get("n").map(|_| {
+                json!({"action": "accept", "content": {"n": "not a number"}})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+        })),
+        ..ClientConfig::default()
+    };
     let (client, mut peer) = connect(
         Revision::V2025_11_25,
         handler.clone(),
