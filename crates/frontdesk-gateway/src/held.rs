@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use frontdesk::client::{CallToolResult, ClientError, ElicitationResponse};
+use frontdesk::client::{CallToolResult, ClientError, ElicitationResponse, Revision};
 use frontdesk::server::{
     Answer, FormSchema, Question, RpcError, ToolContext, ToolError, ToolOutput,
 };
@@ -146,10 +146,14 @@ impl HeldCall {
         self.events.lock().await.recv().await
     }
 
+    /// Stop the upstream call: its task ends (freeing the lane), and a
+    /// question it has open is answered `cancel` (its reply channel closes).
     fn stop(&self) {
         if let Some(task) = self.task.lock().ok().and_then(|mut t| t.take()) {
             task.abort();
         }
+        let open = self.open.lock().ok().and_then(|mut o| o.take());
+        drop(open);
     }
 }
 
@@ -251,6 +255,21 @@ fn start(
     Ok(call.id.clone())
 }
 
+/// Lets a held call go when dropped, if armed.
+struct Release {
+    shared: Arc<Shared>,
+    id: String,
+    armed: bool,
+}
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        if self.armed {
+            self.shared.held.remove(&self.id);
+        }
+    }
+}
+
 /// The handler of every forwarded tool: run `tool` upstream, asking its
 /// questions of this call's client, and answer its result as it is.
 pub(crate) async fn forward(
@@ -273,6 +292,14 @@ pub(crate) async fn forward(
             async move { started }
         })
         .await?
+    };
+    // A 2025-11-25 call is one round: when its handler is dropped unfinished
+    // (the client cancelled, or went away), the upstream call stops too.
+    // (A 2026-07-28 round's handler is dropped on purpose where it asks.)
+    let _release = Release {
+        shared: Arc::clone(&shared),
+        id: id.clone(),
+        armed: cx.revision() == Revision::V2025_11_25,
     };
     let Some(call) = shared.held.get(&id, &principal) else {
         tracing::info!("a retry for an upstream call the gateway no longer holds");
