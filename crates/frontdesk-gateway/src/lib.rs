@@ -227,7 +227,8 @@ impl ToolForward for Forward {
 }
 
 /// An upstream failure as the downstream client's error: the upstream's
-/// JSON-RPC error as it is; anything else an internal error, logged.
+/// JSON-RPC error as it is; a refused question a tool error; anything else
+/// an internal error, logged.
 pub(crate) fn upstream_error(e: ClientError) -> ToolError {
     match e {
         ClientError::Rpc(error) => {
@@ -237,6 +238,11 @@ pub(crate) fn upstream_error(e: ClientError) -> ToolError {
             }
             ToolError::Rpc(rpc)
         }
+        // A 2026-07-28 upstream's round held a question the gateway
+        // refused: the call ended there, as a tool error the model can read.
+        ClientError::Refused { reason, .. } => ToolError::execution(format!(
+            "The server asked a question this gateway does not pass on: {reason}"
+        )),
         other => {
             tracing::warn!(error = %other, "the upstream call failed");
             ToolError::internal(format!("the upstream server failed: {other}"))
