@@ -199,7 +199,7 @@ impl Held {
                 held = calls.len(),
                 "call refused: the gateway holds its most calls"
             );
-            return Err(ToolError::Rpc(RpcError::busy(
+            return Err(ToolError::Rpc(RpcError::overloaded(
                 "The gateway holds its most upstream calls; try again later",
             )));
         }

@@ -54,6 +54,8 @@
 //! call in flight is the one that asks.
 //!
 //! [`Question::schema`]: frontdesk::server::Question::schema
+//! [`ToolOutput::from_result`]: frontdesk::server::ToolOutput::from_result
+//! [`ToolForward`]: frontdesk::server::ToolForward
 
 mod held;
 mod relay;

@@ -504,3 +504,60 @@ async fn a_cancelled_call_lets_the_upstream_call_go() {
     );
     assert_eq!(gateway.held_calls(), 1, "only the second call is held");
 }
+
+/// A frontdesk server made to ask a form outside the subset (read leniently,
+/// as a careless server would send it), on either revision: the question
+/// never reaches the client, and the call ends with the reason.
+#[tokio::test]
+async fn an_out_of_subset_form_from_either_upstream_revision_is_stopped() {
+    use frontdesk::server::{FormSchema, InputRequest, ToolDef, ToolOutput};
+    let nested = json!({"type": "object", "properties": {
+        "address": {"type": "object", "properties": {"street": {"type": "string"}}}}});
+    let lenient = FormSchema::parse(&nested).unwrap().schema;
+    let careless = move || {
+        let schema = lenient.clone();
+        Server::builder("careless", "1.0.0")
+            .tool(ToolDef::raw(
+                "where",
+                "Asks a nested form",
+                json!({}),
+                move |cx, _| {
+                    let schema = schema.clone();
+                    async move {
+                        let asked = cx
+                            .ask_all(vec![("addr".into(), InputRequest::form("Where?", schema))])
+                            .await;
+                        Ok(match asked {
+                            Ok(answers) => ToolOutput::text(format!("answered: {answers:?}")),
+                            Err(e) => ToolOutput::error(format!("not asked: {e}")),
+                        })
+                    }
+                },
+            ))
+            .build()
+    };
+    let reason = "invalid requestedSchema: field \"address\": nested objects are not supported \
+                  in a form (refused by the gateway: outside the elicitation schema subset)";
+    for (upstream, downstream) in PAIRINGS {
+        let gateway = Gateway::new(GatewayOptions::default());
+        let up = client_of(
+            careless(),
+            ClientConfig::default().protocol(upstream),
+            gateway.upstream_handler(),
+        )
+        .await;
+        let server = gateway.attach(up).await.unwrap().build();
+        let script = Script::new(vec![accept(json!({}))]);
+        let down = client_of(
+            server,
+            ClientConfig::default().protocol(downstream),
+            Arc::clone(&script) as Arc<dyn ElicitationHandler>,
+        )
+        .await;
+        let result = down.call_tool("where", json!({})).await.unwrap();
+        assert!(script.seen().is_empty(), "{upstream} → {downstream}: shown");
+        assert_eq!(result.is_error, Some(true), "{upstream} → {downstream}");
+        let text = result.content[0].as_text().unwrap();
+        assert!(text.contains(reason), "{upstream} → {downstream}: {text}");
+    }
+}
