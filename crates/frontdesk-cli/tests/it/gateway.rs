@@ -154,3 +154,32 @@ async fn over_http_with_the_servers_stderr_in_the_log() {
         client.close().await;
     }
 }
+
+/// `--url`: the gateway on stdio in front of `frontdesk serve --http` (a
+/// stdio-only host reaching a remote server), on each upstream revision.
+#[tokio::test]
+async fn on_stdio_in_front_of_a_url() {
+    use crate::serve_restart::{Serve, generate_key, temp_dir};
+    let serve = Serve::start(&generate_key("gw"), &["--store", "memory"]);
+    let tokens = temp_dir("gateway-url").join("tokens.json");
+    let tokens = tokens.to_str().unwrap().to_string();
+    for upstream in ["2025-11-25", "2026-07-28"] {
+        for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+            let mut command = tokio::process::Command::new(BIN);
+            command
+                .args(["gateway", "--stdio", "--url", &serve.mcp])
+                .args(["--upstream-protocol", upstream, "--token-file", &tokens])
+                .env("RUST_LOG", "warn");
+            let person = Person::booking();
+            let client = Client::connect_stdio(
+                command,
+                ClientConfig::default().protocol(revision),
+                Arc::clone(&person) as _,
+            )
+            .await
+            .unwrap();
+            book(&client, &person).await;
+            client.close().await;
+        }
+    }
+}
