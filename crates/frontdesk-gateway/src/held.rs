@@ -241,11 +241,17 @@ fn start(
         let shared = Arc::clone(shared);
         let call = Arc::clone(&call);
         tokio::spawn(async move {
-            // One upstream call at a time: its questions are this call's.
-            let _lane = shared.lane.lock().await;
-            let entered = shared.relay.enter(Arc::clone(&call));
-            let result = upstream.call_tool(&tool, Value::Object(args)).await;
-            drop(entered);
+            let result = if upstream.revision() == Revision::V2026_07_28 {
+                // Each round's questions are answered on this task: they
+                // find their call in the task-local, calls run side by side.
+                let calling = upstream.call_tool(&tool, Value::Object(args));
+                crate::relay::ASKING.scope(Arc::clone(&call), calling).await
+            } else {
+                // One 2025-11-25 call at a time: its questions are this call's.
+                let _lane = shared.lane.lock().await;
+                let _entered = shared.relay.enter(Arc::clone(&call));
+                upstream.call_tool(&tool, Value::Object(args)).await
+            };
             let _ = call.send(Event::Done(Box::new(result))).await;
         })
     };

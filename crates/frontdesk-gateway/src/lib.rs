@@ -49,9 +49,11 @@
 //! - URL-mode elicitations are not relayed yet: the gateway declares form
 //!   mode only to the upstream, so a conforming upstream does not send them.
 //!
-//! Upstream calls run one at a time: on stdio a 2025-11-25
-//! `elicitation/create` does not say which call it belongs to, so the one
-//! call in flight is the one that asks.
+//! Calls of a 2026-07-28 upstream run side by side: the client runtime
+//! answers a call's rounds on the task that awaits the call, where the
+//! gateway finds which call asks. Calls of a 2025-11-25 upstream run one at a
+//! time: a live `elicitation/create` (on stdio above all) does not say which
+//! call it belongs to, so the one call in flight is the one that asks.
 //!
 //! [`Question::schema`]: frontdesk::server::Question::schema
 //! [`ToolOutput::from_result`]: frontdesk::server::ToolOutput::from_result
@@ -115,7 +117,7 @@ pub(crate) struct Shared {
     upstream: RwLock<Option<Client>>,
     /// The upstream's tools, by name, with the tool that forwards each.
     tools: RwLock<Tools>,
-    /// One upstream call at a time (see the crate docs).
+    /// One 2025-11-25 upstream call at a time (see the crate docs).
     pub(crate) lane: tokio::sync::Mutex<()>,
 }
 

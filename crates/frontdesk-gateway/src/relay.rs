@@ -17,10 +17,19 @@ use serde_json::Value;
 
 use crate::held::{Event, HeldCall, Open};
 
+tokio::task_local! {
+    /// The call whose upstream rounds this task runs (2026-07-28 upstream):
+    /// the client runtime answers a round's questions on the task that
+    /// awaits the call, so each question finds its call here.
+    pub(crate) static ASKING: Arc<HeldCall>;
+}
+
 /// The gateway's handler of upstream questions.
 #[derive(Default)]
 pub(crate) struct Relay {
-    /// The call running upstream now (one at a time), whose questions these are.
+    /// The 2025-11-25 upstream call running now (one at a time: its live
+    /// requests come on the connection's own task, with nothing that names
+    /// the call), whose questions these are.
     current: Mutex<Option<Arc<HeldCall>>>,
 }
 
@@ -44,8 +53,13 @@ impl Relay {
         Entered(self)
     }
 
+    /// The call a question belongs to: the task's own (2026-07-28
+    /// upstream), else the one 2025-11-25 call in flight.
     fn current(&self) -> Option<Arc<HeldCall>> {
-        self.current.lock().ok().and_then(|c| c.clone())
+        ASKING
+            .try_with(Arc::clone)
+            .ok()
+            .or_else(|| self.current.lock().ok().and_then(|c| c.clone()))
     }
 }
 

@@ -561,3 +561,80 @@ async fn an_out_of_subset_form_from_either_upstream_revision_is_stopped() {
         assert!(text.contains(reason), "{upstream} → {downstream}: {text}");
     }
 }
+
+/// Answers only once two questions are open at the same time (or after
+/// 3 s), then declines; says whether each answer saw the other question.
+#[derive(Default)]
+struct Together {
+    open: Mutex<usize>,
+    changed: tokio::sync::Notify,
+    overlapped: Mutex<Vec<bool>>,
+}
+
+impl ElicitationHandler for Together {
+    fn modes(&self) -> HandlerModes {
+        HandlerModes {
+            form: true,
+            url: false,
+        }
+    }
+
+    fn elicit(&self, _request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
+        Box::pin(async move {
+            *self.open.lock().unwrap() += 1;
+            self.changed.notify_waiters();
+            let both = async {
+                loop {
+                    let waiting = self.changed.notified();
+                    if *self.open.lock().unwrap() >= 2 {
+                        return;
+                    }
+                    waiting.await;
+                }
+            };
+            let overlapped = tokio::time::timeout(std::time::Duration::from_secs(3), both)
+                .await
+                .is_ok();
+            self.overlapped.lock().unwrap().push(overlapped);
+            ElicitationResponse::Decline
+        })
+    }
+}
+
+/// Calls of a 2026-07-28 upstream run side by side (each round's questions
+/// find their own call); on either client revision.
+#[tokio::test]
+async fn calls_of_a_modern_upstream_run_side_by_side() {
+    for downstream in [Revision::V2025_11_25, Revision::V2026_07_28] {
+        let gateway = Gateway::new(GatewayOptions::default());
+        let up = client_of(
+            brightgrid(),
+            ClientConfig::default().protocol(Revision::V2026_07_28),
+            gateway.upstream_handler(),
+        )
+        .await;
+        let server = gateway.attach(up).await.unwrap().build();
+        let person = Arc::new(Together::default());
+        let down = client_of(
+            server,
+            ClientConfig::default().protocol(downstream),
+            Arc::clone(&person) as Arc<dyn ElicitationHandler>,
+        )
+        .await;
+        let (a, b) = tokio::join!(
+            down.call_tool("book_return", json!({"order_id": "A"})),
+            down.call_tool("book_return", json!({"order_id": "B"})),
+        );
+        for r in [a, b] {
+            assert_eq!(
+                r.unwrap().content[0].as_text(),
+                Some("No return was booked: the person declined.")
+            );
+        }
+        assert_eq!(
+            *person.overlapped.lock().unwrap(),
+            [true, true],
+            "{downstream}"
+        );
+    }
+}
