@@ -1,19 +1,23 @@
 //! `frontdesk gateway`: one MCP server (a stdio child, or an http(s) URL)
 //! offered on stdio or Streamable HTTP, every elicitation of its passing
-//! through frontdesk's checks (`frontdesk-gateway`).
+//! through frontdesk's checks (`frontdesk-gateway`). A stdio child that
+//! ends is started again with back-off, and stopped with the gateway.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use clap::Args;
+use frontdesk::client::ClientConfig;
 use frontdesk::http::{HttpOptions, OriginPolicy, bind};
 use frontdesk_gateway::{Gateway, GatewayOptions};
 
 use crate::client_args::timeout;
-use crate::hosting::{ProtocolArg, Target, client_config, client_error, connect};
+use crate::hosting::{Connection, ProtocolArg, Target, client_config, client_error, connect};
 use crate::serve::{ENDPOINT, listen_address, sealer};
 use crate::signin::RemoteArgs;
+use tokio_util::sync::CancellationToken;
 
 /// Arguments of `frontdesk gateway`.
 #[derive(Debug, Args)]
@@ -30,7 +34,9 @@ subset is refused to the server (-32602), answers are validated against the sche
 2026-07-28 client answers in input_required rounds whatever the server speaks. URL-mode
 elicitation is not relayed yet (the gateway does not declare it to the server).
 
-The server's stderr goes to this command's log (stderr); stdout is the stdio transport.")]
+A server command that ends is started again (after 0.5 s, doubling while it keeps ending, at
+most 30 s). The server's stderr goes to this command's log (stderr); stdout is the stdio
+transport.")]
 pub struct GatewayArgs {
     /// Offer the server on stdin/stdout (newline-delimited JSON).
     #[arg(long, conflicts_with = "http")]
@@ -76,6 +82,82 @@ fn upstream(args: &GatewayArgs) -> anyhow::Result<Target> {
     }
 }
 
+/// The first wait before a stdio server that ended is started again; it
+/// doubles after each start that does not last, up to [`MOST_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+const MOST_BACKOFF: Duration = Duration::from_secs(30);
+/// A server that ran this long before it ended starts again at once.
+const STAYED_UP: Duration = Duration::from_secs(60);
+
+/// How to reach the upstream again.
+struct Upstream {
+    target: Target,
+    config: ClientConfig,
+    wait: Duration,
+}
+
+/// Keep a stdio server running: when it ends, start it again (after a
+/// back-off that grows while it keeps ending) and attach the new
+/// connection; close it when `stop` fires.
+async fn supervise(
+    gateway: Gateway,
+    upstream: Upstream,
+    mut connection: Connection,
+    stop: CancellationToken,
+) {
+    let shown = upstream.target.describe();
+    let mut backoff = FIRST_BACKOFF;
+    let mut up_since = Instant::now();
+    loop {
+        let how = tokio::select! {
+            how = connection.ended() => how,
+            () = stop.cancelled() => return connection.close().await,
+        };
+        // Calls fail at once until the new one is attached (the old
+        // client would wait its whole request timeout on a dead pipe).
+        if let Some(gone) = gateway.detach() {
+            gone.close().await;
+        }
+        if up_since.elapsed() >= STAYED_UP {
+            backoff = FIRST_BACKOFF;
+        }
+        tracing::warn!(upstream = %shown, ended = %how, ?backoff, "the server ended; starting it again");
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(backoff) => {}
+                () = stop.cancelled() => return,
+            }
+            backoff = (backoff * 2).min(MOST_BACKOFF);
+            let handler = gateway.upstream_handler();
+            let started = connect(
+                &upstream.target,
+                upstream.config.clone(),
+                handler,
+                upstream.wait,
+            );
+            let next = match started.await {
+                Ok(next) => next,
+                Err(e) => {
+                    tracing::warn!(upstream = %shown, error = %format!("{e:#}"), ?backoff, "the server did not start; trying again");
+                    continue;
+                }
+            };
+            match gateway.attach(next.client.clone()).await {
+                Ok(_) => {
+                    tracing::info!(upstream = %shown, "the server is back");
+                    connection = next;
+                    up_since = Instant::now();
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(upstream = %shown, error = %client_error(&e), "the restarted server did not list its tools");
+                    next.close().await;
+                }
+            }
+        }
+    }
+}
+
 async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     let target = upstream(args)?;
     let wait = timeout(args.timeout);
@@ -84,7 +166,7 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
         args.remote.apply(&mut config)?;
     }
     let gateway = Gateway::new(GatewayOptions::default());
-    let connection = connect(&target, config, gateway.upstream_handler(), wait).await?;
+    let connection = connect(&target, config.clone(), gateway.upstream_handler(), wait).await?;
     let revision = connection.client.revision();
     let builder = match gateway.attach(connection.client.clone()).await {
         Ok(builder) => builder,
@@ -96,6 +178,18 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     };
     let server = builder.state_sealer(sealer()?).build();
     tracing::info!(upstream = %target.describe(), %revision, "gateway: upstream connected");
+    let stop = CancellationToken::new();
+    let upstream = Upstream {
+        target: target.clone(),
+        config,
+        wait,
+    };
+    let supervisor = tokio::spawn(supervise(
+        gateway.clone(),
+        upstream,
+        connection,
+        stop.clone(),
+    ));
     let served = match args.http {
         Some(addr) => {
             let options = HttpOptions::new()
@@ -123,6 +217,9 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
             frontdesk::server::stdio::serve_stdio(server).await
         }
     };
-    connection.close().await;
+    // The server is stopped with the gateway (its stdin closed, then killed
+    // if it lingers).
+    stop.cancel();
+    let _ = supervisor.await;
     Ok(served?)
 }

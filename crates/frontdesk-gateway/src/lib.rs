@@ -180,6 +180,13 @@ impl Gateway {
         Ok(builder)
     }
 
+    /// Let the upstream go (it ended; a new one will be attached): calls
+    /// fail at once with an internal error until then, rather than wait on a
+    /// connection nobody answers. The tool list is kept.
+    pub fn detach(&self) -> Option<Client> {
+        self.shared.upstream.write().ok().and_then(|mut u| u.take())
+    }
+
     /// The upstream client, once attached.
     pub fn upstream(&self) -> Option<Client> {
         self.shared.upstream()

@@ -183,3 +183,65 @@ async fn on_stdio_in_front_of_a_url() {
         }
     }
 }
+
+/// A stdio server that ends is started again, and calls reach the new one.
+/// (The server here is a shell that writes its pid, then becomes
+/// `frontdesk serve`: the test ends it by that pid.)
+#[tokio::test]
+async fn a_server_that_ends_is_started_again() {
+    let dir = crate::serve_restart::temp_dir("gateway-restart");
+    let pidfile = dir.join("pid");
+    let script = format!(
+        "echo $$ > '{}'; exec '{BIN}' serve --stdio --store memory",
+        pidfile.display()
+    );
+    let mut command = tokio::process::Command::new(BIN);
+    command
+        .args(["gateway", "--stdio", "--", "sh", "-c", &script])
+        .env("RUST_LOG", "warn");
+    let person = Person::booking();
+    let client = Client::connect_stdio(
+        command,
+        ClientConfig::default().protocol(Revision::V2026_07_28),
+        Arc::clone(&person) as _,
+    )
+    .await
+    .unwrap();
+    let read_pid = || {
+        std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let first = read_pid();
+    // As a crash: SIGKILL.
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &first])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    // Started again after the first back-off (0.5 s): a new pid.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while read_pid() == first {
+        assert!(std::time::Instant::now() < deadline, "not started again");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Attached once it answered its tools: a call goes through.
+    let mut booked = None;
+    while booked.is_none() {
+        assert!(std::time::Instant::now() < deadline, "no call went through");
+        if let Ok(result) = client
+            .call_tool("book_return", json!({"order_id": "B-7"}))
+            .await
+        {
+            booked = Some(result);
+        } else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    assert_eq!(
+        booked.unwrap().structured_content.unwrap()["status"],
+        "booked"
+    );
+    client.close().await;
+}
