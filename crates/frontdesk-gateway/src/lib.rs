@@ -46,6 +46,9 @@
 //!   request that waits for it. Held calls are bounded in number
 //!   ([`GatewayOptions::max_held_calls`]) and time
 //!   ([`GatewayOptions::hold_for`]).
+//! - Each question the upstream asks is one line of the log on target
+//!   `frontdesk_gateway::audit` (server, tool, mode, the question, outcome,
+//!   time taken; never the answer's content).
 //! - URL-mode elicitations are not relayed yet: the gateway declares form
 //!   mode only to the upstream, so a conforming upstream does not send them.
 //!

@@ -94,55 +94,106 @@ impl ElicitationHandler for Relay {
     fn refusal(&self, params: &ElicitRequestParams) -> Option<String> {
         let reason = refusal(params, self.current().as_deref());
         if let Some(reason) = &reason {
-            tracing::warn!(%reason, "upstream elicitation refused");
+            let (mode, message) = match params {
+                ElicitRequestParams::Form(p) => ("form", p.message.as_str()),
+                ElicitRequestParams::Url(p) => ("url", p.message.as_str()),
+                _ => ("unknown", ""),
+            };
+            tracing::warn!(target: AUDIT, mode, question = ?message, outcome = "refused", %reason, "elicitation");
         }
         reason
     }
 
     fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
         Box::pin(async move {
-            // `refusal` let it through: there is a call, and the form is in
-            // the subset. Should either have changed since, nobody can be
-            // asked: cancel, logged (never an invented decline).
-            let Some(call) = self.current() else {
-                tracing::warn!("an upstream question with no call to ask for; answering cancel");
-                return ElicitationResponse::Cancel;
-            };
-            let ElicitationKind::Form { form, .. } = &request.kind else {
-                tracing::warn!("a URL-mode question reached the gateway; answering cancel");
-                return ElicitationResponse::Cancel;
-            };
-            let schema = match schema_from_value(&form.schema.to_json()) {
-                Ok(schema) => Arc::new(schema),
-                Err(e) => {
-                    tracing::warn!(error = %e, "upstream form outside the subset; answering cancel");
-                    return ElicitationResponse::Cancel;
-                }
-            };
-            let (reply, answer) = tokio::sync::oneshot::channel();
-            let open = Open {
-                seq: call.next_seq(),
-                message: request.message.clone(),
-                schema,
-                reply: Some(reply),
-            };
-            let seq = open.seq;
-            if call.send(Event::Question(open)).await.is_err() {
-                tracing::warn!("the call that asked is gone; answering cancel");
-                return ElicitationResponse::Cancel;
-            }
-            tokio::select! {
-                answered = answer => answered.unwrap_or_else(|_| {
-                    tracing::warn!(seq, "the call that asked ended unanswered; answering cancel");
-                    ElicitationResponse::Cancel
-                }),
-                () = request.cancelled.cancelled() => {
-                    // The upstream withdrew it (or its time ran out): a
-                    // retry's answer has nowhere to go.
-                    call.withdraw(seq);
-                    ElicitationResponse::Cancel
-                }
-            }
+            let started = std::time::Instant::now();
+            let (response, outcome) = self.relay(&request).await;
+            audit(&request, outcome, started.elapsed());
+            response
         })
+    }
+}
+
+/// One line of the audit log per question the upstream asked: who asked,
+/// for which tool, the mode, the message (escaped), what came of it and
+/// how long the person took; never the answer's content. Refusals are
+/// logged where they are decided (`refusal`).
+fn audit(request: &Elicitation, outcome: &str, took: std::time::Duration) {
+    let mode = match request.kind {
+        ElicitationKind::Form { .. } => "form",
+        ElicitationKind::Url { .. } => "url",
+    };
+    tracing::info!(
+        target: AUDIT,
+        server = %request.origin.server.name,
+        tool = request.origin.tool().unwrap_or(""),
+        mode,
+        question = ?request.message,
+        outcome,
+        took_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+        "elicitation"
+    );
+}
+
+/// The log target of the audit lines.
+pub(crate) const AUDIT: &str = "frontdesk_gateway::audit";
+
+impl Relay {
+    /// Pass one question to the call that asks; the answer and what to
+    /// call it in the audit log.
+    async fn relay(&self, request: &Elicitation) -> (ElicitationResponse, &'static str) {
+        let cancel = ElicitationResponse::Cancel;
+        // `refusal` let it through: there is a call, and the form is in
+        // the subset. Should either have changed since, nobody can be
+        // asked: cancel, logged (never an invented decline).
+        let Some(call) = self.current() else {
+            tracing::warn!("an upstream question with no call to ask for; answering cancel");
+            return (cancel, "cancel (no call)");
+        };
+        let ElicitationKind::Form { form, .. } = &request.kind else {
+            tracing::warn!("a URL-mode question reached the gateway; answering cancel");
+            return (cancel, "cancel (not relayed)");
+        };
+        let schema = match schema_from_value(&form.schema.to_json()) {
+            Ok(schema) => Arc::new(schema),
+            Err(e) => {
+                tracing::warn!(error = %e, "upstream form outside the subset; answering cancel");
+                return (cancel, "cancel (outside the subset)");
+            }
+        };
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let open = Open {
+            seq: call.next_seq(),
+            message: request.message.clone(),
+            schema,
+            reply: Some(reply),
+        };
+        let seq = open.seq;
+        if call.send(Event::Question(open)).await.is_err() {
+            tracing::warn!("the call that asked is gone; answering cancel");
+            return (cancel, "cancel (call gone)");
+        }
+        tokio::select! {
+            answered = answer => match answered {
+                Ok(response) => {
+                    let outcome = match &response {
+                        ElicitationResponse::Accept(_) => "accept",
+                        ElicitationResponse::Decline => "decline",
+                        ElicitationResponse::Cancel => "cancel",
+                    };
+                    (response, outcome)
+                }
+                Err(_) => {
+                    tracing::warn!(seq, "the call that asked ended unanswered; answering cancel");
+                    (cancel, "cancel (call ended)")
+                }
+            },
+            () = request.cancelled.cancelled() => {
+                // The upstream withdrew it (or its time ran out): a
+                // retry's answer has nowhere to go.
+                call.withdraw(seq);
+                (cancel, "withdrawn")
+            }
+        }
     }
 }

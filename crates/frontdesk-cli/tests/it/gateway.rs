@@ -152,6 +152,32 @@ async fn over_http_with_the_servers_stderr_in_the_log() {
         .unwrap();
         book(&client, &person).await;
         client.close().await;
+        // One audit line per question: who, which tool, the mode, the
+        // question, the outcome, the time taken; never the answer.
+        for question in [
+            "Tell us about the return of order B-7",
+            "Book a pickup of 1 box(es) on 2026-12-11 for order B-7?",
+        ] {
+            let audited = gateway.first(Duration::from_secs(5), |line| {
+                let mine = line.contains("frontdesk_gateway::audit: elicitation")
+                    && line.contains(&format!("question={question:?}"));
+                mine.then(|| line.to_string())
+            });
+            let line = audited.expect("an audit line");
+            for part in [
+                "server=brightgrid",
+                "tool=\"book_return\"",
+                "mode=\"form\"",
+                "outcome=\"accept\"",
+                "took_ms=",
+            ] {
+                assert!(line.contains(part), "{part} in {line}");
+            }
+            assert!(
+                !line.contains("bo@example.com"),
+                "an answer in the log: {line}"
+            );
+        }
     }
 }
 
