@@ -255,6 +255,18 @@ impl Connection {
         self.client
     }
 
+    /// Wait until the server process this CLI started ends (never, for a
+    /// URL or the demo); how it ended, for a sentence.
+    pub async fn ended(&mut self) -> String {
+        match &mut self.process {
+            Some(process) => {
+                let status = process.wait().await;
+                process.ended(status)
+            }
+            None => std::future::pending().await,
+        }
+    }
+
     /// Close the client, then let the server process end.
     pub async fn close(self) {
         self.client.close().await;

@@ -19,6 +19,7 @@ mod client_args;
 mod conformance_client;
 mod connect;
 mod exit;
+mod gateway;
 mod hosting;
 mod keys;
 mod lab;
@@ -64,6 +65,9 @@ enum Command {
     Respond(park::RespondArgs),
     /// Run the brightgrid demo server for other hosts (stdio or Streamable HTTP).
     Serve(serve::ServeArgs),
+    /// Offer another MCP server (a command, or a URL) on stdio or Streamable HTTP,
+    /// its questions checked and bridged between protocol revisions.
+    Gateway(gateway::GatewayArgs),
     /// Make request-state keys (`keys generate`) for FRONTDESK_STATE_KEYS.
     Keys(keys::KeysArgs),
     /// Lint a requestedSchema and, optionally, validate an answer against it.
@@ -88,7 +92,7 @@ fn main() -> ExitCode {
     // audit's probes make servers and the client log on purpose: its progress
     // and report are its output, so it logs errors only.
     let filter = match &cli.command {
-        Command::Serve(_) => "info",
+        Command::Serve(_) | Command::Gateway(_) => "info",
         Command::ParkKeeper(_) => "info,frontdesk::state::sealer=error",
         Command::Audit(_) => "error",
         _ => "warn,frontdesk::state::sealer=error,frontdesk::server_stderr=info",
@@ -102,6 +106,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => audit::run(&args),
         Command::Keys(args) => keys::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Gateway(args) => gateway::run(&args),
         Command::Lab(args) => lab::run(&args),
         Command::Connect(args) => connect::run(&args),
         Command::Call(args) => call::run(&args),

@@ -26,7 +26,7 @@ use frontdesk_demo::DemoOptions;
 use frontdesk_demo::signin::SignIn;
 
 /// The MCP endpoint's path.
-const ENDPOINT: &str = "/mcp";
+pub(crate) const ENDPOINT: &str = "/mcp";
 /// The SQLite file inside the data directory.
 const SQLITE_FILE: &str = "frontdesk.sqlite3";
 
@@ -141,7 +141,7 @@ pub struct ServeArgs {
 }
 
 /// `--http ADDR`: an IP address and port, or `localhost:PORT` (loopback).
-fn listen_address(text: &str) -> Result<SocketAddr, String> {
+pub(crate) fn listen_address(text: &str) -> Result<SocketAddr, String> {
     if let Ok(addr) = text.parse::<SocketAddr>() {
         return Ok(addr);
     }
@@ -246,7 +246,7 @@ fn sqlite_file(dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(dir.join(SQLITE_FILE))
 }
 
-fn sealer() -> anyhow::Result<StateSealer> {
+pub(crate) fn sealer() -> anyhow::Result<StateSealer> {
     StateSealer::from_env_or_development(KEYS_ENV).map_err(|e| {
         anyhow::anyhow!(
             "{KEYS_ENV} is set but not usable: {e}. Expected `kid:key,kid:key,…` (the first key \

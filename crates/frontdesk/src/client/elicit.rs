@@ -183,6 +183,9 @@ impl Elicitor {
                 "Elicitation mode '{mode}' is not supported by this client"
             )));
         }
+        if let Some(reason) = self.handler.refusal(params) {
+            return Outcome::Refused(self.refuse_form(&key, &reason));
+        }
         if !self.limiter.admit() {
             return self.auto_cancel(
                 &key,

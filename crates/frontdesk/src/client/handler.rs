@@ -11,7 +11,7 @@ use std::pin::Pin;
 
 use frontdesk_form::{ParsedForm, ValidationErrors};
 use frontdesk_url::UrlReview;
-use frontdesk_wire::Implementation;
+use frontdesk_wire::{ElicitRequestParams, Implementation};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -114,4 +114,20 @@ pub trait ElicitationHandler: Send + Sync {
 
     /// Show one request and wait for the answer.
     fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse>;
+
+    /// Why this request must be refused unseen, if it must: checked before
+    /// anything is shown, on the request as the server sent it. A refusal is
+    /// no answer of the person's: a 2025-11-25 `elicitation/create` is
+    /// answered with `-32602` and the reason; a 2026-07-28 round ends the
+    /// call ([`ClientError::Refused`](crate::client::ClientError::Refused)),
+    /// nothing is sent back. Both are logged with a
+    /// [`Notice::FormRefused`](crate::client::Notice::FormRefused).
+    ///
+    /// The default refuses nothing (forms the form crate marks unusable are
+    /// refused by the runtime either way). A relay that must hold a request
+    /// to stricter rules than a person's screen (a gateway passing forms on
+    /// only inside the elicitation schema subset) says so here.
+    fn refusal(&self, _params: &ElicitRequestParams) -> Option<String> {
+        None
+    }
 }

@@ -109,7 +109,8 @@ pub(crate) async fn round(
 /// Answer every request of one round through the handler.
 ///
 /// A form that cannot be shown honestly (its schema is not an object form,
-/// see `elicit::unusable_form`) ends the call before any question of the
+/// see `elicit::unusable_form`), or a request the handler refuses
+/// ([`ElicitationHandler::refusal`](super::ElicitationHandler::refusal)), ends the call before any question of the
 /// round is shown: [`ClientError::Refused`], and nothing goes back to the
 /// server. Its answers can only be results, and none is true: `accept`
 /// would be consent to a question nobody saw, `decline` a choice nobody
@@ -125,6 +126,7 @@ pub(crate) async fn fulfil(
     for (key, request) in &requests.0 {
         if let InputRequest::Elicit(e) = request
             && let Some(reason) = elicit::unusable_form(&e.params)
+                .or_else(|| core.elicitor.handler.refusal(&e.params))
         {
             core.elicitor.refuse_form(key, &reason);
             return Err(ClientError::Refused {

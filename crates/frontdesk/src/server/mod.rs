@@ -208,7 +208,8 @@ pub use api::question::{
 };
 pub use api::resource::{ResourceDef, ResourceOutput, ResourceRequest, ResourceTemplateDef};
 pub use api::tool::{
-    HeaderParam, HeaderParamError, NoArgs, TaskSupport, ToolDef, ToolOutput, input_schema_for,
+    HeaderParam, HeaderParamError, NoArgs, TaskSupport, ToolDef, ToolForward, ToolOutput,
+    input_schema_for,
 };
 pub use api::uri_template::UriTemplateError;
 pub use entry::{Server, ServerBuilder};

@@ -10,14 +10,19 @@
 //!   person is never asked;
 //! - a form whose `requestedSchema` is not an object form (row 5) is refused
 //!   with `-32602` on 2025-11-25 and ends the call on 2026-07-28; it never
-//!   reaches the person and is never answered `accept`.
+//!   reaches the person and is never answered `accept`; so is a request the
+//!   handler refuses (`ElicitationHandler::refusal`, a relay's stricter rules).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::client::{Step, TestHandler};
-use frontdesk::client::{Client, ClientConfig, ClientError, Notice, ProtocolChoice, Revision};
+use frontdesk::client::{
+    BoxFuture, Client, ClientConfig, ClientError, Elicitation, ElicitationHandler,
+    ElicitationResponse, HandlerModes, Notice, ProtocolChoice, Revision,
+};
+use frontdesk::wire::ElicitRequestParams;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -60,7 +65,7 @@ fn result(id: &Value, result: Value) -> String {
 /// A client connected to a scripted server speaking `revision`.
 async fn connect(
     revision: Revision,
-    handler: Arc<TestHandler>,
+    handler: Arc<dyn ElicitationHandler>,
     config: ClientConfig,
     mut on_request: OnRequest,
 ) -> (Client, Peer) {
@@ -395,19 +400,21 @@ async fn a_form_that_is_not_an_object_ends_a_modern_call() {
 #[tokio::test]
 async fn the_unchecked_answers_hook_sends_its_result_as_given() {
     let handler = TestHandler::new([Step::Accept(json!({"m": "not a number"})), Step::Decline]);
-    let mut config = ClientConfig::default();
-    config.unchecked_answers = Some(Arc::new(|params| {
-        let schema = match params {
-            frontdesk_wire::ElicitRequestParams::Form(p) => &p.requested_schema,
-            _ => return None,
-        };
-        schema["properties"].get("n").map(|_| {
-            json!({"action": "accept", "content": {"n": "not a number"}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default()
-        })
-    }));
+    let config = ClientConfig {
+        unchecked_answers: Some(Arc::new(|params| {
+            let schema = match params {
+                frontdesk_wire::ElicitRequestParams::Form(p) => &p.requested_schema,
+                _ => return None,
+            };
+            schema["properties"].get("n").map(|_| {
+                json!({"action": "accept", "content": {"n": "not a number"}})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+        })),
+        ..ClientConfig::default()
+    };
     let (client, mut peer) = connect(
         Revision::V2025_11_25,
         handler.clone(),
@@ -437,5 +444,86 @@ async fn the_unchecked_answers_hook_sends_its_result_as_given() {
         Some(json!({"jsonrpc": "2.0", "id": 2, "result": {"action": "decline"}}))
     );
     assert_eq!(handler.seen().len(), 2);
+    client.close().await;
+}
+
+/// A relay's stricter rules: refuses every form with an object property
+/// (a gateway holds forms to the elicitation subset), shows the rest.
+struct NoNesting(Arc<TestHandler>);
+
+impl ElicitationHandler for NoNesting {
+    fn modes(&self) -> HandlerModes {
+        self.0.modes()
+    }
+
+    fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
+        self.0.elicit(request)
+    }
+
+    fn refusal(&self, params: &ElicitRequestParams) -> Option<String> {
+        let ElicitRequestParams::Form(form) = params else {
+            return None;
+        };
+        let nested = form.requested_schema["properties"]
+            .as_object()
+            .is_some_and(|p| p.values().any(|f| f["type"] == "object"));
+        nested.then(|| "nested objects are not relayed".to_string())
+    }
+}
+
+/// `ElicitationHandler::refusal`: 2025-11-25 answers `-32602` with the
+/// handler's reason (the form the lenient reader would show, unseen);
+/// 2026-07-28 ends the call, nothing sent back. (Were it shown, the person
+/// here would accept it empty.)
+#[tokio::test]
+async fn a_request_the_handler_refuses_is_never_shown() {
+    let nested = json!({"type": "object", "properties": {"address": {"type": "object"}}});
+    let inner = TestHandler::new([Step::Accept(json!({})), Step::Decline]);
+    let (config, notices) = noting();
+    let (client, mut peer) = connect(
+        Revision::V2025_11_25,
+        Arc::new(NoNesting(inner.clone())),
+        config,
+        no_requests(),
+    )
+    .await;
+    peer.send(form_request(json!(8), nested.clone()));
+    assert_eq!(
+        peer.reply().await,
+        Some(json!({"jsonrpc": "2.0", "id": 8, "error": {"code": -32602,
+            "message": "nested objects are not relayed"}}))
+    );
+    assert!(inner.seen().is_empty(), "a refused form reached the person");
+    assert!(notices.lock().unwrap().iter().any(
+        |n| matches!(n, Notice::FormRefused { reason, .. } if reason == "nested objects are not relayed")
+    ));
+    client.close().await;
+
+    let on_request: OnRequest = Box::new(move |message| {
+        if message["method"] != "tools/call" {
+            return Vec::new();
+        }
+        vec![result(
+            &message["id"],
+            json!({"resultType": "input_required", "inputRequests": {"where": {
+                "method": "elicitation/create", "params": {"mode": "form",
+                "message": "Where?", "requestedSchema": nested.clone()}}}}),
+        )]
+    });
+    let (client, _peer) = connect(
+        Revision::V2026_07_28,
+        Arc::new(NoNesting(inner.clone())),
+        ClientConfig::default(),
+        on_request,
+    )
+    .await;
+    match client.call_tool("where", json!({})).await {
+        Err(ClientError::Refused { request, reason }) => {
+            assert_eq!(request, "elicitation/create");
+            assert_eq!(reason, "nested objects are not relayed");
+        }
+        other => panic!("expected the call to be refused, got {other:?}"),
+    }
+    assert!(inner.seen().is_empty(), "a refused form reached the person");
     client.close().await;
 }

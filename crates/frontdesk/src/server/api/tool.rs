@@ -20,6 +20,8 @@ pub struct ToolOutput {
     content: Vec<ContentBlock>,
     structured: Option<Value>,
     is_error: bool,
+    /// A whole result made elsewhere, sent as it is ([`ToolOutput::from_result`]).
+    verbatim: Option<Box<CallToolResult>>,
 }
 
 impl ToolOutput {
@@ -68,31 +70,57 @@ impl ToolOutput {
         self.with_block(ContentBlock::text(text))
     }
 
+    /// A result made elsewhere (another server's, relayed by a gateway),
+    /// sent as it is: every member, `isError` and unknown members included.
+    /// The revision's own decorations still apply (on 2026-07-28
+    /// `resultType` and `_meta`, which names this server).
+    pub fn from_result(result: CallToolResult) -> Self {
+        Self {
+            verbatim: Some(Box::new(result)),
+            ..Self::default()
+        }
+    }
+
     /// Append any content block (image, audio, resource link, embedded
     /// resource…).
     pub fn with_block(mut self, block: ContentBlock) -> Self {
-        self.content.push(block);
+        match &mut self.verbatim {
+            Some(result) => result.content.push(block),
+            None => self.content.push(block),
+        }
         self
     }
 
     /// Set `structuredContent`.
     pub fn with_structured(mut self, value: Value) -> Self {
-        self.structured = Some(value);
+        match &mut self.verbatim {
+            Some(result) => result.structured_content = Some(value),
+            None => self.structured = Some(value),
+        }
         self
     }
 
     /// Whether this is a tool-execution error.
     pub fn is_error(&self) -> bool {
-        self.is_error
+        match &self.verbatim {
+            Some(result) => result.is_error == Some(true),
+            None => self.is_error,
+        }
     }
 
     /// The content blocks.
     pub fn content(&self) -> &[ContentBlock] {
-        &self.content
+        match &self.verbatim {
+            Some(result) => &result.content,
+            None => &self.content,
+        }
     }
 
     /// The `CallToolResult` (without the revision's decorations).
     pub(crate) fn into_result(self) -> CallToolResult {
+        if let Some(result) = self.verbatim {
+            return *result;
+        }
         CallToolResult {
             structured_content: self.structured,
             is_error: Some(self.is_error),
@@ -418,9 +446,41 @@ fn object_root(schema: Value) -> Map<String, Value> {
 /// The tools of a server, in registration order, by name: the one place a
 /// request's tool is found ([`ToolRegistry::find`]), once per request, and
 /// carried from there through the header check, the call and its retries.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ToolRegistry {
     tools: indexmap::IndexMap<String, Arc<ToolDef>>,
+    /// Tools served by someone else, after the server's own.
+    forward: Option<Arc<dyn ToolForward>>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .field("forward", &self.forward.is_some())
+            .finish()
+    }
+}
+
+/// Tools a server does not define itself but serves for someone else: the
+/// extension point of a gateway ([`ServerBuilder::forward_tools`](crate::server::ServerBuilder::forward_tools)).
+///
+/// The server's own tools come first: `tools/list` lists them, then
+/// [`listing`](Self::listing) without the names the server defines; a
+/// `tools/call` of a name the server does not define goes to
+/// [`tool`](Self::tool). The [`ToolDef`] it returns runs like any other
+/// tool (its handler's [`ToolContext`] asks on both revisions, its result
+/// may be [`ToolOutput::from_result`]); a name it does not know
+/// (`None`) gets the server's usual `-32602` "Unknown tool".
+///
+/// Both are called for every request that needs them, on the request's
+/// task: answer from memory (a gateway keeps the other side's list and
+/// refreshes it itself).
+pub trait ToolForward: Send + Sync + 'static {
+    /// The `Tool` objects of `tools/list`, as the other side lists them.
+    fn listing(&self) -> Vec<Tool>;
+    /// The tool that serves a call of `name`, if there is one.
+    fn tool(&self, name: &str) -> Option<Arc<ToolDef>>;
 }
 
 impl ToolRegistry {
@@ -430,17 +490,36 @@ impl ToolRegistry {
         self.tools.insert(tool.name.clone(), Arc::new(tool));
     }
 
-    /// The tool called `name`.
+    /// Serve the tools the server does not define through `forward`.
+    pub(crate) fn forward(&mut self, forward: Arc<dyn ToolForward>) {
+        self.forward = Some(forward);
+    }
+
+    /// The tool called `name`: the server's own, else the forwarded one.
     pub(crate) fn find(&self, name: &str) -> Option<Arc<ToolDef>> {
-        self.tools.get(name).cloned()
+        match self.tools.get(name) {
+            Some(tool) => Some(Arc::clone(tool)),
+            None => self.forward.as_ref().and_then(|f| f.tool(name)),
+        }
     }
 
     pub(crate) fn listing(&self) -> Vec<Tool> {
-        self.tools.values().map(|t| t.to_listing()).collect()
+        let mut listing: Vec<Tool> = self.tools.values().map(|t| t.to_listing()).collect();
+        if let Some(forward) = &self.forward {
+            listing.extend(
+                forward
+                    .listing()
+                    .into_iter()
+                    .filter(|t| !self.tools.contains_key(&t.name)),
+            );
+        }
+        listing
     }
 
+    /// No tools of its own and none forwarded (a forwarder counts as tools:
+    /// the server declares `tools` and serves `tools/list`).
     pub(crate) fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        self.tools.is_empty() && self.forward.is_none()
     }
 
     /// Whether any tool may continue as a task.

@@ -3,6 +3,7 @@
 //! completion, notifications and the client's model, tasks.
 
 mod bad_input;
+mod forward;
 mod legacy;
 mod modern;
 mod notify;

@@ -1,0 +1,225 @@
+//! `frontdesk gateway`: one MCP server (a stdio child, or an http(s) URL)
+//! offered on stdio or Streamable HTTP, every elicitation of its passing
+//! through frontdesk's checks (`frontdesk-gateway`). A stdio child that
+//! ends is started again with back-off, and stopped with the gateway.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail};
+use clap::Args;
+use frontdesk::client::ClientConfig;
+use frontdesk::http::{HttpOptions, OriginPolicy, bind};
+use frontdesk_gateway::{Gateway, GatewayOptions};
+
+use crate::client_args::timeout;
+use crate::hosting::{Connection, ProtocolArg, Target, client_config, client_error, connect};
+use crate::serve::{ENDPOINT, listen_address, sealer};
+use crate::signin::RemoteArgs;
+use tokio_util::sync::CancellationToken;
+
+/// Arguments of `frontdesk gateway`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("front").required(true).args(["stdio", "http"]))]
+#[command(group = clap::ArgGroup::new("upstream").required(true).args(["url", "command"]))]
+#[command(after_help = "\
+Examples:
+  frontdesk gateway --stdio -- npx some-mcp-server      # a stdio server, for a stdio host
+  frontdesk gateway --http 127.0.0.1:8080 -- python server.py   # a stdio server over HTTP
+  frontdesk gateway --stdio --url https://mcp.example.com/mcp   # a remote server, for a stdio host
+
+Forms the server asks pass frontdesk's checks on the way: a schema outside the elicitation
+subset is refused to the server (-32602), answers are validated against the schema, and a
+2026-07-28 client answers in input_required rounds whatever the server speaks. URL-mode
+elicitation is not relayed yet (the gateway does not declare it to the server).
+
+A server command that ends is started again (after 0.5 s, doubling while it keeps ending, at
+most 30 s). The server's stderr goes to this command's log (stderr); stdout is the stdio
+transport.")]
+pub struct GatewayArgs {
+    /// Offer the server on stdin/stdout (newline-delimited JSON).
+    #[arg(long, conflicts_with = "http")]
+    stdio: bool,
+    /// Offer the server over Streamable HTTP on this address (`/mcp`), e.g.
+    /// `127.0.0.1:8080` or `localhost:8080`.
+    #[arg(long, value_name = "ADDR", value_parser = listen_address)]
+    http: Option<SocketAddr>,
+    /// The server to front: a Streamable HTTP endpoint.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
+    /// The revision to speak to the server.
+    #[arg(long, value_enum, default_value = "auto")]
+    upstream_protocol: ProtocolArg,
+    /// Seconds to wait for the server to connect and to answer each request
+    /// (the person's time to answer a question is not counted).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    timeout: f64,
+    /// Also accept browser requests from this origin (repeatable; --http).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    allow_origins: Vec<String>,
+    #[command(flatten)]
+    remote: RemoteArgs,
+    /// The server to front: a command that speaks MCP on stdio (after `--`).
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+/// Run `frontdesk gateway` until the front transport closes, Ctrl-C or SIGTERM.
+pub fn run(args: &GatewayArgs) -> ExitCode {
+    crate::run::block_on("gateway", gateway(args))
+}
+
+/// The upstream named on the command line.
+fn upstream(args: &GatewayArgs) -> anyhow::Result<Target> {
+    match &args.url {
+        Some(url) => match Target::parse(url)? {
+            target @ Target::Url(_) => Ok(target),
+            _ => bail!("--url takes an http(s):// URL; give a command after `--` instead"),
+        },
+        None if args.command.is_empty() => bail!("give the server: --url URL, or -- CMD ARGS…"),
+        None => Ok(Target::Command(args.command.clone())),
+    }
+}
+
+/// The first wait before a stdio server that ended is started again; it
+/// doubles after each start that does not last, up to [`MOST_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+const MOST_BACKOFF: Duration = Duration::from_secs(30);
+/// A server that ran this long before it ended starts again at once.
+const STAYED_UP: Duration = Duration::from_secs(60);
+
+/// How to reach the upstream again.
+struct Upstream {
+    target: Target,
+    config: ClientConfig,
+    wait: Duration,
+}
+
+/// Keep a stdio server running: when it ends, start it again (after a
+/// back-off that grows while it keeps ending) and attach the new
+/// connection; close it when `stop` fires.
+async fn supervise(
+    gateway: Gateway,
+    upstream: Upstream,
+    mut connection: Connection,
+    stop: CancellationToken,
+) {
+    let shown = upstream.target.describe();
+    let mut backoff = FIRST_BACKOFF;
+    let mut up_since = Instant::now();
+    loop {
+        let how = tokio::select! {
+            how = connection.ended() => how,
+            () = stop.cancelled() => return connection.close().await,
+        };
+        // Calls fail at once until the new one is attached (the old
+        // client would wait its whole request timeout on a dead pipe).
+        if let Some(gone) = gateway.detach() {
+            gone.close().await;
+        }
+        if up_since.elapsed() >= STAYED_UP {
+            backoff = FIRST_BACKOFF;
+        }
+        tracing::warn!(upstream = %shown, ended = %how, ?backoff, "the server ended; starting it again");
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(backoff) => {}
+                () = stop.cancelled() => return,
+            }
+            backoff = (backoff * 2).min(MOST_BACKOFF);
+            let handler = gateway.upstream_handler();
+            let started = connect(
+                &upstream.target,
+                upstream.config.clone(),
+                handler,
+                upstream.wait,
+            );
+            let next = match started.await {
+                Ok(next) => next,
+                Err(e) => {
+                    tracing::warn!(upstream = %shown, error = %format!("{e:#}"), ?backoff, "the server did not start; trying again");
+                    continue;
+                }
+            };
+            match gateway.attach(next.client.clone()).await {
+                Ok(_) => {
+                    tracing::info!(upstream = %shown, "the server is back");
+                    connection = next;
+                    up_since = Instant::now();
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(upstream = %shown, error = %client_error(&e), "the restarted server did not list its tools");
+                    next.close().await;
+                }
+            }
+        }
+    }
+}
+
+async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
+    let target = upstream(args)?;
+    let wait = timeout(args.timeout);
+    let mut config = client_config(args.upstream_protocol, wait);
+    if matches!(target, Target::Url(_)) {
+        args.remote.apply(&mut config)?;
+    }
+    let gateway = Gateway::new(GatewayOptions::default());
+    let connection = connect(&target, config.clone(), gateway.upstream_handler(), wait).await?;
+    let revision = connection.client.revision();
+    let builder = match gateway.attach(connection.client.clone()).await {
+        Ok(builder) => builder,
+        Err(e) => {
+            let reason = client_error(&e);
+            connection.close().await;
+            bail!("cannot list the tools of {}: {reason}", target.describe());
+        }
+    };
+    let server = builder.state_sealer(sealer()?).build();
+    tracing::info!(upstream = %target.describe(), %revision, "gateway: upstream connected");
+    let stop = CancellationToken::new();
+    let upstream = Upstream {
+        target: target.clone(),
+        config,
+        wait,
+    };
+    let supervisor = tokio::spawn(supervise(
+        gateway.clone(),
+        upstream,
+        connection,
+        stop.clone(),
+    ));
+    let served = match args.http {
+        Some(addr) => {
+            let options = HttpOptions::new()
+                .endpoint(ENDPOINT)
+                .origins(OriginPolicy::SameOrigin(args.allow_origins.clone()));
+            let listener = bind(addr, options)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            crate::output::note(&format!(
+                "frontdesk gateway: MCP endpoint at {}",
+                listener.endpoint_url()
+            ));
+            crate::output::note(&format!("  in front of {}", target.describe()));
+            if !addr.ip().is_loopback() {
+                crate::output::note(&format!(
+                    "frontdesk gateway: WARNING: {addr} is reachable from other machines and \
+                     no authentication is configured: anyone who can reach it can call every \
+                     tool of the server. Listen on 127.0.0.1."
+                ));
+            }
+            listener.serve(server).await
+        }
+        None => {
+            tracing::info!("gateway: speaking MCP on stdin and stdout");
+            frontdesk::server::stdio::serve_stdio(server).await
+        }
+    };
+    // The server is stopped with the gateway (its stdin closed, then killed
+    // if it lingers).
+    stop.cancel();
+    let _ = supervisor.await;
+    Ok(served?)
+}

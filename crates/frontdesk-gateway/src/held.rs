@@ -1,0 +1,349 @@
+//! Upstream calls held by the gateway, and the downstream tool handler that
+//! drives one.
+//!
+//! A call of a forwarded tool starts the upstream call in a task of its own
+//! and records its id with `once` (on 2026-07-28 that id travels sealed in
+//! `requestState`). The handler then waits for what the upstream does next:
+//! a question, asked of the downstream client with the server's own
+//! [`Question::schema`] under the key `upstream-N`; or the result, answered
+//! as it is. A 2026-07-28 client's round ends where the question is asked
+//! (the handler is dropped); its retry runs the handler again from the top,
+//! finds the held call by the recorded id, asks the same open question,
+//! now answered by the retry, and passes the answer upstream.
+//!
+//! Held calls are bounded in number and time: past
+//! [`GatewayOptions::max_held_calls`](crate::GatewayOptions::max_held_calls)
+//! a new call is refused as busy; one older than
+//! [`GatewayOptions::hold_for`](crate::GatewayOptions::hold_for) is stopped
+//! (its upstream task aborted) and a retry for it refused.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use frontdesk::client::{CallToolResult, ClientError, ElicitationResponse, Revision};
+use frontdesk::server::{
+    Answer, FormSchema, Question, RpcError, ToolContext, ToolError, ToolOutput,
+};
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use crate::{Shared, upstream_error};
+
+/// The `once` key the held call's id is recorded under.
+const CALL_STEP: &str = "frontdesk-gateway/upstream-call";
+
+/// What the upstream did next.
+pub(crate) enum Event {
+    /// It asks this.
+    Question(Open),
+    /// The call ended (boxed: a result is large, a question small).
+    Done(Box<Result<CallToolResult, ClientError>>),
+}
+
+/// A question the upstream waits on; it stays open across the downstream
+/// client's rounds until answered or withdrawn.
+pub(crate) struct Open {
+    /// Its number within the call (the downstream key is `upstream-N`).
+    pub(crate) seq: u32,
+    pub(crate) message: String,
+    pub(crate) schema: Arc<FormSchema>,
+    /// Where the answer goes (taken when answered).
+    pub(crate) reply: Option<tokio::sync::oneshot::Sender<ElicitationResponse>>,
+}
+
+/// One upstream call the gateway holds.
+pub(crate) struct HeldCall {
+    id: String,
+    principal: String,
+    started: Instant,
+    /// Whether the downstream client declared form elicitation.
+    pub(crate) form_ok: bool,
+    seq: AtomicU32,
+    tx: mpsc::Sender<Event>,
+    events: tokio::sync::Mutex<mpsc::Receiver<Event>>,
+    open: Mutex<Option<Open>>,
+    task: Mutex<Option<AbortHandle>>,
+}
+
+impl HeldCall {
+    fn new(principal: String, form_ok: bool) -> Arc<Self> {
+        let mut bytes = [0u8; 16];
+        rand::fill(&mut bytes[..]);
+        let id = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let (tx, rx) = mpsc::channel(4);
+        Arc::new(Self {
+            id,
+            principal,
+            started: Instant::now(),
+            form_ok,
+            seq: AtomicU32::new(0),
+            tx,
+            events: tokio::sync::Mutex::new(rx),
+            open: Mutex::new(None),
+            task: Mutex::new(None),
+        })
+    }
+
+    /// The number of the next question (from 1).
+    pub(crate) fn next_seq(&self) -> u32 {
+        self.seq.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Tell the handler what the upstream did.
+    pub(crate) async fn send(&self, event: Event) -> Result<(), ()> {
+        self.tx.send(event).await.map_err(|_| ())
+    }
+
+    /// The upstream withdrew question `seq`: forget it.
+    pub(crate) fn withdraw(&self, seq: u32) {
+        if let Ok(mut open) = self.open.lock()
+            && open.as_ref().is_some_and(|o| o.seq == seq)
+        {
+            *open = None;
+        }
+    }
+
+    /// The question open now, if any (without its reply channel).
+    fn open_question(&self) -> Option<(u32, String, Arc<FormSchema>)> {
+        let open = self.open.lock().ok()?;
+        open.as_ref()
+            .map(|o| (o.seq, o.message.clone(), Arc::clone(&o.schema)))
+    }
+
+    fn set_open(&self, question: Open) {
+        if let Ok(mut open) = self.open.lock() {
+            *open = Some(question);
+        }
+    }
+
+    /// Send `response` to question `seq`, which is then closed.
+    fn answer(&self, seq: u32, response: ElicitationResponse) {
+        let reply = self
+            .open
+            .lock()
+            .ok()
+            .and_then(|mut open| match open.take() {
+                Some(mut o) if o.seq == seq => o.reply.take(),
+                other => {
+                    *open = other;
+                    None
+                }
+            });
+        match reply {
+            Some(reply) => {
+                if reply.send(response).is_err() {
+                    tracing::debug!(seq, "the upstream stopped waiting for this answer");
+                }
+            }
+            None => tracing::debug!(seq, "an answer for a question no longer open; dropped"),
+        }
+    }
+
+    async fn next_event(&self) -> Option<Event> {
+        self.events.lock().await.recv().await
+    }
+
+    /// Stop the upstream call: its task ends (freeing the lane), and a
+    /// question it has open is answered `cancel` (its reply channel closes).
+    fn stop(&self) {
+        if let Some(task) = self.task.lock().ok().and_then(|mut t| t.take()) {
+            task.abort();
+        }
+        let open = self.open.lock().ok().and_then(|mut o| o.take());
+        drop(open);
+    }
+}
+
+/// The held calls, by id.
+pub(crate) struct Held {
+    max: usize,
+    hold_for: Duration,
+    calls: Mutex<HashMap<String, Arc<HeldCall>>>,
+}
+
+impl Held {
+    pub(crate) fn new(max: usize, hold_for: Duration) -> Self {
+        Self {
+            max,
+            hold_for,
+            calls: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.calls.lock().map(|c| c.len()).unwrap_or(0)
+    }
+
+    /// Hold `call`, after stopping those past their time; refused as busy
+    /// when the most calls are held.
+    fn insert(&self, call: &Arc<HeldCall>) -> Result<(), ToolError> {
+        let Ok(mut calls) = self.calls.lock() else {
+            return Err(ToolError::internal(
+                "the gateway's table of calls is poisoned",
+            ));
+        };
+        let hold_for = self.hold_for;
+        calls.retain(|_, c| {
+            let alive = c.started.elapsed() < hold_for;
+            if !alive {
+                tracing::info!("an upstream call held past its time was stopped");
+                c.stop();
+            }
+            alive
+        });
+        if calls.len() >= self.max {
+            tracing::warn!(
+                held = calls.len(),
+                "call refused: the gateway holds its most calls"
+            );
+            return Err(ToolError::Rpc(RpcError::overloaded(
+                "The gateway holds its most upstream calls; try again later",
+            )));
+        }
+        calls.insert(call.id.clone(), Arc::clone(call));
+        Ok(())
+    }
+
+    /// The held call `id` of `principal`, unless it is past its time.
+    fn get(&self, id: &str, principal: &str) -> Option<Arc<HeldCall>> {
+        let call = self.calls.lock().ok()?.get(id).cloned()?;
+        if call.principal != principal || call.started.elapsed() >= self.hold_for {
+            return None;
+        }
+        Some(call)
+    }
+
+    fn remove(&self, id: &str) {
+        let call = self.calls.lock().ok().and_then(|mut c| c.remove(id));
+        if let Some(call) = call {
+            call.stop();
+        }
+    }
+}
+
+/// Start the upstream call of `tool` in its own task; the id it is held by.
+fn start(
+    shared: &Arc<Shared>,
+    tool: String,
+    args: Map<String, Value>,
+    principal: String,
+    form_ok: bool,
+) -> Result<String, ToolError> {
+    let Some(upstream) = shared.upstream() else {
+        return Err(ToolError::internal("no upstream server is attached"));
+    };
+    let call = HeldCall::new(principal, form_ok);
+    shared.held.insert(&call)?;
+    let task = {
+        let shared = Arc::clone(shared);
+        let call = Arc::clone(&call);
+        tokio::spawn(async move {
+            let result = if upstream.revision() == Revision::V2026_07_28 {
+                // Each round's questions are answered on this task: they
+                // find their call in the task-local, calls run side by side.
+                let calling = upstream.call_tool(&tool, Value::Object(args));
+                crate::relay::ASKING.scope(Arc::clone(&call), calling).await
+            } else {
+                // One 2025-11-25 call at a time: its questions are this call's.
+                let _lane = shared.lane.lock().await;
+                let _entered = shared.relay.enter(Arc::clone(&call));
+                upstream.call_tool(&tool, Value::Object(args)).await
+            };
+            let _ = call.send(Event::Done(Box::new(result))).await;
+        })
+    };
+    if let Ok(mut slot) = call.task.lock() {
+        *slot = Some(task.abort_handle());
+    }
+    Ok(call.id.clone())
+}
+
+/// Lets a held call go when dropped, if armed.
+struct Release {
+    shared: Arc<Shared>,
+    id: String,
+    armed: bool,
+}
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        if self.armed {
+            self.shared.held.remove(&self.id);
+        }
+    }
+}
+
+/// The handler of every forwarded tool: run `tool` upstream, asking its
+/// questions of this call's client, and answer its result as it is.
+pub(crate) async fn forward(
+    shared: Arc<Shared>,
+    tool: String,
+    cx: ToolContext,
+    args: Map<String, Value>,
+) -> Result<ToolOutput, ToolError> {
+    let principal = cx.principal().to_string();
+    let form_ok = cx
+        .client_capabilities()
+        .get("elicitation")
+        .and_then(Value::as_object)
+        .is_some_and(|e| e.contains_key("form") || !e.contains_key("url"));
+    let id: String = {
+        let principal = principal.clone();
+        let shared = Arc::clone(&shared);
+        cx.once(CALL_STEP, move || {
+            let started = start(&shared, tool, args, principal, form_ok);
+            async move { started }
+        })
+        .await?
+    };
+    // A 2025-11-25 call is one round: when its handler is dropped unfinished
+    // (the client cancelled, or went away), the upstream call stops too.
+    // (A 2026-07-28 round's handler is dropped on purpose where it asks.)
+    let _release = Release {
+        shared: Arc::clone(&shared),
+        id: id.clone(),
+        armed: cx.revision() == Revision::V2025_11_25,
+    };
+    let Some(call) = shared.held.get(&id, &principal) else {
+        tracing::info!("a retry for an upstream call the gateway no longer holds");
+        return Err(ToolError::Rpc(RpcError::invalid_params(
+            "requestState is invalid or expired",
+        )));
+    };
+    loop {
+        if let Some((seq, message, schema)) = call.open_question() {
+            let question = Question::schema(message, schema).key(format!("upstream-{seq}"));
+            // On 2026-07-28 without the answer yet, this does not return:
+            // the round ends and the question stays open for the retry.
+            let response = match cx.ask(question).await {
+                Ok(Answer::Accepted(content)) => ElicitationResponse::Accept(content),
+                Ok(Answer::Declined) => ElicitationResponse::Decline,
+                Ok(Answer::Cancelled) => ElicitationResponse::Cancel,
+                Err(e) => {
+                    tracing::warn!(error = %e, seq, "the question could not be put to the client; the upstream gets cancel");
+                    ElicitationResponse::Cancel
+                }
+            };
+            call.answer(seq, response);
+            continue;
+        }
+        match call.next_event().await {
+            Some(Event::Question(open)) => call.set_open(open),
+            Some(Event::Done(result)) => {
+                shared.held.remove(&id);
+                return (*result)
+                    .map(ToolOutput::from_result)
+                    .map_err(upstream_error);
+            }
+            None => {
+                shared.held.remove(&id);
+                return Err(ToolError::internal(
+                    "the upstream call ended without a result",
+                ));
+            }
+        }
+    }
+}

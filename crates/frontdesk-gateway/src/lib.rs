@@ -1,0 +1,265 @@
+//! `frontdesk gateway` as a library: one MCP server side (a frontdesk
+//! [`Server`], over stdio or Streamable HTTP) in front of one upstream MCP
+//! server (reached with a frontdesk [`Client`], a stdio child or a URL),
+//! every elicitation of the upstream's passing through frontdesk's checks on
+//! the way to the person.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use frontdesk::client::ClientConfig;
+//! use frontdesk_gateway::{Gateway, GatewayOptions};
+//!
+//! let gateway = Gateway::new(GatewayOptions::default());
+//! let mut command = tokio::process::Command::new("frontdesk");
+//! command.args(["serve", "--stdio"]);
+//! let upstream = frontdesk::client::Client::connect_stdio(
+//!     command,
+//!     ClientConfig::default(),
+//!     gateway.upstream_handler(),
+//! )
+//! .await?;
+//! let server = gateway.attach(upstream).await?.build();
+//! frontdesk::server::stdio::serve_stdio(server).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! # What it does now
+//!
+//! - `tools/list` answers the upstream's tools as the upstream lists them
+//!   (read once, when attached); `tools/call` runs the upstream's tool and
+//!   answers its result as it is ([`ToolOutput::from_result`]), through the
+//!   server core's [`ToolForward`] extension point.
+//! - A form elicitation the upstream sends during a call (a live
+//!   `elicitation/create` on 2025-11-25, an `input_required` round on
+//!   2026-07-28: the client runtime hands both to the gateway alike) is
+//!   held to the elicitation schema subset (outside it, the upstream is
+//!   refused with `-32602` and the person sees nothing), then asked of the
+//!   downstream client with the server's own [`Question::schema`]: a live
+//!   request to a 2025-11-25 client, an `input_required` round to a
+//!   2026-07-28 one. The answer is validated against the schema by the
+//!   server side before it goes upstream; `decline` and `cancel` pass as
+//!   they are.
+//! - For a 2026-07-28 client the upstream call is kept in the gateway
+//!   across rounds: its id is recorded with
+//!   [`ToolContext::once`](frontdesk::server::ToolContext::once) in the
+//!   sealed `requestState`, and each retry's answer goes to the upstream
+//!   request that waits for it. Held calls are bounded in number
+//!   ([`GatewayOptions::max_held_calls`]) and time
+//!   ([`GatewayOptions::hold_for`]).
+//! - Each question the upstream asks is one line of the log on target
+//!   `frontdesk_gateway::audit` (server, tool, mode, the question, outcome,
+//!   time taken; never the answer's content).
+//! - URL-mode elicitations are not relayed yet: the gateway declares form
+//!   mode only to the upstream, so a conforming upstream does not send them.
+//!
+//! Calls of a 2026-07-28 upstream run side by side: the client runtime
+//! answers a call's rounds on the task that awaits the call, where the
+//! gateway finds which call asks. Calls of a 2025-11-25 upstream run one at a
+//! time: a live `elicitation/create` (on stdio above all) does not say which
+//! call it belongs to, so the one call in flight is the one that asks.
+//!
+//! [`Question::schema`]: frontdesk::server::Question::schema
+//! [`ToolOutput::from_result`]: frontdesk::server::ToolOutput::from_result
+//! [`ToolForward`]: frontdesk::server::ToolForward
+
+mod held;
+mod relay;
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use frontdesk::client::{Client, ClientError, ElicitationHandler, Tool};
+use frontdesk::server::{RpcError, Server, ServerBuilder, ToolDef, ToolError, ToolForward};
+use serde_json::{Map, Value};
+
+use held::Held;
+use relay::Relay;
+
+/// How the gateway holds upstream calls.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct GatewayOptions {
+    /// Most upstream calls held at once (each waits for its downstream
+    /// client's retry); past it a new call is refused as busy.
+    pub max_held_calls: usize,
+    /// How long an upstream call is held for a client's next round; then it
+    /// is stopped and a retry is refused.
+    pub hold_for: Duration,
+}
+
+impl Default for GatewayOptions {
+    /// 256 calls, 11 minutes (the server's human-wait budget, 10 minutes,
+    /// and one more).
+    fn default() -> Self {
+        Self {
+            max_held_calls: 256,
+            hold_for: Duration::from_secs(11 * 60),
+        }
+    }
+}
+
+/// One gateway: make it, connect the upstream [`Client`] with its
+/// [`upstream_handler`](Self::upstream_handler), [`attach`](Self::attach)
+/// the client, serve the [`Server`] it builds. Cheap to clone.
+#[derive(Clone)]
+pub struct Gateway {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway").finish_non_exhaustive()
+    }
+}
+
+/// What every request of the gateway shares.
+pub(crate) struct Shared {
+    pub(crate) held: Held,
+    pub(crate) relay: Arc<Relay>,
+    upstream: RwLock<Option<Client>>,
+    /// The upstream's tools, by name, with the tool that forwards each.
+    tools: RwLock<Tools>,
+    /// One 2025-11-25 upstream call at a time (see the crate docs).
+    pub(crate) lane: tokio::sync::Mutex<()>,
+}
+
+#[derive(Default)]
+struct Tools {
+    listing: Vec<Tool>,
+    defs: HashMap<String, Arc<ToolDef>>,
+}
+
+impl Gateway {
+    /// A gateway with nothing attached yet.
+    pub fn new(options: GatewayOptions) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                held: Held::new(options.max_held_calls, options.hold_for),
+                relay: Arc::new(Relay::default()),
+                upstream: RwLock::new(None),
+                tools: RwLock::new(Tools::default()),
+                lane: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The elicitation handler to connect the upstream [`Client`] with:
+    /// it passes the upstream's questions to the downstream client of the
+    /// call that asks, and refuses those outside the elicitation schema
+    /// subset ([`ElicitationHandler::refusal`]).
+    pub fn upstream_handler(&self) -> Arc<dyn ElicitationHandler> {
+        self.shared.relay.clone()
+    }
+
+    /// Attach the connected upstream: its tools are read (every page), and
+    /// the [`ServerBuilder`] returned serves them (named and described as
+    /// the upstream, with its instructions). Add more to it, then build.
+    pub async fn attach(&self, upstream: Client) -> Result<ServerBuilder, ClientError> {
+        let listing = upstream.list_tools().await?;
+        let info = upstream.server_info();
+        let instructions = upstream.instructions();
+        let defs = listing
+            .iter()
+            .map(|t| (t.name.clone(), Arc::new(self.forwarding_tool(&t.name))))
+            .collect();
+        tracing::info!(
+            server = %info.name,
+            revision = %upstream.revision(),
+            tools = listing.len(),
+            "upstream attached"
+        );
+        if let Ok(mut tools) = self.shared.tools.write() {
+            *tools = Tools { listing, defs };
+        }
+        if let Ok(mut slot) = self.shared.upstream.write() {
+            *slot = Some(upstream);
+        }
+        let mut builder = Server::builder(info.name, info.version)
+            .forward_tools(Arc::new(Forward(Arc::clone(&self.shared))));
+        if let Some(text) = instructions {
+            builder = builder.instructions(text);
+        }
+        Ok(builder)
+    }
+
+    /// Let the upstream go (it ended; a new one will be attached): calls
+    /// fail at once with an internal error until then, rather than wait on a
+    /// connection nobody answers. The tool list is kept.
+    pub fn detach(&self) -> Option<Client> {
+        self.shared.upstream.write().ok().and_then(|mut u| u.take())
+    }
+
+    /// The upstream client, once attached.
+    pub fn upstream(&self) -> Option<Client> {
+        self.shared.upstream()
+    }
+
+    /// How many upstream calls are held right now (waiting for a
+    /// downstream client's next round, or running).
+    pub fn held_calls(&self) -> usize {
+        self.shared.held.len()
+    }
+
+    /// The tool that forwards calls of `name` upstream.
+    fn forwarding_tool(&self, name: &str) -> ToolDef {
+        let shared = Arc::clone(&self.shared);
+        let tool = name.to_string();
+        // The schema is the upstream's business: the listing shows its own,
+        // and the upstream checks the arguments.
+        ToolDef::raw(name, "", Value::Object(Map::new()), move |cx, args| {
+            held::forward(Arc::clone(&shared), tool.clone(), cx, args)
+        })
+    }
+}
+
+impl Shared {
+    pub(crate) fn upstream(&self) -> Option<Client> {
+        self.upstream.read().ok().and_then(|u| u.clone())
+    }
+}
+
+/// The server core's view of the upstream's tools.
+struct Forward(Arc<Shared>);
+
+impl ToolForward for Forward {
+    fn listing(&self) -> Vec<Tool> {
+        self.0
+            .tools
+            .read()
+            .map(|t| t.listing.clone())
+            .unwrap_or_default()
+    }
+
+    fn tool(&self, name: &str) -> Option<Arc<ToolDef>> {
+        self.0
+            .tools
+            .read()
+            .ok()
+            .and_then(|t| t.defs.get(name).cloned())
+    }
+}
+
+/// An upstream failure as the downstream client's error: the upstream's
+/// JSON-RPC error as it is; a refused question a tool error; anything else
+/// an internal error, logged.
+pub(crate) fn upstream_error(e: ClientError) -> ToolError {
+    match e {
+        ClientError::Rpc(error) => {
+            let mut rpc = RpcError::new(error.code, error.message.clone());
+            if let Some(data) = error.data.clone() {
+                rpc = rpc.with_data(data);
+            }
+            ToolError::Rpc(rpc)
+        }
+        // A 2026-07-28 upstream's round held a question the gateway
+        // refused: the call ended there, as a tool error the model can read.
+        ClientError::Refused { reason, .. } => ToolError::execution(format!(
+            "The server asked a question this gateway does not pass on: {reason}"
+        )),
+        other => {
+            tracing::warn!(error = %other, "the upstream call failed");
+            ToolError::internal(format!("the upstream server failed: {other}"))
+        }
+    }
+}

@@ -1,0 +1,640 @@
+//! The gateway between real parts: a frontdesk `Client` (scripted answers)
+//! → the gateway's `Server` → a frontdesk `Client` → the brightgrid demo
+//! server (`book_return`: a form, then a confirmation), on each pairing of
+//! revisions; and a hostile upstream asking a form outside the subset.
+#![allow(unreachable_pub, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use frontdesk::client::{
+    BoxFuture, Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationKind,
+    ElicitationResponse, HandlerModes, Revision,
+};
+use frontdesk::server::{Form, Server};
+use frontdesk_demo::{DemoOptions, ReturnForm};
+use frontdesk_gateway::{Gateway, GatewayOptions};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// Answers in order; records what it was shown (message, schema).
+#[derive(Default)]
+struct Script {
+    answers: Mutex<VecDeque<ElicitationResponse>>,
+    seen: Mutex<Vec<(String, Value)>>,
+    /// How long the "person" takes.
+    delay: std::time::Duration,
+}
+
+impl Script {
+    fn new(answers: Vec<ElicitationResponse>) -> Arc<Self> {
+        Arc::new(Self {
+            answers: Mutex::new(answers.into()),
+            ..Self::default()
+        })
+    }
+
+    fn seen(&self) -> Vec<(String, Value)> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl ElicitationHandler for Script {
+    fn modes(&self) -> HandlerModes {
+        HandlerModes {
+            form: true,
+            url: false,
+        }
+    }
+
+    fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
+        let ElicitationKind::Form { form, .. } = &request.kind else {
+            panic!("only forms in these tests");
+        };
+        self.seen
+            .lock()
+            .unwrap()
+            .push((request.message.clone(), form.schema.to_json()));
+        let answer = self
+            .answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .expect("a scripted answer");
+        let delay = self.delay;
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            answer
+        })
+    }
+}
+
+fn accept(content: Value) -> ElicitationResponse {
+    let Value::Object(map) = content else {
+        panic!("content is an object")
+    };
+    ElicitationResponse::Accept(map)
+}
+
+fn return_form() -> Value {
+    json!({
+        "reason": "damaged",
+        "boxes": 2,
+        "pickup_date": "2026-12-10",
+        "contact_email": "ada@example.com"
+    })
+}
+
+/// `server` served on one end of an in-memory pipe; a client on the other.
+async fn client_of(
+    server: Server,
+    config: ClientConfig,
+    handler: Arc<dyn ElicitationHandler>,
+) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        let _ = frontdesk::server::stdio::serve(server, read, write).await;
+    });
+    let (read, write) = tokio::io::split(client_end);
+    Client::connect_io(read, write, config, handler)
+        .await
+        .expect("connected")
+}
+
+fn brightgrid() -> Server {
+    frontdesk_demo::register(
+        Server::builder("brightgrid", "1.0.0"),
+        "http://127.0.0.1:9",
+        &DemoOptions::default(),
+    )
+    .build()
+}
+
+/// The gateway in front of the demo (spoken to in `upstream`), its server
+/// reached by a client on `downstream` answering with `script`; the
+/// downstream wire recorded.
+async fn through_gateway(
+    upstream: Revision,
+    downstream: Revision,
+    script: Arc<Script>,
+) -> (Gateway, Client, Arc<Mutex<Vec<(Direction, Value)>>>) {
+    let gateway = Gateway::new(GatewayOptions::default());
+    let up = client_of(
+        brightgrid(),
+        ClientConfig::default().protocol(upstream),
+        gateway.upstream_handler(),
+    )
+    .await;
+    assert_eq!(up.revision(), upstream);
+    let server = gateway.attach(up).await.expect("attached").build();
+    let wire: Arc<Mutex<Vec<(Direction, Value)>>> = Arc::default();
+    let tap = Arc::clone(&wire);
+    let config = ClientConfig::default()
+        .protocol(downstream)
+        .on_wire(move |d, m| tap.lock().unwrap().push((d, m.clone())));
+    let down = client_of(server, config, script).await;
+    assert_eq!(down.revision(), downstream);
+    (gateway, down, wire)
+}
+
+const PAIRINGS: [(Revision, Revision); 4] = [
+    (Revision::V2025_11_25, Revision::V2025_11_25),
+    (Revision::V2025_11_25, Revision::V2026_07_28),
+    (Revision::V2026_07_28, Revision::V2025_11_25),
+    (Revision::V2026_07_28, Revision::V2026_07_28),
+];
+
+#[tokio::test]
+async fn tools_are_listed_as_the_upstream_lists_them() {
+    for (upstream, downstream) in PAIRINGS {
+        let (_gateway, down, _) = through_gateway(upstream, downstream, Script::new(vec![])).await;
+        let direct = client_of(
+            brightgrid(),
+            ClientConfig::default().protocol(upstream),
+            Script::new(vec![]),
+        )
+        .await;
+        assert_eq!(
+            down.list_tools().await.unwrap(),
+            direct.list_tools().await.unwrap(),
+            "{upstream} → {downstream}"
+        );
+        assert_eq!(down.server_info().name, "brightgrid");
+    }
+}
+
+#[tokio::test]
+async fn book_return_accepted_and_confirmed_on_every_pairing() {
+    for (upstream, downstream) in PAIRINGS {
+        let script = Script::new(vec![
+            accept(return_form()),
+            accept(json!({"confirm": true})),
+        ]);
+        let (gateway, down, _) = through_gateway(upstream, downstream, Arc::clone(&script)).await;
+        let result = down
+            .call_tool("book_return", json!({"order_id": "A-1001"}))
+            .await
+            .unwrap();
+        // The upstream's result, as it made it.
+        assert_eq!(
+            result.structured_content,
+            Some(json!({
+                "orderId": "A-1001", "reason": "damaged", "boxes": 2,
+                "pickupDate": "2026-12-10", "contactEmail": "ada@example.com",
+                "notes": null, "status": "booked"
+            })),
+            "{upstream} → {downstream}"
+        );
+        assert_eq!(result.is_error, Some(false));
+        // The person saw the upstream's two questions, schemas as sent.
+        let seen = script.seen();
+        assert_eq!(seen.len(), 2, "{upstream} → {downstream}");
+        assert_eq!(seen[0].0, "Tell us about the return of order A-1001");
+        assert_eq!(seen[0].1, ReturnForm::schema().to_json());
+        assert_eq!(
+            seen[1].0,
+            "Book a pickup of 2 box(es) on 2026-12-10 for order A-1001?"
+        );
+        assert_eq!(gateway.held_calls(), 0, "the finished call is let go");
+    }
+}
+
+#[tokio::test]
+async fn decline_and_cancel_reach_the_upstream_as_they_are() {
+    for (upstream, downstream) in PAIRINGS {
+        let script = Script::new(vec![ElicitationResponse::Decline]);
+        let (_g, down, _) = through_gateway(upstream, downstream, script).await;
+        let result = down
+            .call_tool("book_return", json!({"order_id": "A-1"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            result.content[0].as_text(),
+            Some("No return was booked: the person declined.")
+        );
+        let script = Script::new(vec![accept(return_form()), ElicitationResponse::Cancel]);
+        let (_g, down, _) = through_gateway(upstream, downstream, script).await;
+        let result = down
+            .call_tool("book_return", json!({"order_id": "A-1"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            result.content[0].as_text(),
+            Some("No return was booked: not confirmed."),
+            "{upstream} → {downstream}"
+        );
+    }
+}
+
+/// A 2026-07-28 client: each upstream question is one `input_required`
+/// round, under `upstream-N`, with a state sealed by the gateway; the
+/// retry's answer goes to the waiting upstream request.
+#[tokio::test]
+async fn a_modern_client_gets_one_round_per_upstream_question() {
+    let script = Script::new(vec![
+        accept(return_form()),
+        accept(json!({"confirm": true})),
+    ]);
+    let (_g, down, wire) =
+        through_gateway(Revision::V2025_11_25, Revision::V2026_07_28, script).await;
+    down.call_tool("book_return", json!({"order_id": "A-1001"}))
+        .await
+        .unwrap();
+    let results: Vec<Value> = wire
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(d, m)| *d == Direction::Incoming && m.get("result").is_some())
+        .map(|(_, m)| m["result"].clone())
+        .filter(|r| r.get("content").is_some() || r.get("inputRequests").is_some())
+        .collect();
+    assert_eq!(results.len(), 3, "{results:#?}");
+    let first = results[0].as_object().unwrap();
+    assert_eq!(first["resultType"], "input_required");
+    assert_eq!(
+        first["inputRequests"],
+        json!({"upstream-1": {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": "Tell us about the return of order A-1001",
+                "requestedSchema": ReturnForm::schema().to_json()
+            }
+        }})
+    );
+    assert!(first["requestState"].as_str().is_some_and(|s| s.len() > 40));
+    let second = results[1].as_object().unwrap();
+    assert_eq!(second["resultType"], "input_required");
+    let keys: Vec<&String> = second["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, ["upstream-2"]);
+    assert_eq!(results[2]["resultType"], "complete");
+    assert_eq!(results[2]["structuredContent"]["status"], "booked");
+}
+
+/// A hand-written 2025-11-25 server on stdio whose one tool asks `params`
+/// (something that must not reach the person); it records what came back
+/// for its question and answers the call.
+async fn hostile_upstream(
+    seen: Arc<Mutex<Option<Value>>>,
+    params: Value,
+) -> (tokio::io::DuplexStream, tokio::task::JoinHandle<()>) {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let task = tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_end);
+        let mut lines = BufReader::new(read).lines();
+        let mut call_id = Value::Null;
+        while let Ok(Some(line)) = lines.next_line().await {
+            let m: Value = serde_json::from_str(&line).unwrap();
+            let reply = match m.get("method").and_then(Value::as_str) {
+                Some("initialize") => Some(json!({"jsonrpc": "2.0", "id": m["id"], "result": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "hostile", "version": "0.0.1"}
+                }})),
+                Some("tools/list") => Some(json!({"jsonrpc": "2.0", "id": m["id"], "result": {
+                    "tools": [{"name": "nested", "inputSchema": {"type": "object"}}]
+                }})),
+                Some("tools/call") => {
+                    call_id = m["id"].clone();
+                    Some(
+                        json!({"jsonrpc": "2.0", "id": "q1", "method": "elicitation/create",
+                        "params": params}),
+                    )
+                }
+                Some(_) => None,
+                None if m["id"] == "q1" => {
+                    *seen.lock().unwrap() = Some(m.clone());
+                    Some(json!({"jsonrpc": "2.0", "id": call_id, "result": {
+                        "content": [{"type": "text", "text": "refused, as it should be"}]
+                    }}))
+                }
+                None => None,
+            };
+            if let Some(reply) = reply {
+                let mut text = reply.to_string();
+                text.push('\n');
+                write.write_all(text.as_bytes()).await.unwrap();
+            }
+        }
+    });
+    (client_end, task)
+}
+
+/// What the hostile upstream got back for `params`, through the gateway
+/// to a `downstream` client that would accept anything it were shown.
+async fn refused_upstream(params: Value, downstream: Revision) -> Value {
+    let seen = Arc::new(Mutex::new(None));
+    let (pipe, _task) = hostile_upstream(Arc::clone(&seen), params).await;
+    let gateway = Gateway::new(GatewayOptions::default());
+    let (read, write) = tokio::io::split(pipe);
+    let up = Client::connect_io(
+        read,
+        write,
+        ClientConfig::default().protocol(Revision::V2025_11_25),
+        gateway.upstream_handler(),
+    )
+    .await
+    .unwrap();
+    let server = gateway.attach(up).await.unwrap().build();
+    let script = Script::new(vec![]);
+    let down = client_of(
+        server,
+        ClientConfig::default().protocol(downstream),
+        Arc::clone(&script) as Arc<dyn ElicitationHandler>,
+    )
+    .await;
+    let result = down.call_tool("nested", json!({})).await.unwrap();
+    assert_eq!(
+        result.content[0].as_text(),
+        Some("refused, as it should be")
+    );
+    assert!(script.seen().is_empty(), "the person saw nothing");
+    let answer = seen.lock().unwrap().clone();
+    answer.expect("the upstream got an answer")
+}
+
+/// A URL-mode question (here a `javascript:` URL) never reaches the
+/// client: the gateway does not declare URL mode, and the upstream is told.
+#[tokio::test]
+async fn a_url_question_is_refused_to_the_upstream() {
+    let params = json!({"mode": "url", "message": "Sign in", "elicitationId": "e1",
+        "url": "javascript:alert(document.cookie)"});
+    for downstream in [Revision::V2025_11_25, Revision::V2026_07_28] {
+        assert_eq!(
+            refused_upstream(params.clone(), downstream).await,
+            json!({"jsonrpc": "2.0", "id": "q1", "error": {
+                "code": -32602,
+                "message": "Elicitation mode 'url' is not supported by this client"
+            }})
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_form_outside_the_subset_is_refused_to_the_upstream_and_never_shown() {
+    let params = json!({"mode": "form", "message": "Your address", "requestedSchema": {
+        "type": "object",
+        "properties": {"address": {"type": "object", "properties": {
+            "street": {"type": "string"}}}}
+    }});
+    for downstream in [Revision::V2025_11_25, Revision::V2026_07_28] {
+        let answer = refused_upstream(params.clone(), downstream).await;
+        assert_eq!(
+            answer,
+            json!({"jsonrpc": "2.0", "id": "q1", "error": {
+                "code": -32602,
+                "message": "invalid requestedSchema: field \"address\": nested objects are not \
+                            supported in a form (refused by the gateway: outside the elicitation \
+                            schema subset)"
+            }}),
+            "{downstream}"
+        );
+    }
+}
+
+/// A retry that comes after the gateway stopped holding its call (held
+/// 200 ms here; the person takes 400) is refused with the state error.
+#[tokio::test]
+async fn a_call_held_past_its_time_is_refused() {
+    let mut options = GatewayOptions::default();
+    options.hold_for = std::time::Duration::from_millis(200);
+    let gateway = Gateway::new(options);
+    let up = client_of(
+        brightgrid(),
+        ClientConfig::default().protocol(Revision::V2025_11_25),
+        gateway.upstream_handler(),
+    )
+    .await;
+    let server = gateway.attach(up).await.unwrap().build();
+    let down = client_of(
+        server,
+        ClientConfig::default().protocol(Revision::V2026_07_28),
+        Arc::new(Script {
+            answers: Mutex::new(vec![accept(return_form())].into()),
+            delay: std::time::Duration::from_millis(400),
+            ..Script::default()
+        }),
+    )
+    .await;
+    let err = down
+        .call_tool("book_return", json!({"order_id": "A-1"}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("requestState is invalid or expired"),
+        "{err}"
+    );
+    assert_eq!(gateway.held_calls(), 1, "swept when the next call starts");
+}
+
+/// A 2025-11-25 client that cancels its call while the upstream waits for
+/// an answer: the gateway lets the upstream call go (its question answered
+/// cancel), so the next call is not stuck behind it.
+#[tokio::test]
+async fn a_cancelled_call_lets_the_upstream_call_go() {
+    let gateway = Gateway::new(GatewayOptions::default());
+    let up = client_of(
+        brightgrid(),
+        ClientConfig::default().protocol(Revision::V2025_11_25),
+        gateway.upstream_handler(),
+    )
+    .await;
+    let server = gateway.attach(up).await.unwrap().build();
+    let (ours, theirs) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(theirs);
+    tokio::spawn(frontdesk::server::stdio::serve(server, read, write));
+    let (read, mut write) = tokio::io::split(ours);
+    let mut lines = BufReader::new(read).lines();
+    let mut send = async |m: Value| {
+        let mut text = m.to_string();
+        text.push('\n');
+        write.write_all(text.as_bytes()).await.unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "raw", "version": "1"}}}),
+    )
+    .await;
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let call = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "book_return", "arguments": {"order_id": format!("C-{id}")}}})
+    };
+    send(call(1)).await;
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(5), lines.next_line())
+            .await
+            .expect("a message within 5 s")
+            .unwrap()
+            .unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    assert_eq!(next().await["id"], 0);
+    let asked = next().await;
+    assert_eq!(asked["method"], "elicitation/create");
+    assert_eq!(
+        asked["params"]["message"],
+        "Tell us about the return of order C-1"
+    );
+    assert_eq!(gateway.held_calls(), 1);
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 1, "reason": "changed my mind"}}),
+    )
+    .await;
+    // The next call's question comes: the lane is free.
+    send(call(2)).await;
+    let asked = loop {
+        let m = next().await;
+        if m["method"] == "elicitation/create" {
+            break m;
+        }
+    };
+    assert_eq!(
+        asked["params"]["message"],
+        "Tell us about the return of order C-2"
+    );
+    assert_eq!(gateway.held_calls(), 1, "only the second call is held");
+}
+
+/// A frontdesk server made to ask a form outside the subset (read leniently,
+/// as a careless server would send it), on either revision: the question
+/// never reaches the client, and the call ends with the reason.
+#[tokio::test]
+async fn an_out_of_subset_form_from_either_upstream_revision_is_stopped() {
+    use frontdesk::server::{FormSchema, InputRequest, ToolDef, ToolOutput};
+    let nested = json!({"type": "object", "properties": {
+        "address": {"type": "object", "properties": {"street": {"type": "string"}}}}});
+    let lenient = FormSchema::parse(&nested).unwrap().schema;
+    let careless = move || {
+        let schema = lenient.clone();
+        Server::builder("careless", "1.0.0")
+            .tool(ToolDef::raw(
+                "where",
+                "Asks a nested form",
+                json!({}),
+                move |cx, _| {
+                    let schema = schema.clone();
+                    async move {
+                        let asked = cx
+                            .ask_all(vec![("addr".into(), InputRequest::form("Where?", schema))])
+                            .await;
+                        Ok(match asked {
+                            Ok(answers) => ToolOutput::text(format!("answered: {answers:?}")),
+                            Err(e) => ToolOutput::error(format!("not asked: {e}")),
+                        })
+                    }
+                },
+            ))
+            .build()
+    };
+    let reason = "invalid requestedSchema: field \"address\": nested objects are not supported \
+                  in a form (refused by the gateway: outside the elicitation schema subset)";
+    for (upstream, downstream) in PAIRINGS {
+        let gateway = Gateway::new(GatewayOptions::default());
+        let up = client_of(
+            careless(),
+            ClientConfig::default().protocol(upstream),
+            gateway.upstream_handler(),
+        )
+        .await;
+        let server = gateway.attach(up).await.unwrap().build();
+        let script = Script::new(vec![accept(json!({}))]);
+        let down = client_of(
+            server,
+            ClientConfig::default().protocol(downstream),
+            Arc::clone(&script) as Arc<dyn ElicitationHandler>,
+        )
+        .await;
+        let result = down.call_tool("where", json!({})).await.unwrap();
+        assert!(script.seen().is_empty(), "{upstream} → {downstream}: shown");
+        assert_eq!(result.is_error, Some(true), "{upstream} → {downstream}");
+        let text = result.content[0].as_text().unwrap();
+        assert!(text.contains(reason), "{upstream} → {downstream}: {text}");
+    }
+}
+
+/// Answers only once two questions are open at the same time (or after
+/// 3 s), then declines; says whether each answer saw the other question.
+#[derive(Default)]
+struct Together {
+    open: Mutex<usize>,
+    changed: tokio::sync::Notify,
+    overlapped: Mutex<Vec<bool>>,
+}
+
+impl ElicitationHandler for Together {
+    fn modes(&self) -> HandlerModes {
+        HandlerModes {
+            form: true,
+            url: false,
+        }
+    }
+
+    fn elicit(&self, _request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
+        Box::pin(async move {
+            *self.open.lock().unwrap() += 1;
+            self.changed.notify_waiters();
+            let both = async {
+                loop {
+                    let waiting = self.changed.notified();
+                    if *self.open.lock().unwrap() >= 2 {
+                        return;
+                    }
+                    waiting.await;
+                }
+            };
+            let overlapped = tokio::time::timeout(std::time::Duration::from_secs(3), both)
+                .await
+                .is_ok();
+            self.overlapped.lock().unwrap().push(overlapped);
+            ElicitationResponse::Decline
+        })
+    }
+}
+
+/// Calls of a 2026-07-28 upstream run side by side (each round's questions
+/// find their own call); on either client revision.
+#[tokio::test]
+async fn calls_of_a_modern_upstream_run_side_by_side() {
+    for downstream in [Revision::V2025_11_25, Revision::V2026_07_28] {
+        let gateway = Gateway::new(GatewayOptions::default());
+        let up = client_of(
+            brightgrid(),
+            ClientConfig::default().protocol(Revision::V2026_07_28),
+            gateway.upstream_handler(),
+        )
+        .await;
+        let server = gateway.attach(up).await.unwrap().build();
+        let person = Arc::new(Together::default());
+        let down = client_of(
+            server,
+            ClientConfig::default().protocol(downstream),
+            Arc::clone(&person) as Arc<dyn ElicitationHandler>,
+        )
+        .await;
+        let (a, b) = tokio::join!(
+            down.call_tool("book_return", json!({"order_id": "A"})),
+            down.call_tool("book_return", json!({"order_id": "B"})),
+        );
+        for r in [a, b] {
+            assert_eq!(
+                r.unwrap().content[0].as_text(),
+                Some("No return was booked: the person declined.")
+            );
+        }
+        assert_eq!(
+            *person.overlapped.lock().unwrap(),
+            [true, true],
+            "{downstream}"
+        );
+    }
+}
