@@ -40,7 +40,15 @@ where
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime.block_on(body),
+        Ok(runtime) => {
+            let code = runtime.block_on(body);
+            // tokio reads stdin on a blocking thread that returns only when a line
+            // (or end of input) comes; dropping the runtime would wait for it, so a
+            // stdio server told to stop by a signal, its input still open, would
+            // never exit. The command's work is done: do not wait for that read.
+            runtime.shutdown_background();
+            code
+        }
         Err(error) => {
             crate::output::error(command, &format!("cannot start the async runtime: {error}"));
             exit::code(exit::CANNOT_START)

@@ -23,6 +23,7 @@ mod serve_crash;
 mod serve_http;
 mod serve_pages;
 mod serve_restart;
+mod serve_signals;
 mod signin;
 mod support;
 mod tmux;
