@@ -154,7 +154,14 @@ impl Transport for LineTransport {
                 key,
             };
             self.write(&message).await?;
-            rx.await.map_err(|_| ClientError::Closed)
+            // The read loop ends every request pending when the server's output
+            // ends; one registered after that would wait for a reply that cannot
+            // come (its line may still be written to a server that reads on).
+            tokio::select! {
+                biased;
+                reply = rx => reply.map_err(|_| ClientError::Closed),
+                () = self.closed.cancelled() => Err(ClientError::Closed),
+            }
         })
     }
 

@@ -527,3 +527,41 @@ async fn a_request_the_handler_refuses_is_never_shown() {
     assert!(inner.seen().is_empty(), "a refused form reached the person");
     client.close().await;
 }
+
+/// A server that closes its output but keeps reading (a crashed writer, a
+/// proxy that half-closed): a request made after the client saw the end of
+/// its output fails at once with `Closed`, not after the request timeout.
+#[tokio::test]
+async fn a_request_after_the_server_closed_its_output_fails_at_once() {
+    let (client_io, server_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        let (read, mut write) = tokio::io::split(server_io);
+        let mut lines = BufReader::new(read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if message["method"] == "initialize" {
+                let reply = result(
+                    &message["id"],
+                    json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "half-closed", "version": "1"}}),
+                );
+                let _ = write.write_all(format!("{reply}\n").as_bytes()).await;
+                let _ = write.shutdown().await;
+            }
+        }
+    });
+    let (r, w) = tokio::io::split(client_io);
+    let config = ClientConfig::default().protocol(ProtocolChoice::Only(Revision::V2025_11_25));
+    let client = Client::connect_io(r, w, config, TestHandler::new([]))
+        .await
+        .unwrap();
+    // Let the client read the end of the server's output first.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let outcome = tokio::time::timeout(Duration::from_secs(5), client.list_tools()).await;
+    assert!(
+        matches!(outcome, Ok(Err(ClientError::Closed))),
+        "{outcome:?}"
+    );
+}
