@@ -25,9 +25,11 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use frontdesk::client::{
-    BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+    Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
     check_form_answer,
 };
+
+use frontdesk::BoxFuture;
 use serde_json::{Map, Value};
 use tokio::sync::{oneshot, watch};
 
@@ -256,6 +258,8 @@ impl ParkedHandler {
                     }
                     ElicitationResponse::Accept(Map::new())
                 }
+                // Never handed to this host (see `describe_question`).
+                _ => ElicitationResponse::Cancel,
             },
         };
         let url_accepted = matches!(

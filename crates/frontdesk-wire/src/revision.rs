@@ -21,6 +21,10 @@ use crate::constants::version;
 /// assert_eq!(Revision::V2025_11_25.to_string(), "2025-11-25");
 /// # Ok::<(), frontdesk_wire::UnknownRevision>(())
 /// ```
+///
+/// Deliberately exhaustive (unlike the wire's other enums): a new revision
+/// changes how every message is read and answered, so code that matches on
+/// it should stop compiling until it says what it does for the new one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Revision {
     /// 2025-11-25: the `initialize` handshake, sessions, server-to-client

@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::client::{Step, TestHandler};
-use frontdesk::client::{Client, ClientConfig, ClientError, Notice, ProtocolChoice, Revision};
+use frontdesk::client::{Client, ClientConfig, ClientError, Notice, ProtocolChoice};
+use frontdesk::wire::Revision;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -395,8 +396,7 @@ async fn a_form_that_is_not_an_object_ends_a_modern_call() {
 #[tokio::test]
 async fn the_unchecked_answers_hook_sends_its_result_as_given() {
     let handler = TestHandler::new([Step::Accept(json!({"m": "not a number"})), Step::Decline]);
-    let mut config = ClientConfig::default();
-    config.unchecked_answers = Some(Arc::new(|params| {
+    let unchecked: frontdesk::client::UncheckedAnswers = Arc::new(|params| {
         let schema = match params {
             frontdesk_wire::ElicitRequestParams::Form(p) => &p.requested_schema,
             _ => return None,
@@ -407,7 +407,11 @@ async fn the_unchecked_answers_hook_sends_its_result_as_given() {
                 .cloned()
                 .unwrap_or_default()
         })
-    }));
+    });
+    let config = ClientConfig {
+        unchecked_answers: Some(unchecked),
+        ..ClientConfig::default()
+    };
     let (client, mut peer) = connect(
         Revision::V2025_11_25,
         handler.clone(),

@@ -25,7 +25,8 @@ use crate::server::api::tool::ToolDef;
 /// that serves it decide the same.
 ///
 /// ```
-/// use frontdesk::server::{Revision, Server};
+/// use frontdesk::server::Server;
+/// use frontdesk::wire::Revision;
 ///
 /// let server = Server::builder("demo", "1.0.0").build();
 /// let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
