@@ -4,6 +4,7 @@
 //! up here, once), and its params: typed for `tools/call`, JSON text for
 //! every other method, read by the step that serves it.
 
+#[cfg(feature = "http-server")]
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -321,6 +322,7 @@ impl Incoming {
     }
 
     /// Whether the message is a `tools/call`.
+    #[cfg(feature = "http-server")]
     pub(crate) fn is_tool_call(&self) -> bool {
         self.method() == Some(method::TOOLS_CALL)
     }
