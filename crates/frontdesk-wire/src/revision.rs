@@ -82,7 +82,14 @@ impl fmt::Display for Revision {
 /// A version string that is not a [`Revision`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown protocol revision {0:?} (known: 2026-07-28, 2025-11-25)")]
-pub struct UnknownRevision(pub String);
+pub struct UnknownRevision(String);
+
+impl UnknownRevision {
+    /// The version string that was read.
+    pub fn value(&self) -> &str {
+        &self.0
+    }
+}
 
 impl FromStr for Revision {
     type Err = UnknownRevision;

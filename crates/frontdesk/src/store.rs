@@ -24,3 +24,12 @@ pub enum StoreError {
     #[error("store backend failed: {0}")]
     Backend(crate::Reason),
 }
+
+impl StoreError {
+    /// Who must act to get past it: always the operator (the store is full or its backend failed).
+    pub fn party(&self) -> crate::Party {
+        crate::Party::Operator
+    }
+}
+
+crate::errors::party_predicates!(StoreError);

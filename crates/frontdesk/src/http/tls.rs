@@ -46,6 +46,15 @@ pub enum TlsError {
     Rejected(crate::Reason),
 }
 
+impl TlsError {
+    /// Who must act to get past it: always the operator (the certificate and key files are theirs).
+    pub fn party(&self) -> crate::Party {
+        crate::Party::Operator
+    }
+}
+
+crate::errors::party_predicates!(TlsError);
+
 /// A certificate chain and key from PEM files, for
 /// [`HttpListener::tls`](super::HttpListener::tls); cheap to clone (clones
 /// share the certificate, so reloading one reloads all).

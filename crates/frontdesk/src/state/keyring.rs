@@ -47,6 +47,15 @@ pub enum KeyConfigError {
     },
 }
 
+impl KeyConfigError {
+    /// Who must act to get past it: always the operator (the sealing keys are theirs).
+    pub fn party(&self) -> crate::Party {
+        crate::Party::Operator
+    }
+}
+
+crate::errors::party_predicates!(KeyConfigError);
+
 /// One 256-bit sealing key and its id.
 ///
 /// The key bytes are wiped when the key is dropped; `Debug` shows only the id.

@@ -155,6 +155,15 @@ pub enum JwtConfigError {
     Invalid(crate::Reason),
 }
 
+impl JwtConfigError {
+    /// Who must act to get past it: always the operator (the key set and its configuration are theirs).
+    pub fn party(&self) -> crate::Party {
+        crate::Party::Operator
+    }
+}
+
+crate::errors::party_predicates!(JwtConfigError);
+
 /// One verification key.
 struct Key {
     kid: Option<String>,
