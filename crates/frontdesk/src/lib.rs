@@ -72,7 +72,7 @@
 //!
 //! The derive's attributes (titles, bounds, formats, defaults, renames) are
 //! documented on [`Form`](macro@Form); forms only known at run time are
-//! built with [`FormSchema::builder`](server::FormSchema::builder) and asked
+//! built with [`FormSchema::builder`](form::FormSchema::builder) and asked
 //! with [`Question::schema`](server::Question::schema); a page to open
 //! (sign-in, payment) with [`Question::url`](server::Question::url).
 //!

@@ -225,7 +225,7 @@ impl HttpListener {
         self.addr
     }
 
-    /// `http://<address>` (`https://` with [`tls`](Self::tls)) as browsers
+    /// `http://<address>` (`https://` when it serves TLS, feature `tls`) as browsers
     /// on this machine reach it (an unspecified bind address becomes
     /// loopback), or [`HttpOptions::public_base_url`].
     pub fn base_url(&self) -> String {
