@@ -13,7 +13,11 @@ fn connect_asks_arguments_as_a_form_and_shows_the_result_as_text_then_json() {
     };
     let screen = tmux.wait_for("Call which tool?");
     assert!(
-        screen.contains("connected to brightgrid 0.1.0 (2026-07-28)"),
+        // The demo is versioned with the workspace, as this crate is.
+        screen.contains(&format!(
+            "connected to brightgrid {} (2026-07-28)",
+            env!("CARGO_PKG_VERSION")
+        )),
         "{screen}"
     );
     assert!(
