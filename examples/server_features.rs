@@ -22,11 +22,17 @@ use std::time::Duration;
 use frontdesk::http::{self, HttpOptions};
 use frontdesk::serde_json::{Map, Value, json};
 use frontdesk::server::{
-    CacheScope, ContentBlock, CreateMessageRequestParams, LoggingLevel, NoArgs, PromptDef,
-    PromptOutput, Resource, ResourceContents, ResourceDef, ResourceOutput, ResourceTemplateDef,
-    Role, SamplingMessage, Server, ServerConfig, TaskSupport, ToolContext, ToolDef, ToolError,
-    ToolOutput, completions_matching,
+    NoArgs, PromptDef, PromptOutput, ResourceDef, ResourceOutput, ResourceTemplateDef, Server,
+    ServerConfig, TaskSupport, ToolContext, ToolDef, ToolError, ToolOutput, completions_matching,
 };
+use frontdesk::wire::CacheScope;
+use frontdesk::wire::ContentBlock;
+use frontdesk::wire::CreateMessageRequestParams;
+use frontdesk::wire::LoggingLevel;
+use frontdesk::wire::Resource;
+use frontdesk::wire::ResourceContents;
+use frontdesk::wire::Role;
+use frontdesk::wire::SamplingMessage;
 
 /// A tool with typed arguments: serde reads them, schemars describes them.
 #[derive(frontdesk::serde::Deserialize, frontdesk::schemars::JsonSchema)]

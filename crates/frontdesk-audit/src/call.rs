@@ -177,9 +177,10 @@ pub(crate) fn step(end: End) -> Step {
             }
         }
         Ok(ResultType::Complete) => Step::Ended(End::Complete(result)),
-        Ok(ResultType::Other(other)) => {
-            Step::Ended(End::Failed(format!("an unknown resultType {other:?}")))
-        }
+        Ok(other) => Step::Ended(End::Failed(format!(
+            "an unknown resultType {:?}",
+            other.as_str()
+        ))),
         Err(e) => Step::Ended(End::Failed(e.to_string())),
     }
 }
@@ -193,7 +194,7 @@ pub(crate) async fn call(
 ) -> CallRecord {
     session.script(script);
     let (end, rounds) = match session.revision() {
-        frontdesk::client::Revision::V2025_11_25 => {
+        frontdesk::wire::Revision::V2025_11_25 => {
             (send(session, params(tool, arguments, None, None)).await, 0)
         }
         _ => call_modern(session, tool, arguments).await,

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use frontdesk::client::{Revision, Tool};
+use frontdesk::wire::Revision;
+
+use frontdesk::wire::Tool;
 use frontdesk_wire::{ElicitRequestParams, meta_key, method};
 use serde_json::{Map, Value};
 

@@ -13,9 +13,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use frontdesk::client::{
-    BoxFuture, Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationKind,
-    ElicitationResponse, HandlerModes, Implementation, ProtocolChoice, Revision, ServerStderr,
+    Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationKind,
+    ElicitationResponse, HandlerModes, ProtocolChoice, ServerStderr,
 };
+
+use frontdesk::BoxFuture;
+
+use frontdesk::wire::Implementation;
+
+use frontdesk::wire::Revision;
 use frontdesk_form::FormSchema;
 use frontdesk_wire::{ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams};
 use serde_json::{Map, Value, json};
@@ -280,6 +286,8 @@ impl ElicitationHandler for AuditHandler {
                     p.elicitation_id.clone_from(elicitation_id);
                     ElicitRequestParams::Url(p)
                 }
+                // Never handed to this handler: it declares form and URL only.
+                _ => return ElicitationResponse::Cancel,
             };
             match self.recorder.reply(None, &params) {
                 Reply::Decline => ElicitationResponse::Decline,

@@ -5,7 +5,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use frontdesk::client::{BoxFuture, ClientConfig};
+use frontdesk::client::ClientConfig;
+
+use frontdesk::BoxFuture;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 /// A reader and a writer speaking newline-delimited JSON-RPC.

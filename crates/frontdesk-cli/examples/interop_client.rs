@@ -13,9 +13,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use frontdesk::client::{
-    BoxFuture, Client, ClientConfig, Elicitation, ElicitationHandler, ElicitationKind,
-    ElicitationResponse, HandlerModes, Revision, ServerStderr,
+    Client, ClientConfig, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse,
+    HandlerModes, ServerStderr,
 };
+
+use frontdesk::BoxFuture;
+
+use frontdesk::wire::Revision;
 use serde_json::{Map, json};
 
 /// Answers every question with one planned action.

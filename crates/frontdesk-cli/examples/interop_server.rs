@@ -16,9 +16,10 @@ use std::sync::{Arc, OnceLock};
 
 use axum::extract::{Query, State};
 use axum::routing::get;
+use frontdesk::form::FormSchema;
 use frontdesk::http::HttpOptions;
 use frontdesk::server::{
-    Answer, FormSchema, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
+    Answer, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 
 async fn ask_form(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {

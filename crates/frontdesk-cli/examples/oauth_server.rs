@@ -36,10 +36,10 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Json, Redirect, Response};
 use axum::routing::{get, post};
 use base64::Engine as _;
+use frontdesk::BoxFuture;
 use frontdesk::http::HttpOptions;
 use frontdesk::http::auth::{Authenticate, Unauthorized};
 use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
-use frontdesk::store::BoxFuture;
 use serde_json::{Value, json};
 use sha2::Digest as _;
 

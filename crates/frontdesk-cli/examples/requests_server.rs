@@ -6,9 +6,10 @@
 //!   answer, or the error the client gave.
 
 use frontdesk::server::{
-    CreateMessageRequestParams, InputRequest, NoArgs, Server, ToolContext, ToolDef, ToolError,
-    ToolOutput,
+    InputRequest, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput,
 };
+
+use frontdesk::wire::CreateMessageRequestParams;
 use serde_json::{Value, json};
 
 async fn list_roots(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {

@@ -11,8 +11,10 @@
 use std::time::Duration;
 
 use frontdesk::server::{
-    Answer, FormSchema, Question, RpcError, Server, ToolContext, ToolDef, ToolError, ToolOutput,
+    Answer, Question, RpcError, Server, ToolContext, ToolDef, ToolError, ToolOutput,
 };
+
+use frontdesk::form::FormSchema;
 use serde_json::{Map, Value, json};
 
 /// What the hostile server puts into every string it controls.

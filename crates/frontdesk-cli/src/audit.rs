@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use frontdesk::client::{BoxFuture, Revision};
+use frontdesk::BoxFuture;
+use frontdesk::wire::Revision;
 use frontdesk_audit::target::Pipe;
 use frontdesk_audit::{CheckId, Disclosure, Endpoint, Options, Severity, Target, render};
 use frontdesk_demo::{DemoOptions, brightgrid};

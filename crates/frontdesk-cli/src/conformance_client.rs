@@ -13,15 +13,21 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
+use frontdesk::BoxFuture;
 use frontdesk::client::auth::{
     AuthError, AuthorizationPrompt, AuthorizationRequest, OAuthConfig, PendingRedirect,
     PreregisteredClient, UserAgent,
 };
 use frontdesk::client::{
-    BoxFuture, Client, ClientCapabilities, ClientConfig, Elicitation, ElicitationHandler,
-    ElicitationKind, ElicitationResponse, HandlerModes, Implementation, ListChangedCapability,
-    ProtocolChoice, Revision, Round, RoundState, Tool,
+    Client, ClientConfig, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse,
+    HandlerModes, ProtocolChoice, Round,
 };
+use frontdesk::wire::ClientCapabilities;
+use frontdesk::wire::Implementation;
+use frontdesk::wire::ListChangedCapability;
+use frontdesk::wire::RetryFields;
+use frontdesk::wire::Revision;
+use frontdesk::wire::Tool;
 use frontdesk_form::FieldKind;
 use serde_json::{Map, Value, json};
 
@@ -99,17 +105,17 @@ impl PendingRedirect for Pending {
                 .get(url.as_str())
                 .send()
                 .await
-                .map_err(|e| AuthError::Network(e.to_string()))?;
+                .map_err(|e| AuthError::Network(frontdesk::Reason::new(e)))?;
             response
                 .headers()
                 .get(reqwest::header::LOCATION)
                 .and_then(|l| l.to_str().ok())
                 .map(str::to_owned)
                 .ok_or_else(|| {
-                    AuthError::Callback(format!(
+                    AuthError::Callback(frontdesk::Reason::from(format!(
                         "the authorization endpoint answered {} without a redirect",
                         response.status()
-                    ))
+                    )))
                 })
         })
     }
@@ -338,7 +344,7 @@ async fn request_state(client: &Client) -> anyhow::Result<()> {
     };
     client.call_tool("test_mrtr_unrelated", json!({})).await?;
     let answers = client.fulfil(&requests).await?;
-    let retry = RoundState {
+    let retry = RetryFields {
         input_responses: Some(answers),
         request_state: state,
     };
@@ -348,6 +354,7 @@ async fn request_state(client: &Client) -> anyhow::Result<()> {
     {
         Round::Complete(_) => {}
         Round::InputRequired { .. } => bail!("test_mrtr_echo_state asked again"),
+        _ => bail!("test_mrtr_echo_state ended in a round this client does not know"),
     }
     client.call_tool("test_mrtr_no_state", json!({})).await?;
     client

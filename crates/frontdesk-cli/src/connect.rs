@@ -5,7 +5,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use frontdesk::client::{CallToolResult, Client};
+use frontdesk::client::Client;
+use frontdesk::wire::CallToolResult;
 use frontdesk_host::result::{result_json, result_lines};
 use frontdesk_host::sanitize::{display_line, server_label};
 use frontdesk_host::screen::{ListQuestion, Screen};

@@ -10,8 +10,9 @@ use anyhow::{Context, bail};
 use clap::ValueEnum;
 use frontdesk::client::{
     Client, ClientConfig, ClientError, Direction, ElicitationHandler, HandlerModes, ProtocolChoice,
-    Revision, SamplingHandler, StaticRoots,
+    SamplingHandler, StaticRoots,
 };
+use frontdesk::wire::Revision;
 use frontdesk_demo::{DemoOptions, brightgrid};
 use frontdesk_host::sanitize::{json_for_terminal, one_line};
 use frontdesk_host::{Answers, HeadlessHandler, ScriptedHandler, TerminalHandler};
@@ -174,7 +175,7 @@ impl ElicitationHandler for Unanswered {
     fn elicit(
         &self,
         request: frontdesk::client::Elicitation,
-    ) -> frontdesk::client::BoxFuture<'_, frontdesk::client::ElicitationResponse> {
+    ) -> frontdesk::BoxFuture<'_, frontdesk::client::ElicitationResponse> {
         self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.inner.elicit(request)
     }
@@ -330,7 +331,8 @@ fn network_reason(chain: &str) -> String {
 
 /// The message for a client error: one line, escaped, and an HTML page said to be one.
 pub fn client_error(error: &ClientError) -> String {
-    if let ClientError::Transport(chain) = error
+    if let ClientError::Transport(reason) = error
+        && let chain = reason.message()
         && !chain.to_ascii_lowercase().contains("<html")
         && !chain.to_ascii_lowercase().contains("<!doctype")
         && chain.contains(": ")

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use frontdesk::client::{Client, ClientConfig, ElicitationHandler, Revision};
+use frontdesk::client::{Client, ClientConfig, ElicitationHandler};
 use frontdesk::http::{HttpOptions, bind};
 use frontdesk::server::Server;
+use frontdesk::wire::Revision;
 use frontdesk_demo::{DemoOptions, register};
 use frontdesk_host::result::{result_json, result_lines};
 use frontdesk_host::screen::{LineQuestion, Screen};

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use frontdesk::client::BoxFuture;
+use frontdesk::BoxFuture;
 use frontdesk::client::ClientConfig;
 use frontdesk::client::auth::{
     AuthError, AuthorizationPrompt, AuthorizationRequest, FileTokenStore, LoopbackRedirect,
@@ -143,7 +143,7 @@ impl PendingRedirect for Waiting {
                 ask_sign_in(&mut TtyScreen::new(), &request, &review)
             })
             .await
-            .map_err(|e| AuthError::Network(e.to_string()))?;
+            .map_err(|e| AuthError::Network(frontdesk::Reason::new(e)))?;
             match choice {
                 SignInChoice::Agreed => Ok(()),
                 SignInChoice::Declined | SignInChoice::Refused => Err(AuthError::NotApproved),
@@ -162,7 +162,7 @@ impl PendingRedirect for Waiting {
                 open_sign_in(&mut TtyScreen::new(), &review, &SystemBrowser)
             })
             .await
-            .map_err(|e| AuthError::Network(e.to_string()))?;
+            .map_err(|e| AuthError::Network(frontdesk::Reason::new(e)))?;
             if !outcome.consented() {
                 return Err(AuthError::NotApproved);
             }

@@ -17,11 +17,13 @@ pub mod signin;
 
 use serde_json::{Value, json};
 
+use frontdesk::Form;
+use frontdesk::FormEnum;
+use frontdesk::form::FormSchema;
 use frontdesk::form::{Date, Email};
 use frontdesk::http::HttpListener;
 use frontdesk::server::{
-    Answer, Form, FormEnum, FormSchema, Question, Server, ServerBuilder, ToolContext, ToolDef,
-    ToolError, ToolOutput,
+    Answer, Question, Server, ServerBuilder, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 
 /// What to build.

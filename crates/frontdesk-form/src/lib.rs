@@ -77,7 +77,7 @@ pub use model::{
     SelectField, SelectStyle, StringFormat, TextField, UnsupportedField, humanize_key,
 };
 pub use parse::{Diagnostic, DiagnosticCode, ParseError, ParsedForm};
-pub use pattern::{Pattern, PatternError, PatternWorkExceeded};
+pub use pattern::{Pattern, PatternError, PatternProblem, PatternWorkExceeded};
 pub use typed::{
     __private, Date, DateTime, Email, Form, FormEnum, FormError, FormOption, FormatError,
     TextValue, Url,

@@ -28,10 +28,36 @@ pub enum PatternError {
     },
     /// The pattern is not valid ECMA-262 syntax, or uses a construct we do not translate.
     #[error("pattern cannot be used: {0}")]
-    Syntax(String),
+    Syntax(PatternProblem),
     /// The translated pattern did not compile (for example it exceeds the size limit).
     #[error("pattern cannot be compiled: {0}")]
-    Compile(String),
+    Compile(PatternProblem),
+}
+
+/// What is wrong with a pattern, in words (for the schema's author or a
+/// log); its text is not part of the API.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternProblem {
+    message: String,
+}
+
+impl PatternProblem {
+    fn new(message: impl fmt::Display) -> Self {
+        Self {
+            message: message.to_string(),
+        }
+    }
+
+    /// What is wrong.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for PatternProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// Matching gave up because the pattern needed more work than [`Limits::backtrack_limit`].
@@ -75,7 +101,7 @@ impl Pattern {
             .delegate_dfa_size_limit(limits.regex_size_limit)
             .max_prog_size(limits.regex_size_limit / 16)
             .build()
-            .map_err(|e| PatternError::Compile(e.to_string()))?;
+            .map_err(|e| PatternError::Compile(PatternProblem::new(e)))?;
         Ok(Pattern {
             source: source.to_owned(),
             regex: Arc::new(regex),
@@ -117,8 +143,8 @@ struct Translator<'a> {
     depth: usize,
 }
 
-fn err<T>(msg: impl Into<String>) -> Result<T, PatternError> {
-    Err(PatternError::Syntax(msg.into()))
+fn err<T>(msg: impl fmt::Display) -> Result<T, PatternError> {
+    Err(PatternError::Syntax(PatternProblem::new(msg)))
 }
 
 fn push_literal(out: &mut String, ch: char) {

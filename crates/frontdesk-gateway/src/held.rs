@@ -22,10 +22,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use frontdesk::client::{CallToolResult, ClientError, ElicitationResponse, Revision};
-use frontdesk::server::{
-    Answer, FormSchema, Question, RpcError, ToolContext, ToolError, ToolOutput,
-};
+use frontdesk::client::{ClientError, ElicitationResponse};
+use frontdesk::form::FormSchema;
+use frontdesk::server::{Answer, Question, RpcError, ToolContext, ToolError, ToolOutput};
+use frontdesk::wire::{CallToolResult, Revision};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;

@@ -69,8 +69,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use frontdesk::client::{Client, ClientError, ElicitationHandler, Tool};
+use frontdesk::client::{Client, ClientError, ElicitationHandler};
 use frontdesk::server::{RpcError, Server, ServerBuilder, ToolDef, ToolError, ToolForward};
+use frontdesk::wire::Tool;
 use serde_json::{Map, Value};
 
 use held::Held;

@@ -8,10 +8,11 @@
 
 use std::sync::{Arc, Mutex};
 
+use frontdesk::BoxFuture;
 use frontdesk::client::{
-    BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+    Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
 };
-use frontdesk::server::schema_from_value;
+use frontdesk::form::FormSchema;
 use frontdesk::wire::ElicitRequestParams;
 use serde_json::Value;
 
@@ -68,7 +69,7 @@ pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> 
     let ElicitRequestParams::Form(form) = params else {
         return Some("this gateway does not relay URL-mode elicitation yet".into());
     };
-    if let Err(e) = schema_from_value(&Value::Object(form.requested_schema.clone())) {
+    if let Err(e) = schema_from_value_strict(&Value::Object(form.requested_schema.clone())) {
         return Some(format!(
             "{e} (refused by the gateway: outside the elicitation schema subset)"
         ));
@@ -122,6 +123,7 @@ fn audit(request: &Elicitation, outcome: &str, took: std::time::Duration) {
     let mode = match request.kind {
         ElicitationKind::Form { .. } => "form",
         ElicitationKind::Url { .. } => "url",
+        _ => "other",
     };
     tracing::info!(
         target: AUDIT,
@@ -154,7 +156,7 @@ impl Relay {
             tracing::warn!("a URL-mode question reached the gateway; answering cancel");
             return (cancel, "cancel (not relayed)");
         };
-        let schema = match schema_from_value(&form.schema.to_json()) {
+        let schema = match schema_from_value_strict(&form.schema.to_json()) {
             Ok(schema) => Arc::new(schema),
             Err(e) => {
                 tracing::warn!(error = %e, "upstream form outside the subset; answering cancel");
@@ -180,6 +182,7 @@ impl Relay {
                         ElicitationResponse::Accept(_) => "accept",
                         ElicitationResponse::Decline => "decline",
                         ElicitationResponse::Cancel => "cancel",
+                        _ => "other",
                     };
                     (response, outcome)
                 }
@@ -196,4 +199,10 @@ impl Relay {
             }
         }
     }
+}
+
+/// A `requestedSchema` read with the strict builder's rules: anything outside
+/// the elicitation subset is refused, naming the field and what is wrong.
+fn schema_from_value_strict(schema: &Value) -> Result<FormSchema, String> {
+    FormSchema::parse_strict(schema).map_err(|e| format!("invalid requestedSchema: {e}"))
 }

@@ -9,10 +9,12 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use frontdesk::client::{
-    BoxFuture, Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationKind,
-    ElicitationResponse, HandlerModes, Revision,
+    Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationKind,
+    ElicitationResponse, HandlerModes,
 };
-use frontdesk::server::{Form, Server};
+use frontdesk::server::Server;
+use frontdesk::wire::Revision;
+use frontdesk::{BoxFuture, Form};
 use frontdesk_demo::{DemoOptions, ReturnForm};
 use frontdesk_gateway::{Gateway, GatewayOptions};
 use serde_json::{Value, json};
@@ -510,7 +512,8 @@ async fn a_cancelled_call_lets_the_upstream_call_go() {
 /// never reaches the client, and the call ends with the reason.
 #[tokio::test]
 async fn an_out_of_subset_form_from_either_upstream_revision_is_stopped() {
-    use frontdesk::server::{FormSchema, InputRequest, ToolDef, ToolOutput};
+    use frontdesk::form::FormSchema;
+    use frontdesk::server::{InputRequest, ToolDef, ToolOutput};
     let nested = json!({"type": "object", "properties": {
         "address": {"type": "object", "properties": {"street": {"type": "string"}}}}});
     let lenient = FormSchema::parse(&nested).unwrap().schema;

@@ -1,7 +1,9 @@
 //! A few sentences on what travelled on the wire during one tool call: the lab's
 //! explanations, shared by the terminal and browser hosts.
 
-use frontdesk::client::{Direction, Revision};
+use frontdesk::client::Direction;
+
+use frontdesk::wire::Revision;
 use serde_json::Value;
 
 fn method(m: &Value) -> Option<&str> {

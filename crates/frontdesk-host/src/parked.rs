@@ -25,9 +25,11 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use frontdesk::client::{
-    BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+    Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
     check_form_answer,
 };
+
+use frontdesk::BoxFuture;
 use serde_json::{Map, Value};
 use tokio::sync::{oneshot, watch};
 
@@ -66,8 +68,11 @@ pub enum Responded {
 #[non_exhaustive]
 pub enum RespondError {
     /// No open question has this id (answered, withdrawn, or never asked).
-    #[error("no parked question {0}: it was answered, withdrawn or never asked")]
-    NoSuchQuestion(String),
+    #[error("no parked question {id}: it was answered, withdrawn or never asked")]
+    NoSuchQuestion {
+        /// The id asked for.
+        id: String,
+    },
     /// The form answer does not fit the form; nothing was sent.
     #[error("the answer does not fit the form, so it was not sent: {}", .0.iter().map(|p| p.message.as_str()).collect::<Vec<_>>().join("; "))]
     Invalid(Vec<Problem>),
@@ -209,7 +214,7 @@ impl ParkedHandler {
 
     /// Answer the question `id`, checked as a typed answer would be.
     pub fn respond(&self, id: &str, answer: ParkedAnswer) -> Result<Responded, RespondError> {
-        let missing = || RespondError::NoSuchQuestion(id.to_owned());
+        let missing = || RespondError::NoSuchQuestion { id: id.to_owned() };
         let n: u64 = id
             .strip_prefix(&self.call)
             .and_then(|rest| rest.strip_prefix('.'))
@@ -256,6 +261,8 @@ impl ParkedHandler {
                     }
                     ElicitationResponse::Accept(Map::new())
                 }
+                // Never handed to this host (see `describe_question`).
+                _ => ElicitationResponse::Cancel,
             },
         };
         let url_accepted = matches!(

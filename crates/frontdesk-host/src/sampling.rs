@@ -10,10 +10,19 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use frontdesk::client::{
-    BoxFuture, CreateMessageRequestParams, CreateMessageResult, Root, SamplingContent,
-    SamplingHandler, SamplingMessage, SamplingRequest, SamplingResponse,
-};
+use frontdesk::client::{SamplingHandler, SamplingRequest, SamplingResponse};
+
+use frontdesk::BoxFuture;
+
+use frontdesk::wire::CreateMessageRequestParams;
+
+use frontdesk::wire::CreateMessageResult;
+
+use frontdesk::wire::Root;
+
+use frontdesk::wire::SamplingContent;
+
+use frontdesk::wire::SamplingMessage;
 use frontdesk_wire::ContentBlock;
 
 use crate::queue::Queue;
@@ -72,6 +81,7 @@ fn blocks(content: &SamplingContent) -> Vec<String> {
     match content {
         SamplingContent::Single(b) => vec![block_text(b)],
         SamplingContent::Multiple(bs) => bs.iter().map(block_text).collect(),
+        _ => vec!["[content]".to_owned()],
     }
 }
 

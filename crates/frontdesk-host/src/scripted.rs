@@ -36,9 +36,11 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use frontdesk::client::{
-    BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+    Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
     check_form_answer,
 };
+
+use frontdesk::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -225,6 +227,7 @@ impl ScriptedHandler {
                         ))
                     }
                 }
+                _ => ElicitationResponse::Cancel,
             },
         }
     }

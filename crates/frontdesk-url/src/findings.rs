@@ -90,17 +90,26 @@ impl FromStr for Verdict {
         ]
         .into_iter()
         .find(|v| v.as_str() == s)
-        .ok_or_else(|| UnknownName(s.to_owned()))
+        .ok_or_else(|| UnknownName { name: s.to_owned() })
     }
 }
 
 /// A name that is not one of the stable names of a [`FindingCode`] or [`Verdict`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownName(pub String);
+pub struct UnknownName {
+    name: String,
+}
+
+impl UnknownName {
+    /// The name that was read.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
 
 impl fmt::Display for UnknownName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown name {:?}", self.0)
+        write!(f, "unknown name {:?}", self.name)
     }
 }
 
@@ -208,7 +217,7 @@ impl FromStr for FindingCode {
             .iter()
             .copied()
             .find(|c| c.as_str() == s)
-            .ok_or_else(|| UnknownName(s.to_owned()))
+            .ok_or_else(|| UnknownName { name: s.to_owned() })
     }
 }
 

@@ -13,8 +13,10 @@
 //! ```
 
 use frontdesk::server::{
-    Answer, FormSchema, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
+    Answer, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
 };
+
+use frontdesk::form::FormSchema;
 
 /// Markup that would run (or show) if inserted as HTML.
 const SCRIPT: &str =

@@ -4,8 +4,10 @@
 use std::sync::Arc;
 
 use frontdesk::client::{
-    BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+    Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
 };
+
+use frontdesk::BoxFuture;
 use frontdesk_host::terminal::AnswerMemory;
 use frontdesk_host::widgets::Header;
 use serde_json::{Map, Value};
@@ -65,7 +67,7 @@ fn question(
     request: &Elicitation,
     remembered: Option<&Map<String, Value>>,
     answer: oneshot::Sender<ElicitationResponse>,
-) -> Question {
+) -> Option<Question> {
     let header = Header::new(&request.origin, &request.message, 0);
     let kind = match &request.kind {
         ElicitationKind::Form { form, prefill } => {
@@ -86,13 +88,15 @@ fn question(
             review: review.clone(),
             elicitation_id: elicitation_id.clone(),
         },
+        // Never handed to this handler: it declares form and URL only.
+        _ => return None,
     };
     let mut q = Question::new(header, kind, request.previous_errors.clone(), answer);
     q.remembered = remembered.is_some();
     if let (QuestionKind::Form { draft, .. }, Some(_)) = (&mut q.kind, &q.previous_errors) {
         draft.show_all = true;
     }
-    q
+    Some(q)
 }
 
 /// Whether `request` asks again a URL the person already consented to for the
@@ -142,13 +146,14 @@ impl ElicitationHandler for WebHandler {
                 ElicitationKind::Form { form, .. } => {
                     self.memory.recall(&request.origin, &form.schema)
                 }
-                ElicitationKind::Url { .. } => None,
+                _ => None,
             };
             let (tx, rx) = oneshot::channel();
             let cancelled = request.cancelled.clone();
-            let id = self
-                .shared
-                .push_question(question(&request, remembered.as_ref(), tx));
+            let Some(asked) = question(&request, remembered.as_ref(), tx) else {
+                return ElicitationResponse::Cancel;
+            };
+            let id = self.shared.push_question(asked);
             let _on_page = OnPage {
                 shared: &self.shared,
                 id,

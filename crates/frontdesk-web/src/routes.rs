@@ -30,7 +30,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use frontdesk::client::Tool;
+use frontdesk::wire::Tool;
 use frontdesk_host::terminal::arguments::{ArgumentsForm, arguments_form};
 
 use crate::draft::Draft;

@@ -4,9 +4,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use frontdesk::client::{
-    BoxFuture, Client, ClientConfig, ElicitationHandler, ProtocolChoice, Revision,
-};
+use frontdesk::client::{Client, ClientConfig, ElicitationHandler, ProtocolChoice};
+
+use frontdesk::BoxFuture;
+
+use frontdesk::wire::Revision;
 use frontdesk_host::sanitize::server_label;
 use serde_json::Value;
 

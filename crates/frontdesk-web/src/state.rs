@@ -9,7 +9,13 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use frontdesk::client::{CallToolResult, ElicitationResponse, Revision, Tool};
+use frontdesk::client::ElicitationResponse;
+
+use frontdesk::wire::CallToolResult;
+
+use frontdesk::wire::Revision;
+
+use frontdesk::wire::Tool;
 use frontdesk_form::{ParsedForm, ValidationErrors};
 use frontdesk_host::widgets::Header;
 use frontdesk_url::UrlReview;
@@ -272,6 +278,7 @@ impl Shared {
             }
             (_, ElicitationResponse::Decline) => "decline (none of your answers)".to_owned(),
             (_, ElicitationResponse::Cancel) => "cancel (none of your answers)".to_owned(),
+            (_, _) => "an answer".to_owned(),
         };
         inner.notice = Some(format!("Sent to {to}: {what}."));
         if let (

@@ -42,6 +42,7 @@ wire_tag!(
 /// Who a message or annotation is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Role {
     /// The user.
     User,
@@ -72,6 +73,7 @@ pub struct Annotations {
 
 /// One content block, dispatched on `type`; unknown types are kept raw.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// `text`.
     Text(TextContent),

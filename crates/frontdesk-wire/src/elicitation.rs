@@ -230,6 +230,7 @@ impl ElicitRequest {
 /// The user's action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ElicitAction {
     /// Submitted (form) or consented to open (URL).
     Accept,

@@ -250,6 +250,7 @@ impl JsonRpcErrorResponse {
 }
 
 /// Any single JSON-RPC message (MCP forbids batches in both revisions).
+/// Exhaustive: JSON-RPC 2.0 has these four kinds and no others.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum JsonRpcMessage {

@@ -27,7 +27,7 @@
 //! // The client tells the two kinds of result apart.
 //! match response.parse_result::<MaybeInputRequired<CallToolResult>>()? {
 //!     MaybeInputRequired::InputRequired(r) => assert!(r.input_requests.is_some()),
-//!     MaybeInputRequired::Complete(_) => unreachable!(),
+//!     _ => unreachable!(),
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

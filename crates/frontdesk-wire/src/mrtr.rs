@@ -112,6 +112,7 @@ impl InputRequests {
 /// One `inputRequests` value: an embedded request without `jsonrpc`/`id`,
 /// dispatched on `method`; unknown methods are kept raw.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum InputRequest {
     /// `elicitation/create`.
     Elicit(ElicitRequest),
@@ -247,6 +248,7 @@ impl InputResponses {
 /// `roots` ⇒ `ListRootsResult`, `role` + `model` ⇒ `CreateMessageResult`;
 /// other objects are kept raw (servers ignore unknown keys).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum InputResponse {
     /// An elicitation answer.
     Elicit(ElicitResult),

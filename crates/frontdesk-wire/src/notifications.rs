@@ -71,7 +71,8 @@ impl ProgressNotificationParams {
     }
 }
 
-/// Log severity (RFC 5424 names).
+/// Log severity (RFC 5424 names). Exhaustive: the eight levels are
+/// RFC 5424's, fixed, and MCP names no others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LoggingLevel {

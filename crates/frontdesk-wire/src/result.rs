@@ -13,6 +13,7 @@ use crate::util::from_map;
 
 /// `resultType` (2026-07-28; absent from 2025-11-25 results).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ResultType {
     /// `"complete"`: a final result.
     Complete,
@@ -80,8 +81,11 @@ pub enum ResultTypeError {
     #[error("\"resultType\" must be a string")]
     NotAString,
     /// A value the reader does not support (the client must treat the result as invalid).
-    #[error("unsupported resultType {0:?}")]
-    Unsupported(String),
+    #[error("unsupported resultType {result_type:?}")]
+    Unsupported {
+        /// The value read.
+        result_type: String,
+    },
 }
 
 /// Caching scope of cacheable 2026-07-28 results.
@@ -102,6 +106,7 @@ pub enum CacheScope {
 /// `"complete"` or absent ⇒ [`MaybeInputRequired::Complete`]; anything else is
 /// an error (extension values must be handled before this type).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum MaybeInputRequired<T> {
     /// The final result.
     Complete(T),
@@ -134,7 +139,9 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for MaybeInputRequire
         match ResultType::of(&map).map_err(D::Error::custom)? {
             ResultType::Complete => from_map(map).map(Self::Complete),
             ResultType::InputRequired => from_map(map).map(|r| Self::InputRequired(Box::new(r))),
-            ResultType::Other(s) => Err(D::Error::custom(ResultTypeError::Unsupported(s))),
+            ResultType::Other(s) => Err(D::Error::custom(ResultTypeError::Unsupported {
+                result_type: s,
+            })),
         }
     }
 }

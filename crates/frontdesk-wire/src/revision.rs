@@ -21,6 +21,10 @@ use crate::constants::version;
 /// assert_eq!(Revision::V2025_11_25.to_string(), "2025-11-25");
 /// # Ok::<(), frontdesk_wire::UnknownRevision>(())
 /// ```
+///
+/// Deliberately exhaustive (unlike the wire's other enums): a new revision
+/// changes how every message is read and answered, so code that matches on
+/// it should stop compiling until it says what it does for the new one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Revision {
     /// 2025-11-25: the `initialize` handshake, sessions, server-to-client
@@ -78,7 +82,14 @@ impl fmt::Display for Revision {
 /// A version string that is not a [`Revision`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown protocol revision {0:?} (known: 2026-07-28, 2025-11-25)")]
-pub struct UnknownRevision(pub String);
+pub struct UnknownRevision(String);
+
+impl UnknownRevision {
+    /// The version string that was read.
+    pub fn value(&self) -> &str {
+        &self.0
+    }
+}
 
 impl FromStr for Revision {
     type Err = UnknownRevision;

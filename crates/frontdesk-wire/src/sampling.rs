@@ -149,6 +149,7 @@ impl SamplingMessage {
 
 /// Sampling content: a single block or an array of blocks.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum SamplingContent {
     /// A single block.
     Single(Box<ContentBlock>),

@@ -72,7 +72,7 @@
 //!
 //! The derive's attributes (titles, bounds, formats, defaults, renames) are
 //! documented on [`Form`](macro@Form); forms only known at run time are
-//! built with [`FormSchema::builder`](server::FormSchema::builder) and asked
+//! built with [`FormSchema::builder`](form::FormSchema::builder) and asked
 //! with [`Question::schema`](server::Question::schema); a page to open
 //! (sign-in, payment) with [`Question::url`](server::Question::url).
 //!
@@ -98,9 +98,9 @@
 //!
 //! ```
 //! use frontdesk::server::{
-//!     LoggingLevel, NoArgs, ResourceDef, ResourceOutput, Server, ToolContext, ToolDef, ToolError,
-//!     ToolOutput,
+//!     NoArgs, ResourceDef, ResourceOutput, Server, ToolContext, ToolDef, ToolError, ToolOutput,
 //! };
+//! use frontdesk::wire::LoggingLevel;
 //!
 //! async fn reindex(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
 //!     cx.log(LoggingLevel::Info, "reindexing".into());
@@ -181,6 +181,7 @@
 #[cfg(feature = "client")]
 pub mod client;
 pub mod clock;
+mod errors;
 #[cfg(any(feature = "server", feature = "client"))]
 mod fingerprint;
 #[cfg(feature = "server")]
@@ -197,7 +198,10 @@ pub mod shutdown;
 pub mod state;
 pub mod store;
 pub mod stores;
+#[cfg(any(feature = "http-client", feature = "jwt"))]
+mod tls_default;
 
+pub use errors::{Party, Reason};
 pub use frontdesk_form as form;
 /// The wire types (`frontdesk-wire`): every MCP message of both revisions.
 pub use frontdesk_wire as wire;
@@ -218,6 +222,12 @@ pub use frontdesk_derive::FormEnum;
 /// The traits the derives implement, so `use frontdesk::Form;` brings both
 /// the derive and the trait (as `use serde::Serialize;` does).
 pub use frontdesk_form::{Form, FormEnum};
+
+/// A boxed, `Send` future borrowing from `'a`: what the methods of the
+/// traits this crate holds as `Arc<dyn …>` return (stores, elicitation and
+/// sampling handlers, authenticators), as native `async fn` in traits is
+/// not dyn-compatible. Implementations write `Box::pin(async move { … })`.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// The README's examples, compiled as doctests so they stay true.
 #[cfg(doctest)]

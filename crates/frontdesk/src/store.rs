@@ -3,16 +3,11 @@
 //! Store traits ([`NonceStore`](crate::state::NonceStore),
 //! [`FlowStore`](crate::flows::FlowStore)) are held by the server as
 //! `Arc<dyn Trait>`, so they must be dyn-compatible. Native `async fn` in traits
-//! is not (yet) dyn-compatible, so their methods return a [`BoxFuture`] instead;
+//! is not (yet) dyn-compatible, so their methods return a
+//! [`BoxFuture`](crate::BoxFuture) instead;
 //! implementations write `Box::pin(async move { … })`. This avoids a proc-macro
 //! dependency and costs one allocation per call, which is small next to any real
 //! store round trip.
-
-use std::future::Future;
-use std::pin::Pin;
-
-/// A boxed, `Send` future borrowing from `'a`: the return type of store methods.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A store could not do what was asked (as opposed to answering "no").
 #[derive(Debug, thiserror::Error)]
@@ -27,5 +22,14 @@ pub enum StoreError {
     },
     /// The backing store failed (connection, I/O, corruption…).
     #[error("store backend failed: {0}")]
-    Backend(String),
+    Backend(crate::Reason),
 }
+
+impl StoreError {
+    /// Who must act to get past it: always the operator (the store is full or its backend failed).
+    pub fn party(&self) -> crate::Party {
+        crate::Party::Operator
+    }
+}
+
+crate::errors::party_predicates!(StoreError);

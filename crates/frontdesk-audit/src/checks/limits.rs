@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use frontdesk::client::{ClientError, Direction, Revision};
+use frontdesk::client::{ClientError, Direction};
+
+use frontdesk::wire::Revision;
 use frontdesk_wire::method;
 use futures::StreamExt;
 use serde_json::{Value, json};

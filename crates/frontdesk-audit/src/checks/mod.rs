@@ -10,7 +10,7 @@ mod state;
 mod tampering;
 mod url;
 
-use frontdesk::client::Revision;
+use frontdesk::wire::Revision;
 
 use crate::call::{End, Step, step};
 use crate::evidence::{self, Disclosure};

@@ -2,7 +2,9 @@
 //! asking tool called again by a client that declares only form mode, and
 //! by one that declares no elicitation at all.
 
-use frontdesk::client::{HandlerModes, Revision};
+use frontdesk::client::HandlerModes;
+
+use frontdesk::wire::Revision;
 use frontdesk_wire::{ErrorCode, ErrorObject};
 use serde_json::Value;
 

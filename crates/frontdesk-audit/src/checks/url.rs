@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use frontdesk::client::Revision;
+use frontdesk::wire::Revision;
 use frontdesk_url::{FindingCode, Severity as UrlSeverity, UrlPolicy, review};
 use frontdesk_wire::{ErrorCode, ErrorObject};
 use serde_json::Value;

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use frontdesk::client::BoxFuture;
+use frontdesk::BoxFuture;
 use frontdesk::http::HttpOptions;
 use frontdesk::http::auth::tokens::StaticTokens;
 use frontdesk::server::{

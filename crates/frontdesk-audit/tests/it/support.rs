@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use frontdesk::client::BoxFuture;
+use frontdesk::BoxFuture;
 use frontdesk::client::auth::{
     AuthError, MemoryTokenStore, OAuthConfig, PendingRedirect, StoredGrant, TokenStore, Tokens,
     UserAgent,

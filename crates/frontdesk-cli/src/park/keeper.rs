@@ -339,7 +339,7 @@ async fn answer(request: &Value, shared: &Shared) -> Value {
                         ("questions", json!(shared.handler.questions())),
                     ],
                 ),
-                Err(RespondError::NoSuchQuestion(_)) if shared.outcome.borrow().is_some() => {
+                Err(RespondError::NoSuchQuestion { .. }) if shared.outcome.borrow().is_some() => {
                     report(shared, Until::Open).await
                 }
                 Err(e) => {

@@ -8,10 +8,12 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use frontdesk::BoxFuture;
 use frontdesk::client::{
-    BoxFuture, Client, ClientConfig, Elicitation, ElicitationHandler, ElicitationKind,
-    ElicitationResponse, HandlerModes, Revision, ServerStderr,
+    Client, ClientConfig, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse,
+    HandlerModes, ServerStderr,
 };
+use frontdesk::wire::Revision;
 use serde_json::{Value, json};
 
 use crate::support::{BIN, Running};

@@ -206,6 +206,11 @@ pub fn describe_question(id: &str, request: &Elicitation, state: QuestionState) 
         ElicitationKind::Url { .. } => {
             out.insert("mode".into(), json!("url"));
         }
+        // A kind this host does not know is never handed to it (its handler
+        // declares form and URL only); described as one to cancel.
+        _ => {
+            out.insert("mode".into(), json!("unknown"));
+        }
     }
     let (state_name, not_finished) = match state {
         QuestionState::NeedsAnswer => ("needsAnswer", None),
@@ -269,6 +274,7 @@ pub fn describe_question(id: &str, request: &Elicitation, state: QuestionState) 
                 }
             }
         }
+        _ => vec![respond("cancel")],
     };
     out.insert("howToAnswer".into(), json!(how));
     Value::Object(out)

@@ -14,8 +14,10 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use frontdesk::client::{
-    BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+    Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
 };
+
+use frontdesk::BoxFuture;
 use serde_json::Map;
 
 pub use fields::{Step, field_hint, field_label, is_long_text};
@@ -164,6 +166,8 @@ impl TerminalHandler {
                     outcome => return consent_answer(&outcome),
                 }
             }
+            // Never handed to this handler: it declares form and URL only.
+            _ => return ElicitationResponse::Cancel,
         };
         if stop && let Ok(mut stopped) = self.stopped.lock() {
             stopped.insert(server.clone());
@@ -217,6 +221,7 @@ pub fn present(
         ElicitationKind::Url { review, .. } => {
             consent_answer(&run_consent(screen, &header, review, opener, action))
         }
+        _ => ElicitationResponse::Cancel,
     }
 }
 

@@ -98,7 +98,7 @@ async fn a_parked_form_takes_only_a_valid_answer() {
     assert!(handler.pending_ids().is_empty());
     assert!(matches!(
         handler.respond("c1.1", ParkedAnswer::Decline),
-        Err(RespondError::NoSuchQuestion(_))
+        Err(RespondError::NoSuchQuestion { .. })
     ));
 }
 

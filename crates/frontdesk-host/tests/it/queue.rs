@@ -6,10 +6,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use frontdesk::client::{Client, ClientConfig, ProtocolChoice, Revision};
-use frontdesk::server::{
-    Answer, FormSchema, NoArgs, Question, Server, ToolContext, ToolDef, ToolOutput,
-};
+use frontdesk::client::{Client, ClientConfig, ProtocolChoice};
+
+use frontdesk::form::FormSchema;
+use frontdesk::server::{Answer, NoArgs, Question, Server, ToolContext, ToolDef, ToolOutput};
+use frontdesk::wire::Revision;
 use frontdesk_host::TerminalHandler;
 use frontdesk_host::consent::NoBrowser;
 use frontdesk_host::screen::{Interrupted, LineQuestion, ListQuestion, MenuKey, Prompted, Screen};
@@ -157,7 +158,7 @@ async fn two_parallel_calls(protocol: ProtocolChoice) {
     }
     drop(hold);
 
-    let text = |r: frontdesk::client::CallToolResult| {
+    let text = |r: frontdesk::wire::CallToolResult| {
         r.content
             .iter()
             .filter_map(|c| c.as_text())

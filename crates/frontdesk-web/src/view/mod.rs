@@ -140,8 +140,8 @@ fn banner(out: &mut String, inner: &Inner, text: &PageText) {
         && let Link::Connected { revision, .. } = &inner.connection.link
     {
         let other = match revision {
-            frontdesk::client::Revision::V2025_11_25 => "2026-07-28",
-            frontdesk::client::Revision::V2026_07_28 => "2025-11-25",
+            frontdesk::wire::Revision::V2025_11_25 => "2026-07-28",
+            frontdesk::wire::Revision::V2026_07_28 => "2025-11-25",
         };
         let _ = write!(
             out,

@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use frontdesk::client::Client;
+use frontdesk::form::FormSchema;
 use frontdesk::server::{
-    Answer, FormSchema, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
+    Answer, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 use frontdesk_web::{Connector, WebHost, WebOptions};
 use reqwest::header::{HOST, ORIGIN};

@@ -3,8 +3,9 @@
 //! message through `Server::handle`.
 #![allow(dead_code)] // each benchmark uses part of it
 
+use frontdesk::server::Server;
 use frontdesk::server::transport::{Handled, Incoming, OutboundSink, RequestInfo};
-use frontdesk::server::{Revision, Server};
+use frontdesk::wire::Revision;
 use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
 

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 /// Which protocol revision to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum ProtocolChoice {
     /// Probe with a 2026-07-28 request (`server/discover`) and fall back to a
     /// 2025-11-25 `initialize` when the server does not answer like a modern
@@ -40,6 +41,7 @@ pub enum Direction {
 /// Something the runtime decided on the person's behalf (a cancel it had to
 /// send, a round it is retrying), for hosts that explain what happens.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Notice {
     /// An elicitation was answered `cancel` without the person choosing:
     /// the reason says why (headless, rate limit, refused URL, budget spent…).

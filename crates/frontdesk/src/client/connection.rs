@@ -263,10 +263,12 @@ impl Core {
                 Ok(r.result)
             }
             Ok(JsonRpcMessage::Error(e)) => Err(ClientError::Rpc(Box::new(e.error))),
-            Ok(_) => Err(ClientError::Protocol(
-                "expected a response, got a request or notification".into(),
-            )),
-            Err(e) => Err(ClientError::Protocol(format!("malformed response: {e}"))),
+            Ok(_) => Err(ClientError::Protocol(crate::Reason::from(
+                "expected a response, got a request or notification",
+            ))),
+            Err(e) => Err(ClientError::Protocol(crate::Reason::from(format!(
+                "malformed response: {e}"
+            )))),
         }
     }
 

@@ -1,19 +1,22 @@
 //! What can go wrong in a client call.
 
-use frontdesk_wire::ErrorObject;
+use frontdesk_wire::{ErrorCode, ErrorObject};
+
+use crate::{Party, Reason};
 
 /// A failed client operation.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The server answered with a JSON-RPC error.
     #[error("server error {0}")]
     Rpc(Box<ErrorObject>),
     /// The connection could not carry the message (I/O, HTTP status, closed).
     #[error("transport: {0}")]
-    Transport(String),
+    Transport(Reason),
     /// The server sent something the protocol does not allow.
     #[error("protocol: {0}")]
-    Protocol(String),
+    Protocol(Reason),
     /// No answer within the request timeout, while nobody was answering a
     /// question.
     #[error("{method} timed out")]
@@ -76,8 +79,27 @@ impl ClientError {
         }
     }
 
+    /// Who must act to get past it: the caller for a request the server
+    /// refused as wrong, a cancelled call or a closed connection; the
+    /// person for what they refused; the server's author for a server that
+    /// breaks the protocol, fails inside, or keeps asking; the operator for
+    /// the network, a server that is busy or slow, and sign-in trouble of
+    /// their making (see [`AuthError::party`](super::auth::AuthError::party)).
+    pub fn party(&self) -> Party {
+        match self {
+            Self::Rpc(e) if e.code == ErrorCode::INTERNAL_ERROR => Party::Author,
+            Self::Rpc(e) if e.code == ErrorCode::SERVER_BUSY => Party::Operator,
+            Self::Rpc(_) | Self::Cancelled | Self::Closed => Party::Caller,
+            Self::Transport(_) | Self::Timeout { .. } => Party::Operator,
+            Self::Protocol(_) | Self::TooManyRounds { .. } => Party::Author,
+            Self::Refused { .. } => Party::Person,
+            #[cfg(feature = "http-client")]
+            Self::Auth(e) => e.party(),
+        }
+    }
+
     pub(crate) fn transport(e: impl std::fmt::Display) -> Self {
-        Self::Transport(e.to_string())
+        Self::Transport(crate::Reason::new(e))
     }
 
     /// A transport error with its whole chain of causes, so that e.g. a TLS
@@ -99,7 +121,7 @@ impl ClientError {
         if tls {
             text = format!("TLS failed: {text}");
         }
-        Self::Transport(text)
+        Self::Transport(crate::Reason::from(text))
     }
 }
 
@@ -117,3 +139,5 @@ fn is_tls(e: &(dyn std::error::Error + 'static)) -> bool {
         None => false,
     }
 }
+
+crate::errors::party_predicates!(ClientError);

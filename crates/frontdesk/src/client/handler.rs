@@ -6,17 +6,13 @@
 //! [`Elicitation`], hands it to an [`ElicitationHandler`], validates what comes back
 //! and sends it. A handler never sees JSON-RPC.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use frontdesk_form::{ParsedForm, ValidationErrors};
 use frontdesk_url::UrlReview;
 use frontdesk_wire::{ElicitRequestParams, Implementation};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-/// A boxed future, so handlers can be stored as `Arc<dyn ElicitationHandler>`.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use crate::BoxFuture;
 
 /// Which modes a handler can really serve; the client declares exactly these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,6 +50,7 @@ impl ElicitationOrigin {
 
 /// What the server asks for.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum ElicitationKind {
     /// A form: the requestedSchema parsed leniently. Fields the subset does not allow
     /// are kept as unsupported with diagnostics; a renderer shows the rest and offers
@@ -93,6 +90,7 @@ pub struct Elicitation {
 
 /// The person's answer.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ElicitationResponse {
     /// Form: accept with this content (validated by the runtime before it is sent).
     /// URL: accept means the person consented and the URL was opened; content is empty.

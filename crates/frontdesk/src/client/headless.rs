@@ -1,8 +1,7 @@
 //! A handler for hosts where nothing can show a request to a person.
 
-use super::handler::{
-    BoxFuture, Elicitation, ElicitationHandler, ElicitationResponse, HandlerModes,
-};
+use super::handler::{Elicitation, ElicitationHandler, ElicitationResponse, HandlerModes};
+use crate::BoxFuture;
 
 /// Answers every elicitation `cancel` and logs why: it never invents a
 /// `decline` and never accepts.

@@ -33,13 +33,15 @@ pub(crate) async fn initialize(core: &Core) -> Result<(), ClientError> {
         InitializeRequestParams::new(version::V2025_11_25, caps, core.config.client_info.clone());
     let params = super::to_object(&params)?;
     let result = core.request(method::INITIALIZE, Some(params)).await?;
-    let init: InitializeResult = serde_json::from_value(Value::Object(result.clone()))
-        .map_err(|e| ClientError::Protocol(format!("bad initialize result: {e}")))?;
+    let init: InitializeResult =
+        serde_json::from_value(Value::Object(result.clone())).map_err(|e| {
+            ClientError::Protocol(crate::Reason::from(format!("bad initialize result: {e}")))
+        })?;
     if !version::HANDSHAKE.contains(&init.protocol_version.as_str()) {
-        return Err(ClientError::Protocol(format!(
+        return Err(ClientError::Protocol(crate::Reason::from(format!(
             "the server answered initialize with version {}, which this client does not speak",
             init.protocol_version
-        )));
+        ))));
     }
     core.elicitor.set_server(init.server_info.clone());
     if let Ok(mut l) = core.learnt.write() {

@@ -54,34 +54,31 @@ mod transport_stdio;
 
 use std::sync::Arc;
 
-use frontdesk_wire::{ElicitationCapability, ElicitationModes, ListToolsResult, method};
+use frontdesk_wire::{
+    CallToolResult, ClientCapabilities, ElicitationCapability, ElicitationModes, GetPromptResult,
+    Implementation, InputRequests, InputResponses, ListChangedCapability, ListToolsResult,
+    ReadResourceResult, RetryFields, Revision, ServerCapabilities, Tool, method,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "http-client")]
+pub use crate::tls_default::install_default_tls_provider;
 pub use config::{
     ClientConfig, Direction, Notice, NoticeHook, ProtocolChoice, UncheckedAnswers, WireTap,
 };
 pub use elicit::check_form_answer;
 pub use error::ClientError;
-/// Wire types the client API takes and returns, so hosts need no direct
-/// dependency on `frontdesk-wire`.
-pub use frontdesk_wire::{
-    CallToolResult, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
-    GetPromptResult, Implementation, InputRequests, InputResponses, ListChangedCapability,
-    ReadResourceResult, Revision, Root, SamplingContent, SamplingMessage, ServerCapabilities, Tool,
-};
 pub use handler::{
-    BoxFuture, Elicitation, ElicitationHandler, ElicitationKind, ElicitationOrigin,
-    ElicitationResponse, HandlerModes,
+    Elicitation, ElicitationHandler, ElicitationKind, ElicitationOrigin, ElicitationResponse,
+    HandlerModes,
 };
 pub use headless::HeadlessHandler;
-pub use mrtr::{Round, RoundState};
+pub use mrtr::Round;
 pub use sampling::{RootsHandler, SamplingHandler, SamplingRequest, SamplingResponse, StaticRoots};
-#[cfg(feature = "http-client")]
-pub use transport_http::install_default_tls_provider;
 pub use transport_stdio::ServerStderr;
 
 use connection::Core;
@@ -135,22 +132,24 @@ pub(crate) fn declared_capabilities(
 pub(crate) fn to_object<T: Serialize>(value: &T) -> Result<Map<String, Value>, ClientError> {
     match serde_json::to_value(value).map_err(ClientError::transport)? {
         Value::Object(m) => Ok(m),
-        _ => Err(ClientError::Protocol("parameters must be an object".into())),
+        _ => Err(ClientError::Protocol(crate::Reason::from(
+            "parameters must be an object",
+        ))),
     }
 }
 
 fn parse<T: DeserializeOwned>(what: &str, result: Map<String, Value>) -> Result<T, ClientError> {
     serde_json::from_value(Value::Object(result))
-        .map_err(|e| ClientError::Protocol(format!("bad {what} result: {e}")))
+        .map_err(|e| ClientError::Protocol(crate::Reason::from(format!("bad {what} result: {e}"))))
 }
 
 fn arguments(args: Value) -> Result<Option<Map<String, Value>>, ClientError> {
     match args {
         Value::Null => Ok(None),
         Value::Object(m) => Ok(Some(m)),
-        _ => Err(ClientError::Protocol(
-            "tool arguments must be a JSON object".into(),
-        )),
+        _ => Err(ClientError::Protocol(crate::Reason::from(
+            "tool arguments must be a JSON object",
+        ))),
     }
 }
 
@@ -383,13 +382,13 @@ impl Client {
     }
 
     /// One round of a tool call (2026-07-28). Pass `None` first, then a
-    /// [`RoundState`] with the answers and the state of the previous round.
+    /// [`RetryFields`] with the answers and the state of the previous round.
     /// On 2025-11-25 the whole call runs and the result is `Complete`.
     pub async fn call_tool_round(
         &self,
         name: &str,
         arguments: Value,
-        state: Option<RoundState>,
+        state: Option<RetryFields>,
     ) -> Result<Round<CallToolResult>, ClientError> {
         let mut params = Map::new();
         params.insert("name".into(), Value::String(name.to_string()));

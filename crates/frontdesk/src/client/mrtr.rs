@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use frontdesk_wire::{
     InputRequest, InputRequests, InputRequiredResult, InputResponse, InputResponses, ResultType,
+    RetryFields,
 };
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -27,24 +28,15 @@ use super::sampling::{self, Refusal, SamplingRequest};
 use super::tasks;
 use frontdesk_wire::tasks::CreateTaskResult;
 
-/// What a caller that persists rounds itself carries from one round to the
-/// next.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RoundState {
-    /// The answers to the previous round's `inputRequests`.
-    pub input_responses: Option<InputResponses>,
-    /// The previous round's `requestState`, unchanged.
-    pub request_state: Option<String>,
-}
-
 /// One round of a call.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Round<T> {
     /// The call finished.
     Complete(T),
     /// The server needs input: answer `requests` (e.g. with
     /// [`Client::fulfil`](super::Client::fulfil)) and call again with a
-    /// [`RoundState`] holding the answers and `state`.
+    /// [`RetryFields`] holding the answers and `state`.
     InputRequired {
         /// What the server asks, by key.
         requests: InputRequests,
@@ -60,7 +52,7 @@ pub(crate) async fn round(
     core: &Core,
     method: &str,
     base: &Map<String, Value>,
-    state: Option<RoundState>,
+    state: Option<RetryFields>,
 ) -> Result<Round<Map<String, Value>>, ClientError> {
     let mut params = base.clone();
     params.remove("inputResponses");
@@ -78,18 +70,24 @@ pub(crate) async fn round(
     match ResultType::of(&result) {
         Ok(ResultType::Complete) => Ok(Round::Complete(result)),
         Ok(ResultType::InputRequired) => {
-            let ir: InputRequiredResult = serde_json::from_value(Value::Object(result))
-                .map_err(|e| ClientError::Protocol(format!("bad input_required result: {e}")))?;
+            let ir: InputRequiredResult =
+                serde_json::from_value(Value::Object(result)).map_err(|e| {
+                    ClientError::Protocol(crate::Reason::from(format!(
+                        "bad input_required result: {e}"
+                    )))
+                })?;
             ir.check()
-                .map_err(|e| ClientError::Protocol(e.to_string()))?;
+                .map_err(|e| ClientError::Protocol(crate::Reason::new(e)))?;
             Ok(Round::InputRequired {
                 requests: ir.input_requests.unwrap_or_default(),
                 state: ir.request_state,
             })
         }
         Ok(ResultType::Other(other)) if other == "task" && core.config.tasks => {
-            let created: CreateTaskResult = serde_json::from_value(Value::Object(result))
-                .map_err(|e| ClientError::Protocol(format!("bad task result: {e}")))?;
+            let created: CreateTaskResult =
+                serde_json::from_value(Value::Object(result)).map_err(|e| {
+                    ClientError::Protocol(crate::Reason::from(format!("bad task result: {e}")))
+                })?;
             let label = match base.get("name").and_then(Value::as_str) {
                 Some(name) => format!("{method} {name}"),
                 None => method.to_owned(),
@@ -99,10 +97,11 @@ pub(crate) async fn round(
                 .await
                 .map(Round::Complete)
         }
-        Ok(ResultType::Other(other)) => Err(ClientError::Protocol(format!(
-            "unsupported resultType {other:?}"
-        ))),
-        Err(e) => Err(ClientError::Protocol(e.to_string())),
+        Ok(other) => Err(ClientError::Protocol(crate::Reason::from(format!(
+            "unsupported resultType {:?}",
+            other.as_str()
+        )))),
+        Err(e) => Err(ClientError::Protocol(crate::Reason::new(e))),
     }
 }
 
@@ -180,7 +179,8 @@ pub(crate) async fn fulfil(
                     .insert(key.clone(), InputResponse::ListRoots(result));
                 continue;
             }
-            InputRequest::Unknown(_) => return Err(undeclared(request_method(request), key)),
+            // `Unknown`, and kinds a later wire crate adds.
+            _ => return Err(undeclared(request_method(request), key)),
         };
         let outcome = core
             .elicitor
@@ -214,9 +214,9 @@ fn request_method(request: &InputRequest) -> &str {
 }
 
 fn undeclared(method: &str, key: &str) -> ClientError {
-    ClientError::Protocol(format!(
+    ClientError::Protocol(crate::Reason::from(format!(
         "the server asked for {method} (key {key:?}), which this client does not serve"
-    ))
+    )))
 }
 
 /// Run a call to completion.
@@ -256,7 +256,7 @@ pub(crate) async fn run(
             round: n,
             state_only,
         });
-        state = Some(RoundState {
+        state = Some(RetryFields {
             input_responses,
             request_state,
         });

@@ -15,7 +15,8 @@ use std::sync::Arc;
 use frontdesk_wire::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult, Root};
 use tokio_util::sync::CancellationToken;
 
-use super::handler::{BoxFuture, ElicitationOrigin};
+use super::handler::ElicitationOrigin;
+use crate::BoxFuture;
 
 /// One request for a completion, for the person to approve.
 #[derive(Debug, Clone)]

@@ -56,7 +56,9 @@ pub(crate) async fn follow(
         let task: GetTaskResult = serde_json::from_value(Value::Object(
             modern::request(core, TASKS_GET, params(&get)?).await?,
         ))
-        .map_err(|e| ClientError::Protocol(format!("bad tasks/get result: {e}")))?;
+        .map_err(|e| {
+            ClientError::Protocol(crate::Reason::from(format!("bad tasks/get result: {e}")))
+        })?;
         every = poll_interval(task.task.poll_interval_ms.or(created.task.poll_interval_ms));
         match task.task.status {
             TaskStatus::Working => {}
@@ -83,23 +85,27 @@ pub(crate) async fn follow(
             }
             TaskStatus::Completed => {
                 return task.result.ok_or_else(|| {
-                    ClientError::Protocol("a completed task without its result".into())
+                    ClientError::Protocol(crate::Reason::from(
+                        "a completed task without its result",
+                    ))
                 });
             }
             TaskStatus::Failed => {
                 return Err(match task.error {
                     Some(e) => ClientError::Rpc(Box::new(e)),
-                    None => ClientError::Protocol("the task failed without saying why".into()),
+                    None => ClientError::Protocol(crate::Reason::from(
+                        "the task failed without saying why",
+                    )),
                 });
             }
             TaskStatus::Cancelled => {
-                return Err(ClientError::Protocol(format!(
+                return Err(ClientError::Protocol(crate::Reason::from(format!(
                     "the server cancelled the task{}",
                     task.task
                         .status_message
                         .map(|m| format!(": {m}"))
                         .unwrap_or_default()
-                )));
+                ))));
             }
             // A status this version does not know: keep polling until it
             // turns into one it does (or the wait ends).

@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 
 use super::config::{Direction, WireTap};
 use super::error::ClientError;
-use super::handler::BoxFuture;
+use crate::BoxFuture;
 
 /// How many messages the server sent on its own may wait to be read. The
 /// connection reads them as they come (requests run on their own tasks, at

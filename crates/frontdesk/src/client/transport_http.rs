@@ -23,10 +23,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::auth::{Attempt, AuthHttp, AuthSession, BearerChallenge, OAuthConfig};
 use super::error::ClientError;
-use super::handler::BoxFuture;
 use super::sse::{SseEvent, SseParser};
 use super::tool_headers::{ParamHeaders, header_values};
 use super::transport::{Inbound, Tap, Transport, id_key, is_response, not_json};
+use crate::BoxFuture;
 use frontdesk_wire::method::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use frontdesk_wire::{header, meta_key, method};
 
@@ -45,24 +45,6 @@ pub(crate) struct HttpTransport {
     closed: CancellationToken,
     auth: Option<AuthSession>,
     mirrored: Mutex<HashMap<String, ParamHeaders>>,
-}
-
-/// Make `ring` the process's default rustls crypto provider, unless one is
-/// installed already (then nothing changes). Idempotent and cheap.
-///
-/// The client's own HTTPS connections do not need it (they are configured
-/// with `ring` explicitly). It is for every *other* `reqwest` client in the
-/// process: this crate builds `reqwest` with provider-less rustls (to avoid
-/// the slow aws-lc build), and such a client panics when it is built while no
-/// default provider is installed. The runtime calls this whenever a
-/// connection starts, and the HTTP server when it binds; an application that
-/// builds its own `reqwest` clients before either, or that wants another
-/// provider, installs its choice first.
-pub fn install_default_tls_provider() {
-    if rustls::crypto::CryptoProvider::get_default().is_none() {
-        // Losing a race with another installer is fine: a default exists.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    }
 }
 
 /// The TLS settings of every HTTPS connection: rustls on the `ring` provider
@@ -84,7 +66,7 @@ fn tls_config(extra_roots: &[Vec<u8>], https: bool) -> Result<rustls::ClientConf
     };
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
-        .map_err(|e| ClientError::Transport(format!("TLS: {e}")))?;
+        .map_err(|e| ClientError::Transport(crate::Reason::from(format!("TLS: {e}"))))?;
     let mut config =
         match rustls_platform_verifier::Verifier::new_with_extra_roots(roots(), provider) {
             Ok(verifier) => builder
@@ -92,9 +74,9 @@ fn tls_config(extra_roots: &[Vec<u8>], https: bool) -> Result<rustls::ClientConf
                 .with_custom_certificate_verifier(Arc::new(verifier))
                 .with_no_client_auth(),
             Err(e) if https => {
-                return Err(ClientError::Transport(format!(
+                return Err(ClientError::Transport(crate::Reason::from(format!(
                     "TLS: cannot set up certificate verification: {e}"
-                )));
+                ))));
             }
             Err(e) => {
                 tracing::debug!(error = %e, "no platform root certificates (plain HTTP: unused)");
@@ -365,9 +347,9 @@ impl HttpTransport {
                 return Ok(found);
             }
         }
-        Err(ClientError::Transport(
-            "the response stream ended before the response".into(),
-        ))
+        Err(ClientError::Transport(crate::Reason::from(
+            "the response stream ended before the response",
+        )))
     }
 
     fn get(&self, last_event_id: Option<&str>) -> reqwest::RequestBuilder {
@@ -390,7 +372,9 @@ impl HttpTransport {
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(ClientError::transport)?;
             if out.len() + chunk.len() > MAX_BODY {
-                return Err(ClientError::Transport("response body too large".into()));
+                return Err(ClientError::Transport(crate::Reason::from(
+                    "response body too large",
+                )));
             }
             out.extend_from_slice(&chunk);
         }
@@ -489,9 +473,9 @@ impl Transport for SharedHttp {
                 // 2026-07-28 has no stream to resume: the request is sent
                 // again (after the server's `retry:`), a bounded number of times.
                 if reissued >= MAX_RESUMES {
-                    return Err(ClientError::Transport(
-                        "the response stream broke before the response, every time".into(),
-                    ));
+                    return Err(ClientError::Transport(crate::Reason::from(
+                        "the response stream broke before the response, every time",
+                    )));
                 }
                 reissued += 1;
                 tracing::info!(
@@ -510,10 +494,10 @@ impl Transport for SharedHttp {
                     t.tap.incoming(&v);
                     Ok(v)
                 }
-                _ => Err(ClientError::Transport(format!(
+                _ => Err(ClientError::Transport(crate::Reason::from(format!(
                     "HTTP {status}: {}",
                     String::from_utf8_lossy(&body[..body.len().min(200)])
-                ))),
+                )))),
             }
         })
     }
@@ -526,7 +510,9 @@ impl Transport for SharedHttp {
             if status.is_success() {
                 Ok(())
             } else {
-                Err(ClientError::Transport(format!("HTTP {status}")))
+                Err(ClientError::Transport(crate::Reason::from(format!(
+                    "HTTP {status}"
+                ))))
             }
         })
     }

@@ -14,8 +14,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::error::ClientError;
-use super::handler::BoxFuture;
 use super::transport::{Inbound, Tap, Transport, id_key, is_response, not_json, too_large};
+use crate::BoxFuture;
 
 /// Longest line read from a server (bytes); longer lines are skipped.
 const MAX_LINE: usize = 16 * 1024 * 1024;

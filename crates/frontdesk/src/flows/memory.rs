@@ -10,8 +10,9 @@ use super::model::{
     Flow, FlowError, FlowEvent, FlowId, FlowStatus, NewFlow, random_token, token_hash, ttl_secs,
 };
 use super::store::FlowStore;
+use crate::BoxFuture;
 use crate::clock::{Clock, SystemClock};
-use crate::store::{BoxFuture, StoreError};
+use crate::store::StoreError;
 
 /// Flows in process memory: the library default, for one instance.
 ///

@@ -169,6 +169,20 @@ pub enum FlowError {
     Store(#[from] StoreError),
 }
 
+impl FlowError {
+    /// Who must act to get past it: the person, who holds a link that is
+    /// no longer theirs to use (expired, finished, someone else's); the
+    /// operator when the store failed.
+    pub fn party(&self) -> crate::Party {
+        match self {
+            Self::Store(_) => crate::Party::Operator,
+            _ => crate::Party::Person,
+        }
+    }
+}
+
+crate::errors::party_predicates!(FlowError);
+
 /// `N` random bytes as unpadded URL-safe base64.
 pub(crate) fn random_token<const N: usize>() -> String {
     let mut b = [0u8; N];

@@ -6,7 +6,7 @@ use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::model::{Flow, FlowError, FlowEvent, FlowId, NewFlow};
-use crate::store::BoxFuture;
+use crate::BoxFuture;
 
 /// Keeps flows and their connect tokens, and tells subscribers when a flow
 /// leaves `Pending`.

@@ -26,10 +26,12 @@ use frontdesk_wire::{JsonRpcMessage, RequestId};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+use crate::BoxFuture;
 use crate::client::{
-    BoxFuture, Client, ClientConfig, Elicitation, ElicitationHandler, ElicitationResponse,
-    HandlerModes, ProtocolChoice, Revision,
+    Client, ClientConfig, Elicitation, ElicitationHandler, ElicitationResponse, HandlerModes,
+    ProtocolChoice,
 };
+use frontdesk_wire::Revision;
 
 use super::{VIRTUAL_BUDGET, current_thread};
 

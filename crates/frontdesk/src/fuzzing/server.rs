@@ -35,10 +35,12 @@ use tokio::task::JoinSet;
 
 use crate::server::transport::{Handled, Incoming, OutboundSink, RequestInfo, Session};
 use crate::server::{
-    Answer, FormSchema, InputRequest, LoggingLevel, PromptDef, PromptOutput, Question, Server,
-    ServerConfig, ToolContext, ToolDef, ToolError, ToolOutput,
+    Answer, InputRequest, PromptDef, PromptOutput, Question, Server, ServerConfig, ToolContext,
+    ToolDef, ToolError, ToolOutput,
 };
 use crate::state::{Keyring, StateKey, StateSealer};
+use frontdesk_form::FormSchema;
+use frontdesk_wire::{LoggingLevel, Role};
 
 use super::{VIRTUAL_BUDGET, current_thread};
 
@@ -166,10 +168,7 @@ fn fixture() -> Server {
                         Answer::Accepted(m) => m.get("name").cloned().unwrap_or(Value::Null),
                         _ => Value::Null,
                     };
-                    Ok(
-                        PromptOutput::new()
-                            .text(crate::server::Role::User, format!("Greet {name}")),
-                    )
+                    Ok(PromptOutput::new().text(Role::User, format!("Greet {name}")))
                 },
             )
             .argument("tone", "How", false),

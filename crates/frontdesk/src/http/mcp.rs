@@ -34,10 +34,11 @@ use super::respond::{self, HandleFuture, rpc_error};
 use super::sessions::{Entry, Sessions};
 use super::sse::{self, EventLog, parse_event_id};
 use crate::fingerprint::fingerprint;
+use crate::server::Server;
 use crate::server::contract::incoming::Incoming;
 use crate::server::contract::{Handled, OutboundSink, RequestInfo, into_text};
 use crate::server::engine::load::Held;
-use crate::server::{Revision, Server};
+use frontdesk_wire::Revision;
 use frontdesk_wire::{ErrorCode, RequestId, method};
 
 /// Everything the handlers share.

@@ -162,8 +162,8 @@ impl std::fmt::Debug for HttpListener {
 pub async fn bind(addr: SocketAddr, options: HttpOptions) -> std::io::Result<HttpListener> {
     // Whoever serves HTTP here often talks HTTP too (tests, a sign-in step):
     // make the `reqwest` clients of this process usable (see the function).
-    #[cfg(feature = "http-client")]
-    crate::client::install_default_tls_provider();
+    #[cfg(any(feature = "http-client", feature = "jwt"))]
+    crate::tls_default::install_default_tls_provider();
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
     if !addr.ip().is_loopback() {
@@ -225,7 +225,7 @@ impl HttpListener {
         self.addr
     }
 
-    /// `http://<address>` (`https://` with [`tls`](Self::tls)) as browsers
+    /// `http://<address>` (`https://` when it serves TLS, feature `tls`) as browsers
     /// on this machine reach it (an unspecified bind address becomes
     /// loopback), or [`HttpOptions::public_base_url`].
     pub fn base_url(&self) -> String {

@@ -43,8 +43,17 @@ pub enum TlsError {
     /// rustls refused the certificate and key (a key that does not match
     /// the certificate, an unsupported key type).
     #[error("certificate and key not usable: {0}")]
-    Rejected(String),
+    Rejected(crate::Reason),
 }
+
+impl TlsError {
+    /// Who must act to get past it: always the operator (the certificate and key files are theirs).
+    pub fn party(&self) -> crate::Party {
+        crate::Party::Operator
+    }
+}
+
+crate::errors::party_predicates!(TlsError);
 
 /// A certificate chain and key from PEM files, for
 /// [`HttpListener::tls`](super::HttpListener::tls); cheap to clone (clones
@@ -149,7 +158,7 @@ fn acceptor(current: &Arc<Current>) -> Result<TlsAcceptor, TlsError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(rustls::DEFAULT_VERSIONS)
-        .map_err(|e| TlsError::Rejected(e.to_string()))?
+        .map_err(|e| TlsError::Rejected(crate::Reason::new(e)))?
         .with_no_client_auth()
         .with_cert_resolver(Arc::clone(current) as Arc<dyn ResolvesServerCert>);
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
@@ -171,6 +180,6 @@ fn load(cert: &Path, key: &Path) -> Result<CertifiedKey, TlsError> {
     let private = PrivateKeyDer::from_pem_file(key).map_err(|e| file_error(key, e.to_string()))?;
     let provider = rustls::crypto::ring::default_provider();
     let certified = CertifiedKey::from_der(chain, private, &provider)
-        .map_err(|e| TlsError::Rejected(e.to_string()))?;
+        .map_err(|e| TlsError::Rejected(crate::Reason::new(e)))?;
     Ok(certified)
 }

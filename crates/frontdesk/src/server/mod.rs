@@ -5,14 +5,15 @@
 //! notifications and subscriptions; tools that continue as tasks.
 //!
 //! The main way to ask is a typed form: a struct with `#[derive(Form)]`
-//! (re-exported here and at the crate root) asked with
+//! ([`Form`](crate::Form), at the crate root with its trait) asked with
 //! [`ToolContext::ask`] and [`Question::form`]. The answer comes back
 //! validated and typed.
 //!
 //! ```no_run
+//! use frontdesk::Form;
 //! use frontdesk::form::Email;
 //! use frontdesk::server::{
-//!     Answer, Form, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
+//!     Answer, NoArgs, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput,
 //! };
 //!
 //! #[derive(Form)]
@@ -52,7 +53,8 @@
 //!   [`ResourceTemplateDef::completion`] answer `completion/complete`
 //!   ([`completions_matching`] filters a list by what was typed).
 //! - **Content**: [`ToolOutput::new`] and [`PromptOutput::message`] take any
-//!   [`ContentBlock`]: text, image, audio, resource link, embedded resource.
+//!   [`ContentBlock`](crate::wire::ContentBlock): text, image, audio,
+//!   resource link, embedded resource.
 //! - **Logging and progress**: [`ToolContext::log`],
 //!   [`ToolContext::progress`], [`ToolContext::report_progress`].
 //! - **Sampling and roots**: [`ToolContext::sample`], [`ToolContext::roots`]
@@ -69,9 +71,13 @@
 //!   [`ToolContext::continue_as_task`]; the task's questions surface through
 //!   `tasks/get` and are answered with `tasks/update`.
 //!
-//! A form only known at run time is built with [`FormSchema::builder`] (or
-//! read from JSON with [`schema_from_value`]) and asked with
-//! [`Question::schema`]; its answer is the validated content as a JSON map.
+//! A form only known at run time is built with
+//! [`FormSchema::builder`](crate::form::FormSchema::builder) (or read from
+//! JSON with [`FormSchema::parse_strict`](crate::form::FormSchema::parse_strict))
+//! and asked with [`Question::schema`]; its answer is the validated content
+//! as a JSON map. Accepted content is judged by
+//! [`FormSchema::accept`](crate::form::FormSchema::accept), the same
+//! function the client runtime uses before it sends an answer.
 //! [`Question::url`] sends the person to a page (sign-in, payment). Every
 //! handler also gets [`ToolContext::once`] for side effects that must not
 //! repeat when a 2026-07-28 call re-runs it, [`ToolContext::state`] for the
@@ -199,9 +205,8 @@ mod task;
 pub use api::completion::{CompletionRequest, completions_matching};
 pub use api::config::ServerConfig;
 pub use api::context::ToolContext;
-pub use api::error::{AskError, RpcError, ToolError, UrlElicitation, UrlElicitations};
+pub use api::error::{AskError, Busy, RpcError, ToolError, UrlElicitation, UrlElicitations};
 pub use api::flow_ticket::FlowTicket;
-pub use api::form::{Form, FormError, FormSchema, SchemaError, schema_from_value};
 pub use api::prompt::{PromptArgument, PromptDef, PromptOutput};
 pub use api::question::{
     Answer, Ask, FormQuestion, InputRequest, Question, SchemaQuestion, UrlQuestion,
@@ -213,16 +218,6 @@ pub use api::tool::{
 };
 pub use api::uri_template::UriTemplateError;
 pub use entry::{Server, ServerBuilder};
-pub use frontdesk_derive::{Form, FormEnum};
-pub use frontdesk_form::FormEnum;
-/// Wire types handlers build results from (content blocks, resource
-/// contents, roles, log levels, sampling, completions, cache scopes), so a
-/// server needs no direct dependency on `frontdesk-wire` (all of it is
-/// [`crate::wire`]).
-pub use frontdesk_wire::{
-    CacheScope, Completion, ContentBlock, CreateMessageRequestParams, CreateMessageResult,
-    LoggingLevel, Resource, ResourceContents, Revision, Role, Root, SamplingMessage,
-};
 
 /// The transport contract, for people who write a transport (the stdio and
 /// Streamable HTTP ones are in this crate): what a transport hands

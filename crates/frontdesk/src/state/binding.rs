@@ -95,10 +95,7 @@ impl Binding {
     }
 }
 
-/// `value` as canonical JSON bytes: object keys sorted (by their UTF-8 bytes) at
-/// every depth, no insignificant whitespace, strings and numbers as serde_json
-/// writes them (the writer is the form crate's, which schema digests share).
-pub use frontdesk_form::canonical::canonical_json;
+use frontdesk_form::canonical::canonical_json;
 
 #[cfg(test)]
 mod tests {

@@ -13,17 +13,26 @@ const MAX_KID_LEN: usize = 32;
 #[non_exhaustive]
 pub enum KeyConfigError {
     /// The environment variable is not set (or empty).
-    #[error("environment variable {0} is not set")]
-    Missing(String),
+    #[error("environment variable {variable} is not set")]
+    Missing {
+        /// The variable's name.
+        variable: String,
+    },
     /// The key list has no entries.
     #[error("no keys configured")]
     Empty,
     /// A key id is empty, too long, or uses characters other than `A-Z a-z 0-9 _ -`.
-    #[error("invalid key id {0:?}: use 1 to 32 of A-Z a-z 0-9 _ -")]
-    InvalidKid(String),
+    #[error("invalid key id {kid:?}: use 1 to 32 of A-Z a-z 0-9 _ -")]
+    InvalidKid {
+        /// The key id.
+        kid: String,
+    },
     /// The same key id appears twice.
-    #[error("duplicate key id {0:?}")]
-    DuplicateKid(String),
+    #[error("duplicate key id {kid:?}")]
+    DuplicateKid {
+        /// The key id.
+        kid: String,
+    },
     /// An entry is not of the form `kid:key`.
     #[error("key entry {index} is not of the form kid:key")]
     Malformed {
@@ -37,6 +46,15 @@ pub enum KeyConfigError {
         kid: String,
     },
 }
+
+impl KeyConfigError {
+    /// Who must act to get past it: always the operator (the sealing keys are theirs).
+    pub fn party(&self) -> crate::Party {
+        crate::Party::Operator
+    }
+}
+
+crate::errors::party_predicates!(KeyConfigError);
 
 /// One 256-bit sealing key and its id.
 ///
@@ -53,7 +71,7 @@ impl StateKey {
         let mut key = Zeroizing::new(key);
         let kid = kid.into();
         if !valid_kid(&kid) {
-            return Err(KeyConfigError::InvalidKid(kid));
+            return Err(KeyConfigError::InvalidKid { kid });
         }
         let cipher = XChaCha20Poly1305::new(&(*key).into());
         key.zeroize();
@@ -81,7 +99,9 @@ impl StateKey {
     /// ```
     pub fn generate_entry(kid: &str) -> Result<Zeroizing<String>, KeyConfigError> {
         if !valid_kid(kid) {
-            return Err(KeyConfigError::InvalidKid(kid.to_owned()));
+            return Err(KeyConfigError::InvalidKid {
+                kid: kid.to_owned(),
+            });
         }
         let mut key = Zeroizing::new([0u8; 32]);
         rand::fill(&mut key[..]);
@@ -113,7 +133,9 @@ impl StateKey {
             .ok_or(KeyConfigError::Malformed { index: 0 })?;
         let kid = kid.trim();
         if !valid_kid(kid) {
-            return Err(KeyConfigError::InvalidKid(kid.to_owned()));
+            return Err(KeyConfigError::InvalidKid {
+                kid: kid.to_owned(),
+            });
         }
         let bytes = decode_key(key.trim()).ok_or_else(|| KeyConfigError::BadKey {
             kid: kid.to_owned(),
@@ -206,7 +228,7 @@ impl Keyring {
     /// Add an older key, used only to open.
     pub fn with_old_key(mut self, key: StateKey) -> Result<Self, KeyConfigError> {
         if self.get(key.kid()).is_some() {
-            return Err(KeyConfigError::DuplicateKid(key.kid));
+            return Err(KeyConfigError::DuplicateKid { kid: key.kid });
         }
         self.older.push(key);
         Ok(self)
@@ -232,7 +254,9 @@ impl Keyring {
                 let spec = Zeroizing::new(spec);
                 Self::parse(&spec)
             }
-            _ => Err(KeyConfigError::Missing(var.to_owned())),
+            _ => Err(KeyConfigError::Missing {
+                variable: var.to_owned(),
+            }),
         }
     }
 
@@ -300,14 +324,14 @@ mod tests {
         ));
         assert!(matches!(
             Keyring::parse(&format!("bad.kid:{HEX}")),
-            Err(KeyConfigError::InvalidKid(_))
+            Err(KeyConfigError::InvalidKid { .. })
         ));
         let short = Keyring::parse("k:c2hvcnQ").unwrap_err();
         assert!(matches!(short, KeyConfigError::BadKey { .. }));
         assert!(!short.to_string().contains("c2hvcnQ"));
         assert!(matches!(
             Keyring::parse(&format!("k:{HEX},k:{B64}")),
-            Err(KeyConfigError::DuplicateKid(_))
+            Err(KeyConfigError::DuplicateKid { .. })
         ));
     }
 
@@ -323,7 +347,7 @@ mod tests {
     fn missing_env_var_is_reported() {
         assert!(matches!(
             Keyring::from_env("FRONTDESK_TEST_SURELY_UNSET_VAR"),
-            Err(KeyConfigError::Missing(_))
+            Err(KeyConfigError::Missing { .. })
         ));
     }
 }

@@ -44,7 +44,7 @@ mod sealer;
 #[cfg(test)]
 mod tests;
 
-pub use binding::{Binding, RequestDigest, canonical_json};
+pub use binding::{Binding, RequestDigest};
 pub use keyring::{KeyConfigError, Keyring, StateKey};
 pub use nonce::{InMemoryNonceStore, NonceStore, RedeemError, Redemption, open_single_use};
 pub(crate) use sealer::IdHasher;

@@ -13,8 +13,9 @@ use std::time::SystemTime;
 
 use super::binding::Binding;
 use super::sealer::{IdHasher, OpenedState, StateId, StateRejected, StateSealer};
+use crate::BoxFuture;
 use crate::clock::{Clock, SystemClock};
-use crate::store::{BoxFuture, StoreError};
+use crate::store::StoreError;
 
 /// One state being redeemed: its id, when it was issued and expires (unix
 /// seconds), and who owns it (see [`InMemoryNonceStore`] for what the owner is for).
@@ -105,6 +106,20 @@ pub enum RedeemError {
     #[error(transparent)]
     Store(#[from] StoreError),
 }
+
+impl RedeemError {
+    /// Who must act to get past it: the caller for a state that is not
+    /// acceptable (start the call again); the operator when the store
+    /// failed.
+    pub fn party(&self) -> crate::Party {
+        match self {
+            Self::Rejected(_) => crate::Party::Caller,
+            Self::Store(_) => crate::Party::Operator,
+        }
+    }
+}
+
+crate::errors::party_predicates!(RedeemError);
 
 /// A [`NonceStore`] in process memory, bounded, with a share per owner: for
 /// one instance, or for tests.

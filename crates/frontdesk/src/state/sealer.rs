@@ -195,7 +195,7 @@ impl StateSealer {
     pub fn from_env_or_development(var: &str) -> Result<Self, KeyConfigError> {
         match Keyring::from_env(var) {
             Ok(keys) => Ok(Self::new(keys)),
-            Err(KeyConfigError::Missing(_)) => Ok(Self::development()),
+            Err(KeyConfigError::Missing { .. }) => Ok(Self::development()),
             Err(e) => Err(e),
         }
     }

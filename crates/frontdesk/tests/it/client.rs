@@ -7,12 +7,12 @@ use std::time::Duration;
 use crate::support::client::{self as support, Step, TestHandler, Wire};
 use crate::support::url_required_server;
 use frontdesk::client::{
-    Client, ClientError, ElicitationKind, HandlerModes, HeadlessHandler, ProtocolChoice, Revision,
-    Round, RoundState,
+    Client, ClientError, ElicitationKind, HandlerModes, HeadlessHandler, ProtocolChoice, Round,
 };
-use frontdesk::server::{
-    Answer, FormSchema, NoArgs, Question, Server, ToolContext, ToolDef, ToolOutput,
-};
+use frontdesk::form::FormSchema;
+use frontdesk::server::{Answer, NoArgs, Question, Server, ToolContext, ToolDef, ToolOutput};
+use frontdesk::wire::RetryFields;
+use frontdesk::wire::Revision;
 use frontdesk_demo::{self as demo, DemoOptions};
 use frontdesk_wire::CallToolResult;
 use serde_json::{Value, json};
@@ -401,7 +401,7 @@ async fn one_round_at_a_time_for_callers_who_persist() {
     )
     .await;
     let args = json!({"order_id": "D-4"});
-    let mut state: Option<RoundState> = None;
+    let mut state: Option<RetryFields> = None;
     let mut rounds = 0;
     let result = loop {
         rounds += 1;
@@ -413,11 +413,12 @@ async fn one_round_at_a_time_for_callers_who_persist() {
             Round::Complete(r) => break r,
             Round::InputRequired { requests, state: s } => {
                 let answers = client.fulfil(&requests).await.unwrap();
-                state = Some(RoundState {
+                state = Some(RetryFields {
                     input_responses: Some(answers),
                     request_state: s,
                 });
             }
+            other => panic!("not a round this test knows: {other:?}"),
         }
     };
     assert_eq!(rounds, 3);

@@ -12,11 +12,12 @@ use std::sync::{Arc, Mutex};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use frontdesk::BoxFuture;
 use frontdesk::client::auth::{
     AuthError, AuthorizationPrompt, AuthorizationRequest, OAuthConfig, PendingRedirect,
     PreregisteredClient, UserAgent,
 };
-use frontdesk::client::{BoxFuture, Client, ClientConfig, ClientError};
+use frontdesk::client::{Client, ClientConfig, ClientError};
 use serde_json::{Value, json};
 
 use crate::support::client::TestHandler;

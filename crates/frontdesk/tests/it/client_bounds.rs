@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use crate::support::client::{Step, TestHandler};
-use frontdesk::client::{Client, ClientConfig, ProtocolChoice, Revision};
+use frontdesk::client::{Client, ClientConfig, ProtocolChoice};
+use frontdesk::wire::Revision;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

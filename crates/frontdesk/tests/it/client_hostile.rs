@@ -18,11 +18,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::support::client::{Step, TestHandler};
+use frontdesk::BoxFuture;
 use frontdesk::client::{
-    BoxFuture, Client, ClientConfig, ClientError, Elicitation, ElicitationHandler,
-    ElicitationResponse, HandlerModes, Notice, ProtocolChoice, Revision,
+    Client, ClientConfig, ClientError, Elicitation, ElicitationHandler, ElicitationResponse,
+    HandlerModes, Notice, ProtocolChoice,
 };
-use frontdesk::wire::ElicitRequestParams;
+use frontdesk::wire::{ElicitRequestParams, Revision};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -400,19 +401,20 @@ async fn a_form_that_is_not_an_object_ends_a_modern_call() {
 #[tokio::test]
 async fn the_unchecked_answers_hook_sends_its_result_as_given() {
     let handler = TestHandler::new([Step::Accept(json!({"m": "not a number"})), Step::Decline]);
+    let unchecked: frontdesk::client::UncheckedAnswers = Arc::new(|params| {
+        let schema = match params {
+            frontdesk_wire::ElicitRequestParams::Form(p) => &p.requested_schema,
+            _ => return None,
+        };
+        schema["properties"].get("n").map(|_| {
+            json!({"action": "accept", "content": {"n": "not a number"}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        })
+    });
     let config = ClientConfig {
-        unchecked_answers: Some(Arc::new(|params| {
-            let schema = match params {
-                frontdesk_wire::ElicitRequestParams::Form(p) => &p.requested_schema,
-                _ => return None,
-            };
-            schema["properties"].get("n").map(|_| {
-                json!({"action": "accept", "content": {"n": "not a number"}})
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default()
-            })
-        })),
+        unchecked_answers: Some(unchecked),
         ..ClientConfig::default()
     };
     let (client, mut peer) = connect(

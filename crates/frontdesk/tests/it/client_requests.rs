@@ -6,13 +6,18 @@
 use std::sync::{Arc, Mutex};
 
 use crate::support::client::{self as support, TestHandler, Wire};
+use frontdesk::BoxFuture;
 use frontdesk::client::{
-    BoxFuture, Client, ClientError, CreateMessageResult, ProtocolChoice, Revision, Root,
-    SamplingContent, SamplingHandler, SamplingRequest, SamplingResponse, StaticRoots,
+    Client, ClientError, ProtocolChoice, SamplingHandler, SamplingRequest, SamplingResponse,
+    StaticRoots,
 };
 use frontdesk::server::{
     InputRequest, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput,
 };
+use frontdesk::wire::CreateMessageResult;
+use frontdesk::wire::Revision;
+use frontdesk::wire::Root;
+use frontdesk::wire::SamplingContent;
 use frontdesk_wire::{ContentBlock, Role, TextContent};
 use serde_json::{Value, json};
 

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use frontdesk::client::{Client, ClientConfig, ProtocolChoice, Revision};
+use frontdesk::client::{Client, ClientConfig, ProtocolChoice};
+use frontdesk::wire::Revision;
 use serde_json::{Value, json};
 
 use crate::support::client::TestHandler;

@@ -7,7 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use crate::support::client::{Step, TestHandler};
-use frontdesk::client::{Client, ClientConfig, ClientError, ProtocolChoice, Revision};
+use frontdesk::client::{Client, ClientConfig, ClientError, ProtocolChoice};
+use frontdesk::wire::Revision;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

@@ -35,7 +35,9 @@ fn oauth_client(
     client: &RegisteredClient,
     redirect_uri: Option<&str>,
 ) -> Result<OAuthClient, AuthError> {
-    let bad = |what: &str, e: url::ParseError| AuthError::Metadata(format!("{what}: {e}"));
+    let bad = |what: &str, e: url::ParseError| {
+        AuthError::Metadata(crate::Reason::from(format!("{what}: {e}")))
+    };
     let mut c = BasicClient::new(ClientId::new(client.client_id.clone()))
         .set_auth_uri(
             AuthUrl::new(server.authorization_endpoint.clone())
@@ -92,9 +94,9 @@ fn single(url: &url::Url, name: &str) -> Result<Option<String>, AuthError> {
     let mut values = url.query_pairs().filter(|(k, _)| k == name).map(|(_, v)| v);
     let first = values.next().map(|v| v.into_owned());
     if values.next().is_some() {
-        return Err(AuthError::Callback(format!(
+        return Err(AuthError::Callback(crate::Reason::from(format!(
             "{name} appears more than once"
-        )));
+        ))));
     }
     Ok(first)
 }
@@ -114,37 +116,39 @@ impl Pending {
         server: &ServerMetadata,
     ) -> Result<String, AuthError> {
         let url = url::Url::parse(redirect)
-            .map_err(|e| AuthError::Callback(format!("not a URL: {e}")))?;
+            .map_err(|e| AuthError::Callback(crate::Reason::from(format!("not a URL: {e}"))))?;
         if single(&url, "state")?.as_deref() != Some(self.state.secret().as_str()) {
-            return Err(AuthError::Callback(
-                "its state is not this request's (a forged or stale redirect)".into(),
-            ));
+            return Err(AuthError::Callback(crate::Reason::from(
+                "its state is not this request's (a forged or stale redirect)",
+            )));
         }
         match single(&url, "iss")? {
             Some(iss) if iss != server.issuer => {
-                return Err(AuthError::Callback(format!(
+                return Err(AuthError::Callback(crate::Reason::from(format!(
                     "it comes from issuer {iss}, not {}",
                     server.issuer
-                )));
+                ))));
             }
             None if server.authorization_response_iss_parameter_supported == Some(true) => {
-                return Err(AuthError::Callback(
-                    "it has no iss although the authorization server promises one".into(),
-                ));
+                return Err(AuthError::Callback(crate::Reason::from(
+                    "it has no iss although the authorization server promises one",
+                )));
             }
             _ => {}
         }
         if let Some(error) = single(&url, "error")? {
             let description = single(&url, "error_description")?.unwrap_or_default();
-            return Err(AuthError::Denied(
+            return Err(AuthError::Denied(crate::Reason::from(
                 format!("{error} {description}")
                     .trim()
                     .replace(char::is_control, " "),
-            ));
+            )));
         }
         match single(&url, "code")? {
             Some(code) if !code.is_empty() => Ok(code),
-            _ => Err(AuthError::Callback("it carries no code".into())),
+            _ => Err(AuthError::Callback(crate::Reason::from(
+                "it carries no code",
+            ))),
         }
     }
 
@@ -227,10 +231,12 @@ fn token_error(e: RequestTokenError<AuthError, BasicErrorResponse>) -> AuthError
                 text.push_str(": ");
                 text.push_str(d);
             }
-            AuthError::Token(text.replace(char::is_control, " "))
+            AuthError::Token(crate::Reason::from(text.replace(char::is_control, " ")))
         }
         RequestTokenError::Request(e) => e,
-        RequestTokenError::Parse(e, _) => AuthError::Token(format!("unusable token response: {e}")),
-        RequestTokenError::Other(e) => AuthError::Token(e),
+        RequestTokenError::Parse(e, _) => {
+            AuthError::Token(crate::Reason::from(format!("unusable token response: {e}")))
+        }
+        RequestTokenError::Other(e) => AuthError::Token(crate::Reason::from(e)),
     }
 }

@@ -38,7 +38,7 @@ impl AuthHttp {
             .redirect(reqwest::redirect::Policy::none())
             .tls_backend_preconfigured(tls)
             .build()
-            .map_err(|e| AuthError::Network(e.to_string()))?;
+            .map_err(|e| AuthError::Network(crate::Reason::new(e)))?;
         Ok(Self { client })
     }
 
@@ -54,20 +54,24 @@ impl AuthHttp {
             .header(ACCEPT, "application/json")
             .send()
             .await
-            .map_err(|e| AuthError::Network(format!("{url}: {e}")))?;
+            .map_err(|e| AuthError::Network(crate::Reason::from(format!("{url}: {e}"))))?;
         let fetched = read(response).await?;
         if (400..500).contains(&fetched.status) {
             return Ok(None);
         }
         if fetched.status != 200 {
-            return Err(AuthError::Metadata(format!(
+            return Err(AuthError::Metadata(crate::Reason::from(format!(
                 "{url} answered HTTP {}",
                 fetched.status
-            )));
+            ))));
         }
         serde_json::from_slice(&fetched.body)
             .map(Some)
-            .map_err(|e| AuthError::Metadata(format!("{url} is not the expected document: {e}")))
+            .map_err(|e| {
+                AuthError::Metadata(crate::Reason::from(format!(
+                    "{url} is not the expected document: {e}"
+                )))
+            })
     }
 
     /// `POST url` with a JSON body.
@@ -84,7 +88,7 @@ impl AuthHttp {
             .json(body)
             .send()
             .await
-            .map_err(|e| AuthError::Network(format!("{url}: {e}")))?;
+            .map_err(|e| AuthError::Network(crate::Reason::from(format!("{url}: {e}"))))?;
         read(response).await
     }
 
@@ -95,7 +99,7 @@ impl AuthHttp {
     ) -> Result<oauth2::HttpResponse, AuthError> {
         let (parts, body) = request.into_parts();
         let method = reqwest::Method::from_bytes(parts.method.as_str().as_bytes())
-            .map_err(|e| AuthError::Network(e.to_string()))?;
+            .map_err(|e| AuthError::Network(crate::Reason::new(e)))?;
         let mut builder = self
             .client
             .request(method, parts.uri.to_string())
@@ -106,14 +110,14 @@ impl AuthHttp {
         let response = builder
             .send()
             .await
-            .map_err(|e| AuthError::Network(format!("{}: {e}", parts.uri)))?;
+            .map_err(|e| AuthError::Network(crate::Reason::from(format!("{}: {e}", parts.uri))))?;
         let fetched = read(response).await?;
         let mut out = http::Response::builder().status(fetched.status);
         for (name, value) in &fetched.headers {
             out = out.header(name.as_str(), value.as_bytes());
         }
         out.body(fetched.body)
-            .map_err(|e| AuthError::Network(e.to_string()))
+            .map_err(|e| AuthError::Network(crate::Reason::new(e)))
     }
 }
 
@@ -123,9 +127,11 @@ async fn read(response: reqwest::Response) -> Result<Fetched, AuthError> {
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| AuthError::Network(e.to_string()))?;
+        let chunk = chunk.map_err(|e| AuthError::Network(crate::Reason::new(e)))?;
         if body.len() + chunk.len() > MAX_BODY {
-            return Err(AuthError::Network("response body too large".into()));
+            return Err(AuthError::Network(crate::Reason::from(
+                "response body too large",
+            )));
         }
         body.extend_from_slice(&chunk);
     }

@@ -57,12 +57,14 @@ enum Served {
 impl LoopbackRedirect {
     /// Listen on `127.0.0.1` on a free port.
     pub async fn bind() -> Result<Self, AuthError> {
-        let listener = TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .map_err(|e| AuthError::Network(format!("cannot listen for the redirect: {e}")))?;
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(|e| {
+            AuthError::Network(crate::Reason::from(format!(
+                "cannot listen for the redirect: {e}"
+            )))
+        })?;
         let port = listener
             .local_addr()
-            .map_err(|e| AuthError::Network(e.to_string()))?
+            .map_err(|e| AuthError::Network(crate::Reason::new(e)))?
             .port();
         Ok(Self { listener, port })
     }
@@ -95,18 +97,16 @@ impl LoopbackRedirect {
                         wrong += 1;
                         tracing::warn!(wrong, "a sign-in callback with another state; ignored");
                         if wrong >= MAX_WRONG_CALLBACKS {
-                            return Err(AuthError::Callback(format!(
+                            return Err(AuthError::Callback(crate::Reason::from(format!(
                                 "{wrong} answers that were not this sign-in's came to its \
                                  listener (another program on this machine is interfering)"
-                            )));
+                            ))));
                         }
                     }
                     Ok(Served::Other) | Err(_) => {}
                 },
                 () = &mut deadline => {
-                    return Err(AuthError::Callback(
-                        "no redirect arrived before the sign-in timed out".into(),
-                    ));
+                    return Err(AuthError::Callback(crate::Reason::from("no redirect arrived before the sign-in timed out")));
                 }
             }
         }

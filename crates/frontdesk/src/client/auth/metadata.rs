@@ -91,8 +91,11 @@ impl ServerMetadata {
 /// A URL the client may fetch or send a person to: `https`, or `http` to a
 /// loopback host; no userinfo.
 pub(crate) fn check_endpoint(what: &str, url: &str) -> Result<url::Url, AuthError> {
-    let parsed = url::Url::parse(url)
-        .map_err(|e| AuthError::Metadata(format!("{what} is not a URL ({e}): {url}")))?;
+    let parsed = url::Url::parse(url).map_err(|e| {
+        AuthError::Metadata(crate::Reason::from(format!(
+            "{what} is not a URL ({e}): {url}"
+        )))
+    })?;
     let loopback = match parsed.host() {
         Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -101,19 +104,19 @@ pub(crate) fn check_endpoint(what: &str, url: &str) -> Result<url::Url, AuthErro
     };
     let scheme_ok = parsed.scheme() == "https" || (parsed.scheme() == "http" && loopback);
     if !scheme_ok {
-        return Err(AuthError::Metadata(format!(
+        return Err(AuthError::Metadata(crate::Reason::from(format!(
             "{what} must be https (plain http only to this machine): {url}"
-        )));
+        ))));
     }
     if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(AuthError::Metadata(format!(
+        return Err(AuthError::Metadata(crate::Reason::from(format!(
             "{what} must not carry a user name or password: {url}"
-        )));
+        ))));
     }
     if parsed.fragment().is_some() {
-        return Err(AuthError::Metadata(format!(
+        return Err(AuthError::Metadata(crate::Reason::from(format!(
             "{what} must not have a fragment: {url}"
-        )));
+        ))));
     }
     Ok(parsed)
 }
@@ -186,11 +189,11 @@ pub(crate) async fn discover_resource(
     if let Some(url) = from_challenge {
         let parsed = check_endpoint("the resource metadata URL", url)?;
         if parsed.origin() != endpoint.origin() {
-            return Err(AuthError::Metadata(format!(
+            return Err(AuthError::Metadata(crate::Reason::from(format!(
                 "the resource metadata URL {url} is not on the server's origin {}; \
                  it was not fetched",
                 origin_of(endpoint)
-            )));
+            ))));
         }
     }
     let mut found = None;
@@ -201,7 +204,9 @@ pub(crate) async fn discover_resource(
         }
     }
     let metadata = found.ok_or_else(|| {
-        AuthError::Metadata("the server publishes no protected resource metadata".into())
+        AuthError::Metadata(crate::Reason::from(
+            "the server publishes no protected resource metadata",
+        ))
     })?;
     if !resource_covers(&metadata.resource, endpoint) {
         return Err(AuthError::ResourceMismatch {
@@ -226,9 +231,9 @@ pub(crate) async fn discover_server(
         }
     }
     let metadata = found.ok_or_else(|| {
-        AuthError::Metadata(format!(
+        AuthError::Metadata(crate::Reason::from(format!(
             "{issuer} publishes no authorization server metadata"
-        ))
+        )))
     })?;
     if metadata.issuer != issuer {
         return Err(AuthError::IssuerMismatch {
@@ -249,9 +254,9 @@ pub(crate) async fn discover_server(
         .as_ref()
         .is_some_and(|m| m.iter().any(|m| m == "S256"));
     if !pkce {
-        return Err(AuthError::Metadata(format!(
+        return Err(AuthError::Metadata(crate::Reason::from(format!(
             "{issuer} does not offer PKCE with S256, which MCP requires"
-        )));
+        ))));
     }
     Ok(metadata)
 }

@@ -70,7 +70,7 @@ pub(crate) use http::AuthHttp;
 pub(crate) use metadata::{check_endpoint, resource_covers};
 pub(crate) use session::{Attempt, AuthSession};
 
-use super::handler::BoxFuture;
+use crate::{BoxFuture, Party, Reason};
 
 /// What went wrong while authorizing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -78,10 +78,10 @@ use super::handler::BoxFuture;
 pub enum AuthError {
     /// The authorization server or metadata could not be reached.
     #[error("authorization: {0}")]
-    Network(String),
+    Network(Reason),
     /// A metadata document is missing, malformed or unsafe.
     #[error("authorization metadata: {0}")]
-    Metadata(String),
+    Metadata(Reason),
     /// The resource metadata names a resource that is not this server.
     #[error(
         "the server's resource metadata names {published}, not {endpoint}: refusing to authorize"
@@ -102,7 +102,7 @@ pub enum AuthError {
     },
     /// The client could not get a client id.
     #[error("client registration: {0}")]
-    Registration(String),
+    Registration(Reason),
     /// The person declined or dismissed the sign-in.
     #[error("sign-in was not approved")]
     NotApproved,
@@ -111,23 +111,50 @@ pub enum AuthError {
     Unattended,
     /// The authorization server refused (`error` in the redirect).
     #[error("the authorization server refused: {0}")]
-    Denied(String),
+    Denied(Reason),
     /// The redirect was not a valid answer to this request (state, `iss`, code).
     #[error("the authorization response was refused: {0}")]
-    Callback(String),
+    Callback(Reason),
     /// The token endpoint refused or answered something unusable.
     #[error("token request: {0}")]
-    Token(String),
+    Token(Reason),
     /// The token store failed.
     #[error("token store: {0}")]
-    Store(String),
+    Store(Reason),
     /// The server still refuses after the allowed number of authorizations.
     #[error("still unauthorized after {0} authorizations; giving up")]
     TooManyAttempts(u32),
     /// A `403` for scopes the token already has: authorizing again cannot help.
     #[error("the server refuses the request although the token has the scopes it names ({0})")]
-    Forbidden(String),
+    Forbidden(Reason),
 }
+
+impl AuthError {
+    /// Who must act to get past it: the person for a sign-in they did not
+    /// approve or the authorization server refused them; the caller for a
+    /// sign-in with nobody to approve it or a redirect that is not this
+    /// request's; the server's author for metadata that is malformed,
+    /// unsafe or names another resource or issuer; the operator for the
+    /// network, registration, tokens, their store, and a server that keeps
+    /// refusing.
+    pub fn party(&self) -> Party {
+        match self {
+            Self::NotApproved | Self::Denied(_) => Party::Person,
+            Self::Unattended | Self::Callback(_) => Party::Caller,
+            Self::Metadata(_) | Self::ResourceMismatch { .. } | Self::IssuerMismatch { .. } => {
+                Party::Author
+            }
+            Self::Network(_)
+            | Self::Registration(_)
+            | Self::Token(_)
+            | Self::Store(_)
+            | Self::TooManyAttempts(_)
+            | Self::Forbidden(_) => Party::Operator,
+        }
+    }
+}
+
+crate::errors::party_predicates!(AuthError);
 
 /// One authorization for the person to approve: who asks, where, and what
 /// for. Shown before the client sends the authorization server anything

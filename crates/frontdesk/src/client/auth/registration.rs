@@ -73,10 +73,10 @@ pub(crate) async fn client_for(
         });
     }
     let Some(endpoint) = &server.registration_endpoint else {
-        return Err(AuthError::Registration(format!(
+        return Err(AuthError::Registration(crate::Reason::from(format!(
             "{issuer} offers no dynamic registration and no client is configured for it \
              (a pre-registered client id is needed)"
-        )));
+        ))));
     };
     register(config, http, server, endpoint, redirect_uri).await
 }
@@ -134,13 +134,16 @@ async fn register(
     if !(200..300).contains(&answer.status) {
         let detail = String::from_utf8_lossy(&answer.body[..answer.body.len().min(200)])
             .replace(char::is_control, " ");
-        return Err(AuthError::Registration(format!(
+        return Err(AuthError::Registration(crate::Reason::from(format!(
             "{endpoint} answered HTTP {}: {detail}",
             answer.status
-        )));
+        ))));
     }
-    let reply: RegistrationResponse = serde_json::from_slice(&answer.body)
-        .map_err(|e| AuthError::Registration(format!("unusable registration response: {e}")))?;
+    let reply: RegistrationResponse = serde_json::from_slice(&answer.body).map_err(|e| {
+        AuthError::Registration(crate::Reason::from(format!(
+            "unusable registration response: {e}"
+        )))
+    })?;
     let auth_method = match (&reply.token_endpoint_auth_method, &reply.client_secret) {
         (Some(m), _) => m.clone(),
         (None, Some(_)) => secret_method(server, true),

@@ -49,8 +49,11 @@ impl AuthSession {
         url_policy: UrlPolicy,
         human: Arc<HumanClock>,
     ) -> Result<Self, AuthError> {
-        let parsed = url::Url::parse(endpoint)
-            .map_err(|e| AuthError::Metadata(format!("the endpoint is not a URL: {e}")))?;
+        let parsed = url::Url::parse(endpoint).map_err(|e| {
+            AuthError::Metadata(crate::Reason::from(format!(
+                "the endpoint is not a URL: {e}"
+            )))
+        })?;
         let kept = config.store.load(endpoint)?.unwrap_or_default();
         let asked = kept
             .tokens
@@ -115,11 +118,13 @@ impl AuthSession {
             if !challenge.insufficient_scope()
                 || (!wanted.is_empty() && wanted.iter().all(|s| granted.contains(s)))
             {
-                return Err(AuthError::Forbidden(if wanted.is_empty() {
-                    challenge.error.unwrap_or_else(|| "no reason given".into())
-                } else {
-                    wanted.join(" ")
-                }));
+                return Err(AuthError::Forbidden(crate::Reason::from(
+                    if wanted.is_empty() {
+                        challenge.error.unwrap_or_else(|| "no reason given".into())
+                    } else {
+                        wanted.join(" ")
+                    },
+                )));
             }
         } else if !attempt.refreshed
             && self
@@ -162,9 +167,9 @@ impl AuthSession {
                 .find(|issuer| **issuer == pre.issuer)
         });
         let Some(issuer) = preferred.or(resource.authorization_servers.first()) else {
-            return Err(AuthError::Metadata(
-                "the resource metadata names no authorization server".into(),
-            ));
+            return Err(AuthError::Metadata(crate::Reason::from(
+                "the resource metadata names no authorization server",
+            )));
         };
         let server = metadata::discover_server(&self.http, issuer).await?;
         Ok((resource, server))
@@ -177,16 +182,16 @@ impl AuthSession {
     ) -> Result<(), AuthError> {
         let kept = self.grant();
         let (Some(client), Some(tokens)) = (kept.client, kept.tokens) else {
-            return Err(AuthError::Token("nothing to refresh".into()));
+            return Err(AuthError::Token(crate::Reason::from("nothing to refresh")));
         };
         let Some(refresh_token) = tokens.refresh_token.as_deref() else {
-            return Err(AuthError::Token("no refresh token".into()));
+            return Err(AuthError::Token(crate::Reason::from("no refresh token")));
         };
         let (resource, server) = self.discover(challenge).await?;
         if client.issuer != server.issuer {
-            return Err(AuthError::Token(
-                "the resource moved to another authorization server".into(),
-            ));
+            return Err(AuthError::Token(crate::Reason::from(
+                "the resource moved to another authorization server",
+            )));
         }
         let fresh = grant::refresh(
             &self.http,
@@ -254,9 +259,9 @@ impl AuthSession {
             return Err(refused_by_review(&review));
         }
         if !same_page(&pending.url, &server.authorization_endpoint) {
-            return Err(AuthError::Metadata(
-                "the authorization URL is not on the endpoint the person agreed to".into(),
-            ));
+            return Err(AuthError::Metadata(crate::Reason::from(
+                "the authorization URL is not on the endpoint the person agreed to",
+            )));
         }
         let request = AuthorizationRequest {
             review,
@@ -278,10 +283,10 @@ impl AuthSession {
 }
 
 fn refused_by_review(review: &frontdesk_url::UrlReview) -> AuthError {
-    AuthError::Metadata(format!(
+    AuthError::Metadata(crate::Reason::from(format!(
         "the authorization URL is refused by the URL review: {}",
         review.plain_text().replace('\n', "; ")
-    ))
+    )))
 }
 
 /// Whether the authorization URL `url` is the page `endpoint` (same origin

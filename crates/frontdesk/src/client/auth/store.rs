@@ -155,21 +155,28 @@ impl FileTokenStore {
     fn read_all(&self) -> Result<BTreeMap<String, StoredGrant>, AuthError> {
         match std::fs::read(&self.path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                AuthError::Store(format!("{} is not a token file: {e}", self.path.display()))
+                AuthError::Store(crate::Reason::from(format!(
+                    "{} is not a token file: {e}",
+                    self.path.display()
+                )))
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-            Err(e) => Err(AuthError::Store(format!(
+            Err(e) => Err(AuthError::Store(crate::Reason::from(format!(
                 "cannot read {}: {e}",
                 self.path.display()
-            ))),
+            )))),
         }
     }
 
     fn write_all(&self, all: &BTreeMap<String, StoredGrant>) -> Result<(), AuthError> {
         let fail = |e: std::io::Error| {
-            AuthError::Store(format!("cannot write {}: {e}", self.path.display()))
+            AuthError::Store(crate::Reason::from(format!(
+                "cannot write {}: {e}",
+                self.path.display()
+            )))
         };
-        let bytes = serde_json::to_vec_pretty(all).map_err(|e| AuthError::Store(e.to_string()))?;
+        let bytes =
+            serde_json::to_vec_pretty(all).map_err(|e| AuthError::Store(crate::Reason::new(e)))?;
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             create_private_dir(dir).map_err(fail)?;
         }

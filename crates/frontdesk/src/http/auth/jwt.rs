@@ -40,7 +40,7 @@ use serde_json::{Map, Value};
 use tokio::sync::watch;
 
 use super::{Authenticate, Unauthorized, bearer_token};
-use crate::store::BoxFuture;
+use crate::BoxFuture;
 
 /// Largest JWKS document read, in bytes.
 const MAX_JWKS_BYTES: usize = 256 * 1024;
@@ -146,14 +146,23 @@ pub enum JwtConfigError {
     },
     /// The document is not a JWKS.
     #[error("not a JWKS document: {0}")]
-    Parse(String),
+    Parse(crate::Reason),
     /// No key of the set is usable for signatures (asymmetric, supported).
     #[error("the JWKS has no usable signing key")]
     NoKeys,
     /// Issuer or audience is empty, or the URL is plain `http` off loopback.
     #[error("invalid JWT configuration: {0}")]
-    Invalid(String),
+    Invalid(crate::Reason),
 }
+
+impl JwtConfigError {
+    /// Who must act to get past it: always the operator (the key set and its configuration are theirs).
+    pub fn party(&self) -> crate::Party {
+        crate::Party::Operator
+    }
+}
+
+crate::errors::party_predicates!(JwtConfigError);
 
 /// One verification key.
 struct Key {
@@ -204,7 +213,7 @@ impl JwtAuthenticator {
         let http = match &config.jwks {
             JwksSource::Url(url) => {
                 check_url(url)?;
-                crate::client::install_default_tls_provider();
+                crate::tls_default::install_default_tls_provider();
                 Some(
                     reqwest::Client::builder()
                         .timeout(Duration::from_secs(10))
@@ -399,7 +408,7 @@ impl Authenticate for JwtAuthenticator {
 
 fn check_url(url: &str) -> Result<(), JwtConfigError> {
     let parsed = reqwest::Url::parse(url)
-        .map_err(|e| JwtConfigError::Invalid(format!("JWKS URL {url:?}: {e}")))?;
+        .map_err(|e| JwtConfigError::Invalid(format!("JWKS URL {url:?}: {e}").into()))?;
     let host = parsed
         .host_str()
         .unwrap_or_default()
@@ -412,9 +421,9 @@ fn check_url(url: &str) -> Result<(), JwtConfigError> {
     match parsed.scheme() {
         "https" => Ok(()),
         "http" if loopback => Ok(()),
-        _ => Err(JwtConfigError::Invalid(format!(
-            "JWKS URL {url:?} must be https (plain http only on loopback)"
-        ))),
+        _ => Err(JwtConfigError::Invalid(
+            format!("JWKS URL {url:?} must be https (plain http only on loopback)").into(),
+        )),
     }
 }
 
@@ -497,7 +506,7 @@ fn parse_set(bytes: &[u8]) -> Result<JwkSet, JwtConfigError> {
     // Parse keys one by one, so one unsupported key (another kty, a future
     // algorithm) does not make the whole set unreadable.
     let doc: Value =
-        serde_json::from_slice(bytes).map_err(|e| JwtConfigError::Parse(e.to_string()))?;
+        serde_json::from_slice(bytes).map_err(|e| JwtConfigError::Parse(crate::Reason::new(e)))?;
     let keys = doc
         .get("keys")
         .and_then(Value::as_array)

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 
-use crate::store::BoxFuture;
+use crate::BoxFuture;
 
 #[cfg(feature = "jwt")]
 pub mod jwt;
@@ -38,7 +38,7 @@ pub mod tokens;
 /// ```
 /// use axum::http::{HeaderMap, StatusCode};
 /// use frontdesk::http::auth::{Authenticate, Unauthorized};
-/// use frontdesk::store::BoxFuture;
+/// use frontdesk::BoxFuture;
 ///
 /// /// One fixed development token.
 /// struct DevToken;

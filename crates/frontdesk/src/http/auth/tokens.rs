@@ -27,7 +27,7 @@ use axum::http::HeaderMap;
 use sha2::{Digest, Sha256};
 
 use super::{Authenticate, Unauthorized, bearer_token};
-use crate::store::BoxFuture;
+use crate::BoxFuture;
 
 /// Shortest token accepted: a token file is a password file.
 pub const MIN_TOKEN_LEN: usize = 16;

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use frontdesk_wire::Completion;
 use serde_json::{Map, Value};
 
+use crate::BoxFuture;
 use crate::server::api::error::ToolError;
-use crate::store::BoxFuture;
 
 /// What a completion handler is asked: which argument, what the person has
 /// typed so far, and the other arguments already chosen.

@@ -15,11 +15,12 @@ use serde_json::Value;
 
 use serde_json::Map;
 
+use crate::BoxFuture;
+use crate::Reason;
 use crate::flows::FlowError;
 use crate::server::api::error::{AskError, ToolError};
 use crate::server::api::flow_ticket::FlowTicket;
 use crate::server::api::question::{Answer, Ask, InputRequest};
-use crate::store::BoxFuture;
 
 /// Builds the page address of a URL question from its flow's ticket.
 pub(crate) type UrlMaker<'a> = Box<dyn FnOnce(&FlowTicket) -> String + Send + 'a>;
@@ -228,7 +229,7 @@ impl ToolContext {
         let mut answers = self.ask_all(vec![(key, request)]).await?;
         answers
             .pop()
-            .ok_or_else(|| AskError::Internal("a question got no answer".into()))
+            .ok_or_else(|| AskError::Internal(Reason::from("a question got no answer")))
     }
 
     /// Run `step` once per call: its result is recorded (sealed, in the

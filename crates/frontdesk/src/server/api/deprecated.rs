@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use crate::server::api::context::ToolContext;
 use crate::server::api::error::AskError;
 use crate::server::api::flow_ticket::FlowTicket;
-use crate::server::api::form::{Form, FormSchema};
 use crate::server::api::question::{Answer, InputRequest, Question};
+use frontdesk_form::{Form, FormSchema};
 
 impl ToolContext {
     /// 0.1's form question under an explicit key.

@@ -8,7 +8,10 @@
 use frontdesk_wire::{ErrorCode, ErrorObject, MessageError, MessageErrorKind, RequestId};
 use serde_json::Value;
 
-use crate::server::api::form::FormError;
+use frontdesk_form::FormError;
+
+use crate::errors::party_predicates;
+use crate::{Party, Reason};
 
 /// Why a question produced no [`Answer`](crate::server::api::question::Answer).
 ///
@@ -59,10 +62,49 @@ pub enum AskError {
     /// are waiting (on this session, for this client, or on the whole
     /// server). Propagated, it becomes an `isError` result saying so.
     #[error("too busy to ask: {0}")]
-    Busy(String),
+    Busy(Busy),
     /// A server-side failure (sealing state, flow store…).
     #[error("internal error: {0}")]
-    Internal(String),
+    Internal(Reason),
+}
+
+/// What there were too many of when a question was refused
+/// ([`AskError::Busy`]), each against its bound in [`ServerConfig`](crate::server::ServerConfig).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Busy {
+    /// Questions waiting on the whole server (`max_questions`).
+    ServerQuestions,
+    /// Questions waiting on this session (`max_questions_per_session`).
+    SessionQuestions,
+    /// Sign-ins (URL flows) of this client in progress (`max_flows_per_client`).
+    ClientFlows,
+    /// Sign-ins in progress on the whole server (the flow store is full).
+    ServerFlows,
+}
+
+impl Busy {
+    /// Who must act: the client, when it is over its own share (it can
+    /// finish or cancel one); the operator, when the server is at a bound.
+    pub fn party(self) -> Party {
+        match self {
+            Self::SessionQuestions | Self::ClientFlows => Party::Caller,
+            Self::ServerQuestions | Self::ServerFlows => Party::Operator,
+        }
+    }
+}
+
+impl std::fmt::Display for Busy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::ServerQuestions => "the server has too many questions waiting for answers",
+            Self::SessionQuestions => "this session has too many questions waiting for answers",
+            Self::ClientFlows => {
+                "too many sign-ins of this client are in progress; finish or cancel one first"
+            }
+            Self::ServerFlows => "the server has too many sign-ins in progress",
+        })
+    }
 }
 
 impl AskError {
@@ -88,6 +130,23 @@ impl AskError {
     pub fn is_unsupported(&self) -> bool {
         matches!(self, Self::MissingCapability { .. })
     }
+
+    /// Who must act to get past it: the caller for what its client did
+    /// not declare, sent malformed, refused or dropped; the person for no
+    /// answer in time or one that does not fit; the caller or operator for
+    /// a bound ([`Busy::party`]); the server's author for an internal
+    /// failure.
+    pub fn party(&self) -> Party {
+        match self {
+            Self::MissingCapability { .. }
+            | Self::Disconnected
+            | Self::InvalidResponse { .. }
+            | Self::ClientError { .. } => Party::Caller,
+            Self::TimedOut | Self::InvalidAnswer(_) => Party::Person,
+            Self::Busy(busy) => busy.party(),
+            Self::Internal(_) => Party::Author,
+        }
+    }
 }
 
 /// Why a tool or prompt handler stopped without a result.
@@ -97,9 +156,10 @@ pub enum ToolError {
     /// A question could not be answered (propagated with `?` from `ask`).
     #[error(transparent)]
     Ask(#[from] AskError),
-    /// The tool failed in a way the model should see (`isError: true` result).
+    /// The tool failed in a way the model should see (`isError: true`
+    /// result, with these words).
     #[error("{0}")]
-    Execution(String),
+    Execution(Reason),
     /// A protocol-level failure, answered as this JSON-RPC error.
     #[error("{0}")]
     Rpc(RpcError),
@@ -159,7 +219,19 @@ impl UrlElicitation {
 impl ToolError {
     /// A tool-execution error with this message.
     pub fn execution(message: impl Into<String>) -> Self {
-        Self::Execution(message.into())
+        Self::Execution(Reason::from(message.into()))
+    }
+
+    /// Who must act to get past it: the caller (the model) for an
+    /// execution error it reads; the person for a page to visit; otherwise
+    /// who the question's or the JSON-RPC error's party is.
+    pub fn party(&self) -> Party {
+        match self {
+            Self::Ask(e) => e.party(),
+            Self::Execution(_) => Party::Caller,
+            Self::Rpc(e) => e.party(),
+            Self::UrlElicitationRequired(_) => Party::Person,
+        }
     }
 
     /// A `-32602` invalid-params JSON-RPC error.
@@ -170,7 +242,7 @@ impl ToolError {
     /// A failure inside the server (logged; the client sees `-32603`
     /// without the detail).
     pub fn internal(detail: impl Into<String>) -> Self {
-        Self::Ask(AskError::Internal(detail.into()))
+        Self::Ask(AskError::Internal(Reason::from(detail.into())))
     }
 }
 
@@ -231,6 +303,17 @@ impl RpcError {
     /// What kind of failure this is, for transports.
     pub fn failure(&self) -> Failure {
         self.failure
+    }
+
+    /// Who must act to get past it: the operator for a server at a bound,
+    /// the server's author for an internal error, the caller for anything
+    /// else (its message, its share, what it asked for).
+    pub fn party(&self) -> Party {
+        match self.failure {
+            Failure::Overloaded => Party::Operator,
+            Failure::Error(ErrorCode::INTERNAL_ERROR) => Party::Author,
+            _ => Party::Caller,
+        }
     }
 
     /// `-32700` parse error.
@@ -333,3 +416,5 @@ impl std::fmt::Display for RpcError {
 }
 
 impl std::error::Error for RpcError {}
+
+party_predicates!(AskError, ToolError, RpcError);

@@ -11,7 +11,6 @@ pub(crate) mod context;
 mod deprecated;
 pub(crate) mod error;
 pub(crate) mod flow_ticket;
-pub(crate) mod form;
 pub(crate) mod prompt;
 pub(crate) mod question;
 pub(crate) mod resource;

@@ -11,10 +11,10 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value};
 
+use crate::BoxFuture;
 use crate::server::api::completion::{CompletionFn, CompletionRequest, completer};
 use crate::server::api::context::ToolContext;
 use crate::server::api::error::ToolError;
-use crate::store::BoxFuture;
 use frontdesk_wire::Completion;
 
 /// What a prompt returns: an optional description and its messages.
@@ -124,7 +124,8 @@ impl PromptDef {
     /// which argument, the partial value and the arguments already chosen.
     ///
     /// ```
-    /// use frontdesk::server::{PromptDef, PromptOutput, Role, completions_matching};
+    /// use frontdesk::server::{PromptDef, PromptOutput, completions_matching};
+    /// use frontdesk::wire::Role;
     ///
     /// let prompt = PromptDef::new("trip", "Plan a trip", |_cx, args| async move {
     ///     let city = args.get("city").and_then(|v| v.as_str()).unwrap_or("Paris").to_string();

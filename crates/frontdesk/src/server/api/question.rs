@@ -17,13 +17,13 @@ use frontdesk_wire::{
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::BoxFuture;
 use crate::server::api::context::ToolContext;
 use crate::server::api::error::AskError;
 use crate::server::api::flow_ticket::FlowTicket;
-use crate::server::api::form::{Form, FormError, FormSchema};
-use crate::state::canonical_json;
-use crate::store::BoxFuture;
+use frontdesk_form::canonical::canonical_json;
 use frontdesk_form::canonical::write_string;
+use frontdesk_form::{Form, FormError, FormSchema};
 
 /// The person's answer to one question.
 ///
@@ -72,7 +72,8 @@ impl<T> Answer<T> {
 /// The builders of what [`ToolContext::ask`] asks.
 ///
 /// ```
-/// # use frontdesk::server::{FormSchema, Question};
+/// # use frontdesk::form::FormSchema;
+/// # use frontdesk::server::Question;
 /// # use frontdesk::Form;
 /// #[derive(Form)]
 /// struct Pickup {

@@ -12,11 +12,11 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value};
 
+use crate::BoxFuture;
 use crate::server::api::completion::{CompletionFn, CompletionRequest, completer};
 use crate::server::api::context::ToolContext;
 use crate::server::api::error::ToolError;
 use crate::server::api::uri_template::{UriTemplate, UriTemplateError};
-use crate::store::BoxFuture;
 
 /// The resource a handler is reading: its URI and, for a template, the
 /// variables read out of it.

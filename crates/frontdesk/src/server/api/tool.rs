@@ -9,9 +9,9 @@ use frontdesk_wire::{CallToolResult, ContentBlock, Tool};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use crate::BoxFuture;
 use crate::server::api::context::ToolContext;
 use crate::server::api::error::ToolError;
-use crate::store::BoxFuture;
 
 /// What a tool returns: `content` blocks, optional `structuredContent`, and
 /// whether it is a tool-execution error (`isError`).
@@ -34,7 +34,8 @@ impl ToolOutput {
     /// embedded resources, mixed).
     ///
     /// ```
-    /// use frontdesk::server::{ContentBlock, ResourceContents, ToolOutput};
+    /// use frontdesk::server::ToolOutput;
+    /// use frontdesk::wire::{ContentBlock, ResourceContents};
     ///
     /// let out = ToolOutput::new(vec![
     ///     ContentBlock::text("Your chart and its data:"),

@@ -4,6 +4,7 @@
 //! up here, once), and its params: typed for `tools/call`, JSON text for
 //! every other method, read by the step that serves it.
 
+#[cfg(feature = "http-server")]
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -25,7 +26,8 @@ use crate::server::api::tool::ToolDef;
 /// that serves it decide the same.
 ///
 /// ```
-/// use frontdesk::server::{Revision, Server};
+/// use frontdesk::server::Server;
+/// use frontdesk::wire::Revision;
 ///
 /// let server = Server::builder("demo", "1.0.0").build();
 /// let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
@@ -320,6 +322,7 @@ impl Incoming {
     }
 
     /// Whether the message is a `tools/call`.
+    #[cfg(feature = "http-server")]
     pub(crate) fn is_tool_call(&self) -> bool {
         self.method() == Some(method::TOOLS_CALL)
     }

@@ -15,13 +15,13 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Number, Value};
 
+use crate::BoxFuture;
 use crate::flows::FlowError;
 use crate::server::api::context::{CallPort, Change, UrlMaker};
 use crate::server::api::error::{AskError, ToolError};
 use crate::server::api::question::{Answer, InputRequest};
 use crate::server::contract::OutboundSink;
 use crate::server::engine::inner::{Caller, ServerInner, typed_notification};
-use crate::store::BoxFuture;
 
 /// How a revision puts questions to its client. 2025-11-25 sends live
 /// requests on the session and waits; 2026-07-28 looks the answer up in the

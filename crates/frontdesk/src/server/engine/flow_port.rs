@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use crate::flows::{FlowError, FlowId, FlowStore, NewFlow};
 use crate::store::StoreError;
 
-use crate::server::api::error::AskError;
+use crate::Reason;
+use crate::server::api::error::{AskError, Busy};
 use crate::server::api::flow_ticket::FlowTicket;
 
 /// Where a flow stands, as the runtime needs it.
@@ -27,7 +28,7 @@ pub(crate) struct Flows {
 
 fn internal(e: &FlowError) -> AskError {
     tracing::error!(error = %e, "flow store failed");
-    AskError::Internal("flow store unavailable".into())
+    AskError::Internal(Reason::from("flow store unavailable"))
 }
 
 /// Pending flows per client: a client holds at most `max`, so one client
@@ -124,10 +125,7 @@ impl Flows {
                 client = quota_key,
                 "URL question refused: the client has its most flows pending"
             );
-            return Err(AskError::Busy(
-                "too many sign-ins of this client are in progress; finish or cancel one first"
-                    .into(),
-            ));
+            return Err(AskError::Busy(Busy::ClientFlows));
         };
         let flow = match self
             .store
@@ -140,7 +138,7 @@ impl Flows {
                 return Err(match e {
                     FlowError::Store(StoreError::Full { .. }) => {
                         tracing::warn!("flow store full; URL question refused");
-                        AskError::Busy("the server has too many sign-ins in progress".into())
+                        AskError::Busy(Busy::ServerFlows)
                     }
                     e => internal(&e),
                 });

@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::BoxFuture;
 use crate::server::api::context::ToolContext;
 use crate::server::api::error::{RpcError, ToolError};
 use crate::server::api::prompt::PromptDef;
@@ -23,7 +24,6 @@ use crate::server::api::tool::{ToolDef, ToolOutput};
 use crate::server::engine::call::Call;
 use crate::server::engine::requests::Reply;
 use crate::server::engine::tasks::Started;
-use crate::store::BoxFuture;
 
 /// What a request runs, found once when the request was read and carried
 /// from there (a retry's round that outlives its request takes it along).

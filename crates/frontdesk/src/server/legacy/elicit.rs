@@ -13,10 +13,11 @@ use frontdesk_wire::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::BoxFuture;
+use crate::Reason;
 use crate::server::api::context::UrlMaker;
-use crate::server::api::error::{AskError, ToolError};
+use crate::server::api::error::{AskError, Busy, ToolError};
 use crate::server::api::error::{UrlElicitation, UrlElicitations};
-use crate::server::api::form::FormError;
 use crate::server::api::question::{
     Answer, ElicitOutcome, InputRequest, Kind, parse_elicit_result,
 };
@@ -25,7 +26,7 @@ use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::flow_port::Progress;
 use crate::server::engine::inner::typed_notification;
 use crate::server::engine::session::{ClientReply, Session};
-use crate::store::BoxFuture;
+use frontdesk_form::FormError;
 
 /// A 2025-11-25 call: questions are requests on its session.
 pub(crate) struct Live {
@@ -140,11 +141,11 @@ async fn round_trip(
     session.initialized_by(deadline).await?;
     let _slot = call.server.load.question().ok_or_else(|| {
         tracing::warn!("question refused: the server has its most questions waiting");
-        AskError::Busy("the server has too many questions waiting for answers".into())
+        AskError::Busy(Busy::ServerQuestions)
     })?;
     let (id, mut rx) = session.register().ok_or_else(|| {
         tracing::warn!("question refused: the session has its most questions waiting");
-        AskError::Busy("this session has too many questions waiting for answers".into())
+        AskError::Busy(Busy::SessionQuestions)
     })?;
     let mut guard = Outstanding {
         session,
@@ -188,7 +189,9 @@ async fn round_trip(
 
 fn check(session: &Session, request: &InputRequest) -> Result<(), AskError> {
     if !session.is_initialized() {
-        return Err(AskError::Internal("the session is not initialized".into()));
+        return Err(AskError::Internal(Reason::from(
+            "the session is not initialized",
+        )));
     }
     request
         .check_capability(&session.client_capabilities())
@@ -212,7 +215,7 @@ async fn ask_form(
     request: &InputRequest,
 ) -> Result<Answer<Map<String, Value>>, AskError> {
     let Kind::Form { message, schema } = &request.kind else {
-        return Err(AskError::Internal("not a form question".into()));
+        return Err(AskError::Internal(Reason::from("not a form question")));
     };
     check(session, request)?;
     let mut asked = request.clone();

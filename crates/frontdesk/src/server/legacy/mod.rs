@@ -249,7 +249,7 @@ fn finish(target: &Target, outcome: Outcome, caps: &Value) -> Reply {
     let noun = target.noun();
     match error {
         ToolError::Rpc(e) => Err(e),
-        ToolError::Execution(m) => failed(m),
+        ToolError::Execution(m) => failed(m.message().to_string()),
         ToolError::UrlElicitationRequired(list) => {
             if caps.get("elicitation").and_then(|e| e.get("url")).is_none() {
                 return failed(format!(

@@ -436,7 +436,7 @@ fn settle(
             tracing::error!(error = %e, "handler failed");
             Err(RpcError::internal("Internal error"))
         }
-        ToolError::Execution(m) => failed(m),
+        ToolError::Execution(m) => failed(m.message().to_string()),
         ToolError::Rpc(e) => Err(e),
         ToolError::UrlElicitationRequired(_) => {
             tracing::error!(

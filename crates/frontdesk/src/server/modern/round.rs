@@ -10,6 +10,8 @@ use frontdesk_wire::{InputRequests, Revision};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
+use crate::BoxFuture;
+use crate::Reason;
 use crate::server::api::context::UrlMaker;
 use crate::server::api::error::AskError;
 use crate::server::api::question::{
@@ -18,7 +20,6 @@ use crate::server::api::question::{
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::flow_port::Progress;
 use crate::server::modern::state::{FlowRef, RecordedAnswer, RoundState};
-use crate::store::BoxFuture;
 
 /// What this round adds to the state.
 #[derive(Default)]
@@ -78,7 +79,7 @@ impl Round {
         let mut rec = self
             .record
             .lock()
-            .map_err(|_| AskError::Internal("round record poisoned".into()))?;
+            .map_err(|_| AskError::Internal(Reason::from("round record poisoned")))?;
         Ok(f(&mut rec))
     }
 
@@ -128,7 +129,7 @@ impl Round {
     /// points), without a copy of it.
     fn answer<R>(&self, key: &str, read: impl FnOnce(&Value) -> R) -> Result<R, AskError> {
         self.with_record(|r| r.answers.get(key).map(|a| read(&a.result)))?
-            .ok_or_else(|| AskError::Internal("a recorded answer went missing".into()))
+            .ok_or_else(|| AskError::Internal(Reason::from("a recorded answer went missing")))
     }
 
     /// Record `sent` for this round's `input_required`, pinned to `digest`,

@@ -9,6 +9,7 @@ use frontdesk_wire::Revision;
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
+use crate::BoxFuture;
 use crate::server::api::context::UrlMaker;
 use crate::server::api::error::AskError;
 use crate::server::api::question::{
@@ -17,7 +18,6 @@ use crate::server::api::question::{
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::flow_port::Progress;
 use crate::server::engine::tasks::TaskEntry;
-use crate::store::BoxFuture;
 
 /// The conversation of a call that continues as a task.
 pub(crate) struct InTask {

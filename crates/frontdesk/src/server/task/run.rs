@@ -8,6 +8,7 @@ use std::sync::Arc;
 use frontdesk_wire::{CreateTaskResult, ErrorObject};
 use serde_json::{Map, Value};
 
+use crate::BoxFuture;
 use crate::fingerprint::fingerprint;
 use crate::server::api::error::{RpcError, ToolError};
 use crate::server::engine::call::{Call, Conversation, TaskStarter};
@@ -16,7 +17,6 @@ use crate::server::engine::invoke::{Completed, result_json};
 use crate::server::engine::requests::Reply;
 use crate::server::engine::tasks::{Started, TableFull, TaskEntry};
 use crate::server::task::conversation::InTask;
-use crate::store::BoxFuture;
 
 /// What lets a call with these client capabilities continue as a task.
 pub(crate) fn starter(caps: Value) -> TaskStarter {

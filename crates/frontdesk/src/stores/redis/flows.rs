@@ -7,11 +7,12 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use super::{RECHECK, RedisStore, backend};
+use crate::BoxFuture;
 use crate::flows::{
     Flow, FlowError, FlowEvent, FlowId, FlowStatus, FlowStore, NewFlow, random_token, token_hash,
     ttl_secs, wait_until_done,
 };
-use crate::store::{BoxFuture, StoreError};
+use crate::store::StoreError;
 use crate::stores::secs;
 
 /// Leave `Pending` and announce it, atomically. KEYS[1] the flow hash;
@@ -42,7 +43,7 @@ struct TokenRecord {
 }
 
 fn json<T: Serialize>(value: &T) -> Result<String, FlowError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Backend(e.to_string()).into())
+    serde_json::to_string(value).map_err(|e| StoreError::Backend(crate::Reason::new(e)).into())
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -89,7 +89,7 @@ impl Drop for RedisStore {
 }
 
 pub(super) fn backend(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(format!("redis: {e}"))
+    StoreError::Backend(crate::Reason::new(format!("redis: {e}")))
 }
 
 impl RedisStore {

@@ -24,8 +24,9 @@
 use std::sync::LazyLock;
 
 use super::{RedisStore, backend};
+use crate::BoxFuture;
 use crate::state::{NonceStore, Redemption, StateId};
-use crate::store::{BoxFuture, StoreError};
+use crate::store::StoreError;
 use crate::stores::secs;
 
 /// KEYS: the state, the owner's set, the owner's hash. ARGV: the id, issued

@@ -8,11 +8,11 @@ use tokio::sync::broadcast;
 
 use super::writer::Job;
 use super::{SqliteStore, backend, not_committed};
+use crate::BoxFuture;
 use crate::flows::{
     Flow, FlowError, FlowEvent, FlowId, FlowStatus, FlowStore, NewFlow, random_token, token_hash,
     ttl_secs,
 };
-use crate::store::BoxFuture;
 use crate::stores::secs;
 
 fn to_u64(v: i64) -> u64 {

@@ -126,7 +126,7 @@ impl std::fmt::Debug for SqliteStore {
 }
 
 fn backend(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(format!("sqlite: {e}"))
+    StoreError::Backend(crate::Reason::new(format!("sqlite: {e}")))
 }
 
 /// The error of a write whose answer never came (the writer stopped).

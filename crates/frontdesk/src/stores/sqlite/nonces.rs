@@ -7,8 +7,9 @@ use tokio::sync::oneshot;
 use super::shares::Redeem;
 use super::writer::Job;
 use super::{SqliteStore, not_committed};
+use crate::BoxFuture;
 use crate::state::{NonceStore, Redemption, StateId};
-use crate::store::{BoxFuture, StoreError};
+use crate::store::StoreError;
 use crate::stores::secs;
 
 impl SqliteStore {

@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::store::StoreError;
 
 fn refused(message: String) -> StoreError {
-    StoreError::Backend(format!("sqlite: {message}"))
+    StoreError::Backend(crate::Reason::new(format!("sqlite: {message}")))
 }
 
 /// Check the directory of `path`, then create the file owner-only (or make

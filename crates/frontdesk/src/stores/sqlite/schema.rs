@@ -83,10 +83,10 @@ pub(super) fn prepare(conn: &Connection, path: &std::path::Path) -> Result<(), S
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(backend)?;
     if version > VERSION {
-        return Err(StoreError::Backend(format!(
+        return Err(StoreError::Backend(crate::Reason::new(format!(
             "sqlite: {} has schema version {version}, newer than this frontdesk ({VERSION})",
             path.display()
-        )));
+        ))));
     }
     let mut sql = String::from("BEGIN IMMEDIATE;");
     sql.push_str(FLOWS);

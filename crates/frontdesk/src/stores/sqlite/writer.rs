@@ -88,7 +88,7 @@ impl Done {
     /// Answer, now that the commit's outcome is known. A write that failed
     /// on its own keeps its error; a failed commit fails them all.
     fn deliver(self, commit: Option<&StoreError>) {
-        let failed = || commit.map(|e| StoreError::Backend(e.to_string()));
+        let failed = || commit.map(|e| StoreError::Backend(crate::Reason::new(e)));
         // A requester that went away does not need its answer.
         match self {
             Self::Redeemed(reply, result) => {
@@ -236,7 +236,7 @@ impl Writer {
                 let failed = result
                     .as_ref()
                     .err()
-                    .map(|e| StoreError::Backend(e.to_string()));
+                    .map(|e| StoreError::Backend(crate::Reason::new(e)));
                 (Done::Redeemed(reply, result), failed)
             }
             Job::Work { now, work } => (Done::Worked(work(&self.conn, now)), None),
@@ -333,7 +333,7 @@ impl Writer {
 
 /// The answer to `job` when its transaction could not even begin.
 fn refuse(job: Job, e: &StoreError) -> Done {
-    let e = StoreError::Backend(e.to_string());
+    let e = StoreError::Backend(crate::Reason::new(e));
     match job {
         Job::Redeem { reply, .. } => Done::Redeemed(reply, Err(e)),
         // Its answer channel closes unanswered: the requester reports the

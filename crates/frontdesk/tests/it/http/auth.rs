@@ -4,9 +4,9 @@
 
 use crate::support::http::{self as support, LEGACY, modern_call, start_with};
 use axum::http::HeaderMap;
+use frontdesk::BoxFuture;
 use frontdesk::http::auth::{Authenticate, Unauthorized};
 use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
-use frontdesk::store::BoxFuture;
 use serde_json::{Value, json};
 
 /// `Bearer alice-token` is alice, `Bearer bob-token` is bob, nothing else passes.

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use frontdesk::form::FormSchema;
 use frontdesk::server::transport::{OutboundSink, RequestInfo};
 use frontdesk::server::{
-    Answer, FormSchema, NoArgs, Question, Server, ServerConfig, ToolContext, ToolDef, ToolOutput,
+    Answer, NoArgs, Question, Server, ServerConfig, ToolContext, ToolDef, ToolOutput,
 };
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;

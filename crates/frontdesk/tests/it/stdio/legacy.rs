@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use frontdesk::server::Form;
+use frontdesk::Form;
 use frontdesk_demo::ReturnForm;
 use serde_json::{Value, json};
 

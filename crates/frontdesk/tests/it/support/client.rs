@@ -7,9 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use frontdesk::client::{
-    BoxFuture, Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationKind,
+    Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationKind,
     ElicitationResponse, HandlerModes, ProtocolChoice,
 };
+
+use frontdesk::BoxFuture;
 use frontdesk::server::Server;
 use frontdesk_demo::{self as demo, DemoOptions};
 use serde_json::{Map, Value};

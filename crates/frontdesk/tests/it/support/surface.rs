@@ -3,9 +3,11 @@
 //! task that panics.
 
 use frontdesk::server::{
-    Answer, FormSchema, NoArgs, Question, ResourceDef, ResourceOutput, Server, ServerBuilder,
-    TaskSupport, ToolContext, ToolDef, ToolError, ToolOutput,
+    Answer, NoArgs, Question, ResourceDef, ResourceOutput, Server, ServerBuilder, TaskSupport,
+    ToolContext, ToolDef, ToolError, ToolOutput,
 };
+
+use frontdesk::form::FormSchema;
 
 /// A read of `memo://region-report` asks which region, under key `region`.
 pub const ASKING_RESOURCE: &str = "memo://region-report";
