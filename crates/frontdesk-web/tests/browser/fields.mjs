@@ -3,7 +3,7 @@
 // field's title as its accessible name, the form model's messages as the person
 // types, and the typed values the server received.
 
-import { check, screenshotPath, settings, shown, startHost, until } from './harness.mjs';
+import { check, closePage, screenshotPath, settings, shown, startHost, until } from './harness.mjs';
 
 export async function everyField(browser, revision) {
   const host = await startHost(['connect', '--web', '--no-open', '--protocol', revision, '--', settings.hostile]);
@@ -98,7 +98,7 @@ export async function everyField(browser, revision) {
       check(JSON.stringify(received[key]) === JSON.stringify(value), `the server received ${key} = ${JSON.stringify(received[key])}, not ${JSON.stringify(value)}`);
     }
   } finally {
-    await page.close();
+    await closePage(page);
     await host.stop();
   }
 }

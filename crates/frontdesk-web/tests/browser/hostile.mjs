@@ -5,7 +5,7 @@
 
 import { createServer } from 'node:http';
 
-import { check, screenshotPath, settings, shown, startHost, until } from './harness.mjs';
+import { check, closePage, screenshotPath, settings, shown, startHost, until } from './harness.mjs';
 
 const SCRIPT = `<img src=x onerror="window.__pwned='img'"><script>window.__pwned='script'</script>`;
 const SECRET = 'sk-test-4242-do-not-show';
@@ -77,7 +77,7 @@ export async function hostile(browser, revision) {
     await inert(page, 'the link');
     check(dialogs.length === 0, `server text opened dialogs: ${dialogs.join(', ')}`);
   } finally {
-    await page.close();
+    await closePage(page);
     await host.stop();
   }
 }
@@ -121,7 +121,7 @@ export async function protections(browser, revision) {
     await shown(page.getByText(`protocol ${revision}`), 'the page');
     check((await page.locator('article.call').count()) === 0, 'the forged post started no call');
   } finally {
-    await page.close();
+    await closePage(page);
     await host.stop();
     elsewhere.close();
   }

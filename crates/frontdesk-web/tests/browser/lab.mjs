@@ -1,7 +1,7 @@
 // Scenarios against `frontdesk lab --web --no-open --protocol REV`, driven as a
 // person would: by role and label, with the mouse or with the keyboard alone.
 
-import { axeCheck, check, screenshotPath, screenshots, shown, startHost, tabTo, until } from './harness.mjs';
+import { axeCheck, check, closePage, screenshotPath, screenshots, shown, startHost, tabTo, until } from './harness.mjs';
 
 const button = (page, name) => page.getByRole('button', { name, exact: true });
 const field = (page, role, name) => page.getByRole(role, { name, exact: true });
@@ -35,7 +35,7 @@ async function withLab(browser, revision, name, steps) {
     const text = await page.locator('#question').innerText().catch(() => '(no page)');
     throw new Error(`${error.message}\n  the question on screen:\n    ${text.replaceAll('\n', '\n    ')}\n  the host said:\n${host.log()}`);
   } finally {
-    await page.close();
+    await closePage(page);
     await host.stop();
   }
   check(problems.length === 0, `the page reported problems:\n${problems.join('\n')}`);
@@ -170,6 +170,7 @@ export async function toolArguments(browser, revision) {
     await button(page, 'Call book_return').click();
     await shown(question(page).getByText('Tell us about the return of order A-2002'), 'the call used the typed argument');
     await button(page, 'Decline').click();
+    await shown(newestCall(page).locator('.result-text').getByText('No return was booked: the person declined.'), 'the call declined');
   });
 }
 

@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { check, shown, startHost, until } from './harness.mjs';
+import { check, closePage, shown, startHost, until } from './harness.mjs';
 
 export async function oneTimeOpen(browser, revision) {
   const dir = mkdtempSync(join(tmpdir(), 'frontdesk-open-'));
@@ -39,7 +39,7 @@ export async function oneTimeOpen(browser, revision) {
     check((await page.textContent('body')).includes('works once'), 'the refusal says why');
     check(!(await page.content()).includes('frontdesk lab'), 'nothing of the page is shown');
   } finally {
-    await page.close();
+    await closePage(page);
     await host.stop();
     rmSync(dir, { recursive: true, force: true });
   }
