@@ -171,7 +171,12 @@ impl<'a> Envelope<'a> {
             }
             return Some(RawMessage::Response { id: id??, result });
         }
-        let error = serde_json::from_str::<ErrorObject>(self.error?.get()).ok()?;
+        // Read as a value first, as `from_value` does: a member given twice
+        // (the later one wins there) must not refuse what the full read takes.
+        // Error responses are rare; the hot path is requests and results.
+        let error = serde_json::from_str::<serde_json::Value>(self.error?.get())
+            .ok()
+            .and_then(|v| serde_json::from_value::<ErrorObject>(v).ok())?;
         Some(RawMessage::Error {
             id: id.flatten(),
             id_member: self.id.is_some(),

@@ -390,3 +390,21 @@ fn lenient_initialize_params_need_only_the_version() {
         .unwrap_err();
     assert_eq!(e.to_error_object().code, ErrorCode::INVALID_PARAMS);
 }
+
+/// Found by the `classify` fuzz target: an error object naming `message`
+/// twice is taken by the full read (the later member wins, as in a JSON
+/// value) and must be taken, the same, by the raw classifier.
+#[test]
+fn an_error_member_given_twice_is_read_alike_by_both_classifiers() {
+    let text = br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"a","message":"b"}}"#;
+    let full = frontdesk_wire::JsonRpcMessage::from_slice(text).expect("the full read takes it");
+    let raw = frontdesk_wire::RawMessage::from_slice(text).expect("the raw read takes it");
+    let frontdesk_wire::RawMessage::Error { error, .. } = raw else {
+        panic!("not an error: {raw:?}");
+    };
+    let frontdesk_wire::JsonRpcMessage::Error(e) = full else {
+        panic!("not an error: {full:?}");
+    };
+    assert_eq!(error, e.error);
+    assert_eq!(error.message, "b");
+}
