@@ -58,7 +58,7 @@ install() {
   if ! cmp -s "$PEERS/requirements.txt" "$DIR/py/requirements.txt" 2> /dev/null; then
     say "installing the Python SDK into $DIR/py"
     rm -rf "$DIR/py"
-    "$PYTHON" -m venv "$DIR/py" || die "cannot make a venv with $PYTHON"
+    "$PYTHON" -m venv "$DIR/py" || die "cannot make a venv with $PYTHON ($(df -h "$DIR" | awk 'NR==2 {print $4}') free on its disk)"
     "$DIR/py/bin/pip" install --quiet --disable-pip-version-check -r "$PEERS/requirements.txt" \
       > "$DIR/pip.log" 2>&1 || { cat "$DIR/pip.log" >&2; die "pip install failed"; }
     cp "$PEERS/requirements.txt" "$DIR/py/requirements.txt"
