@@ -114,6 +114,21 @@ fn brightgrid() -> Server {
     .build()
 }
 
+/// A gateway in front of `upstream_server` (spoken to in `upstream`), and the
+/// server it offers downstream.
+async fn gateway_before(upstream_server: Server, upstream: Revision) -> (Gateway, Server) {
+    let gateway = Gateway::new(GatewayOptions::default());
+    let up = client_of(
+        upstream_server,
+        ClientConfig::default().protocol(upstream),
+        gateway.upstream_handler(),
+    )
+    .await;
+    assert_eq!(up.revision(), upstream);
+    let server = gateway.attach(up).await.expect("attached").build();
+    (gateway, server)
+}
+
 /// The gateway in front of the demo (spoken to in `upstream`), its server
 /// reached by a client on `downstream` answering with `script`; the
 /// downstream wire recorded.
@@ -122,15 +137,7 @@ async fn through_gateway(
     downstream: Revision,
     script: Arc<Script>,
 ) -> (Gateway, Client, Arc<Mutex<Vec<(Direction, Value)>>>) {
-    let gateway = Gateway::new(GatewayOptions::default());
-    let up = client_of(
-        brightgrid(),
-        ClientConfig::default().protocol(upstream),
-        gateway.upstream_handler(),
-    )
-    .await;
-    assert_eq!(up.revision(), upstream);
-    let server = gateway.attach(up).await.expect("attached").build();
+    let (gateway, server) = gateway_before(brightgrid(), upstream).await;
     let wire: Arc<Mutex<Vec<(Direction, Value)>>> = Arc::default();
     let tap = Arc::clone(&wire);
     let config = ClientConfig::default()
@@ -441,14 +448,7 @@ async fn a_call_held_past_its_time_is_refused() {
 /// cancel), so the next call is not stuck behind it.
 #[tokio::test]
 async fn a_cancelled_call_lets_the_upstream_call_go() {
-    let gateway = Gateway::new(GatewayOptions::default());
-    let up = client_of(
-        brightgrid(),
-        ClientConfig::default().protocol(Revision::V2025_11_25),
-        gateway.upstream_handler(),
-    )
-    .await;
-    let server = gateway.attach(up).await.unwrap().build();
+    let (gateway, server) = gateway_before(brightgrid(), Revision::V2025_11_25).await;
     let (ours, theirs) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(theirs);
     tokio::spawn(frontdesk::server::stdio::serve(server, read, write));
@@ -542,14 +542,7 @@ async fn an_out_of_subset_form_from_either_upstream_revision_is_stopped() {
     let reason = "invalid requestedSchema: field \"address\": nested objects are not supported \
                   in a form (refused by the gateway: outside the elicitation schema subset)";
     for (upstream, downstream) in PAIRINGS {
-        let gateway = Gateway::new(GatewayOptions::default());
-        let up = client_of(
-            careless(),
-            ClientConfig::default().protocol(upstream),
-            gateway.upstream_handler(),
-        )
-        .await;
-        let server = gateway.attach(up).await.unwrap().build();
+        let (_gateway, server) = gateway_before(careless(), upstream).await;
         let script = Script::new(vec![accept(json!({}))]);
         let down = client_of(
             server,
@@ -609,14 +602,7 @@ impl ElicitationHandler for Together {
 #[tokio::test]
 async fn calls_of_a_modern_upstream_run_side_by_side() {
     for downstream in [Revision::V2025_11_25, Revision::V2026_07_28] {
-        let gateway = Gateway::new(GatewayOptions::default());
-        let up = client_of(
-            brightgrid(),
-            ClientConfig::default().protocol(Revision::V2026_07_28),
-            gateway.upstream_handler(),
-        )
-        .await;
-        let server = gateway.attach(up).await.unwrap().build();
+        let (_gateway, server) = gateway_before(brightgrid(), Revision::V2026_07_28).await;
         let person = Arc::new(Together::default());
         let down = client_of(
             server,
