@@ -97,6 +97,21 @@ impl Running {
         self.child.id()
     }
 
+    /// The process's exit status once it has exited, waiting at most
+    /// `within`; `None` while it still runs.
+    pub fn exited_within(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = std::time::Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            if std::time::Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Kill the process now (no graceful shutdown) and wait for it.
     pub fn kill(mut self) {
         self.stop();

@@ -51,6 +51,7 @@
 
 pub mod auth;
 pub mod headers;
+mod health;
 mod listen;
 pub mod mcp;
 mod options;
@@ -273,16 +274,30 @@ impl HttpListener {
             .take()
             .map(|r| pages::bounded(r, &self.options, loopback));
         let transport = self.transport();
-        let built = build(server, self.options, token.clone(), loopback);
+        let health = self.options.health.then(|| health::routes(server.clone()));
+        let grace = self.options.shutdown_grace;
+        let built = build(server.clone(), self.options, token.clone(), loopback);
         tracing::info!(%url, "Streamable HTTP listening");
         let sessions = built.sessions;
-        let app = match routes {
-            Some(routes) => built.router.merge(routes),
-            None => built.router,
-        };
+        let mut app = built.router;
+        if let Some(routes) = routes {
+            app = app.merge(routes);
+        }
+        if let Some(health) = health {
+            app = app.merge(health);
+        }
         listen::run(self.listener, app, limits, transport, signal, move || {
-            token.cancel();
-            sessions.close_all();
+            // Withdraw the questions waiting for people and let their calls
+            // answer; then end the streams (GET streams would otherwise
+            // hold their connections for the whole grace time).
+            server.drain();
+            tokio::spawn(async move {
+                if !server.settled(grace).await {
+                    tracing::info!("requests still running at the end of the grace time");
+                }
+                token.cancel();
+                sessions.close_all();
+            });
         })
         .await
     }

@@ -144,7 +144,15 @@ pub struct HttpOptions {
     /// ends.
     pub max_requests_per_client: usize,
     /// How long open connections may take to finish at shutdown (default 5 s).
+    /// The server first drains ([`Server::drain`](crate::server::Server::drain)):
+    /// 2025-11-25 questions waiting for a person are withdrawn and their
+    /// calls answered; streams end when no request is left or at this time.
     pub shutdown_grace: Duration,
+    /// Answer `GET /healthz` (the process is alive) and `GET /readyz` (not
+    /// draining, and the state store answers) beside the endpoint, for a
+    /// load balancer or an orchestrator (default on). Turn it off when
+    /// routes of your own use those paths.
+    pub health: bool,
     /// The base URL pages of this listener are reached at, when the bound
     /// address is not what browsers should use (e.g. behind a proxy).
     /// Default: from the bound address.
@@ -194,6 +202,7 @@ impl Default for HttpOptions {
             get_stream_idle: Duration::from_secs(600),
             max_requests_per_client: 64,
             shutdown_grace: Duration::from_secs(5),
+            health: true,
             public_base_url: None,
             authenticator: None,
         }
@@ -257,6 +266,8 @@ impl HttpOptions {
         max_requests_per_client: usize,
         /// How long open connections may take to finish at shutdown.
         shutdown_grace: Duration,
+        /// Whether `/healthz` and `/readyz` are answered.
+        health: bool,
     }
 
     /// The base URL browsers reach this listener at.

@@ -126,7 +126,9 @@ pub(crate) fn log_stream(
         let live = st.live.as_mut()?;
         let next = tokio::select! {
             biased;
-            () = st.shutdown.cancelled() => None,
+            // At shutdown, what is already queued (a withdrawn question, the
+            // answer of a call the drain ended) still goes out.
+            () = st.shutdown.cancelled() => live.try_recv().ok().map(|e| e.bytes),
             e = live.recv() => e.map(|e| e.bytes),
             () = tokio::time::sleep_until(deadline) => {
                 tracing::info!("session stream ended: lifetime or quiet-time bound reached");

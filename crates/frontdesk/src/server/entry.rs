@@ -18,7 +18,7 @@ use crate::server::contract::{Handled, OutboundSink, RequestInfo, read};
 use crate::server::dispatch;
 use crate::server::engine::inner::ServerInner;
 use crate::server::engine::session::{Session, SessionLimits};
-use crate::server::engine::{flow_port, invoke, load, notify, replies, states, tasks};
+use crate::server::engine::{drain, flow_port, invoke, load, notify, replies, states, tasks};
 use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
 
 /// An MCP server. Cheap to clone; share one between transports.
@@ -186,6 +186,42 @@ impl Server {
         self.publish(Change::ResourcesListChanged);
     }
 
+    /// Start shutting down: every 2025-11-25 question waiting for a person
+    /// is withdrawn (`notifications/cancelled`, reason "The server is
+    /// shutting down.") and its call ends with an `isError` result telling
+    /// the caller to call again; questions asked from now on end the same way
+    /// unasked ([`AskError::ShuttingDown`](crate::server::AskError::ShuttingDown)).
+    /// 2026-07-28 calls finish on their own. The Streamable HTTP listener
+    /// calls it when its shutdown signal arrives, before it ends the streams;
+    /// a transport of your own calls it, then waits with
+    /// [`settled`](Self::settled).
+    pub fn drain(&self) {
+        self.inner.drain.begin();
+    }
+
+    /// Whether [`drain`](Self::drain) was called (a readiness check answers
+    /// "not ready" from then on).
+    pub fn is_draining(&self) -> bool {
+        self.inner.drain.is_draining()
+    }
+
+    /// Wait until no request is being handled, for at most `within`; `true`
+    /// when none is left. Used after [`drain`](Self::drain) so the answers
+    /// of the calls it ended reach their clients before the streams close.
+    pub async fn settled(&self, within: std::time::Duration) -> bool {
+        let load = Arc::clone(&self.inner.load);
+        drain::settled(move || load.requests(), within).await
+    }
+
+    /// Whether the state store answers (its [`NonceStore::ready`]); `Ok`
+    /// when the server has none.
+    pub async fn store_ready(&self) -> Result<(), crate::store::StoreError> {
+        match &self.inner.nonces {
+            Some(store) => store.ready().await,
+            None => Ok(()),
+        }
+    }
+
     fn publish(&self, change: Change) {
         notify::publish(&self.inner, &change);
     }
@@ -331,6 +367,7 @@ impl ServerBuilder {
                     self.config.max_retry_replies,
                 ),
                 config: self.config,
+                drain: drain::Drain::default(),
             }),
         }
     }

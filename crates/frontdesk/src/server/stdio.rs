@@ -56,8 +56,10 @@ where
 }
 
 /// Serve on `reader`/`writer` until `reader` reaches end of input or `signal`
-/// completes; either way the session ends the same (waiting questions end,
-/// in-flight calls are dropped, pending output is written).
+/// completes. At the end of input waiting questions end and in-flight calls
+/// are dropped; at `signal` the server drains first ([`Server::drain`]:
+/// waiting questions are withdrawn with a reason and their calls answered,
+/// for up to 5 s). Either way pending output is written.
 pub async fn serve_with_shutdown<R, W, F>(
     server: Server,
     reader: R,
@@ -111,11 +113,15 @@ where
     let mut reader = BufReader::new(reader);
     let mut tasks = JoinSet::new();
     let mut line = Vec::new();
+    let mut signalled = false;
     loop {
         line.clear();
         let read = tokio::select! {
             r = read_line_bounded(&mut reader, &mut line, limit) => r?,
-            () = &mut signal => break,
+            () = &mut signal => {
+                signalled = true;
+                break;
+            }
         };
         match read {
             LineRead::Eof => break,
@@ -162,7 +168,18 @@ where
             }
         }
     }
-    tracing::info!("input closed; ending the session");
+    if signalled {
+        // Withdraw the questions waiting for the person and let their calls
+        // answer ("call the tool again") before the session ends.
+        tracing::info!("shutting down; ending the session");
+        server.drain();
+        let answered = async { while tasks.join_next().await.is_some() {} };
+        if tokio::time::timeout(DRAIN_GRACE, answered).await.is_err() {
+            tracing::info!("calls still running after the drain's grace time");
+        }
+    } else {
+        tracing::info!("input closed; ending the session");
+    }
     session.close();
     while tasks.join_next().await.is_some() {}
     drop(session);
@@ -176,6 +193,10 @@ where
         Err(e) => Err(std::io::Error::other(e)),
     }
 }
+
+/// How long calls may take to answer after a shutdown signal withdrew
+/// their questions.
+const DRAIN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 pub(crate) enum LineRead {
     Line,

@@ -73,6 +73,13 @@ pub trait NonceStore: Send + Sync {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         self.redeem(redemption.state_id, redemption.expires_at)
     }
+
+    /// Whether the store can be used now: the readiness check (`/readyz`
+    /// of `frontdesk serve`) asks it. A store that reaches a database or a
+    /// server makes a small round trip there; by default `Ok(())`.
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// Open a state and redeem it in one step: it opens at most once.

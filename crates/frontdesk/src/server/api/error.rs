@@ -39,6 +39,12 @@ pub enum AskError {
     /// The request was cancelled or the client went away.
     #[error("the request was cancelled or the client disconnected")]
     Disconnected,
+    /// The server is shutting down ([`Server::drain`](crate::server::Server::drain)):
+    /// the question was withdrawn (`notifications/cancelled` with a reason)
+    /// or never asked. Propagated, the call ends with an `isError` result
+    /// that tells the caller to call again (another instance will answer).
+    #[error("the server is shutting down")]
+    ShuttingDown,
     /// The client's reply is not a well-formed result (bad input from the wire).
     #[error("invalid response for {key:?}: {reason}")]
     InvalidResponse {
@@ -134,7 +140,7 @@ impl AskError {
     /// Who must act to get past it: the caller for what its client did
     /// not declare, sent malformed, refused or dropped; the person for no
     /// answer in time or one that does not fit; the caller or operator for
-    /// a bound ([`Busy::party`]); the server's author for an internal
+    /// a bound ([`Busy::party`]); the operator for a shutdown; the server's author for an internal
     /// failure.
     pub fn party(&self) -> Party {
         match self {
@@ -144,6 +150,7 @@ impl AskError {
             | Self::ClientError { .. } => Party::Caller,
             Self::TimedOut | Self::InvalidAnswer(_) => Party::Person,
             Self::Busy(busy) => busy.party(),
+            Self::ShuttingDown => Party::Operator,
             Self::Internal(_) => Party::Author,
         }
     }

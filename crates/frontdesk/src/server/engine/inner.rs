@@ -10,7 +10,7 @@ use crate::server::api::config::ServerConfig;
 use crate::server::api::prompt::PromptDef;
 use crate::server::api::resource::ResourceRegistry;
 use crate::server::api::tool::ToolRegistry;
-use crate::server::engine::{flow_port, invoke, load, notify, replies, states, tasks};
+use crate::server::engine::{drain, flow_port, invoke, load, notify, replies, states, tasks};
 use crate::state::{NonceStore, StateSealer};
 
 pub(crate) struct ServerInner {
@@ -33,6 +33,8 @@ pub(crate) struct ServerInner {
     pub(crate) load: Arc<load::Load>,
     /// Replies of recent 2026-07-28 retries, by state id.
     pub(crate) retries: replies::RetryReplies,
+    /// Whether the server is shutting down ([`Server::drain`](crate::server::Server::drain)).
+    pub(crate) drain: drain::Drain,
 }
 
 /// Who made a request: the principal state is bound to, and the key its

@@ -103,7 +103,6 @@ impl Load {
     }
 
     /// Requests in flight now.
-    #[cfg(test)]
     pub(crate) fn requests(&self) -> usize {
         self.requests.load(Ordering::Acquire)
     }

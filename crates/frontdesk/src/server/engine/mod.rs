@@ -9,6 +9,7 @@
 
 pub(crate) mod call;
 pub(crate) mod completions;
+pub(crate) mod drain;
 pub(crate) mod flow_port;
 pub(crate) mod inner;
 pub(crate) mod invoke;

@@ -23,6 +23,7 @@ use crate::server::api::question::{
 };
 use crate::server::contract::OutboundSink;
 use crate::server::engine::call::{Call, Conversation};
+use crate::server::engine::drain;
 use crate::server::engine::flow_port::Progress;
 use crate::server::engine::inner::typed_notification;
 use crate::server::engine::session::{ClientReply, Session};
@@ -107,16 +108,16 @@ struct Outstanding<'a> {
     sink: &'a OutboundSink,
     id: RequestId,
     answered: bool,
+    /// The `reason` the client is told.
+    reason: &'static str,
 }
 
 impl Drop for Outstanding<'_> {
     fn drop(&mut self) {
         if !self.answered {
             self.session.forget(&self.id);
-            let params = CancelledNotificationParams::new(
-                self.id.clone(),
-                Some("The server no longer needs this answer.".into()),
-            );
+            let params =
+                CancelledNotificationParams::new(self.id.clone(), Some(self.reason.into()));
             if let Some(m) = typed_notification(method::NOTIFICATION_CANCELLED, &params) {
                 self.sink.send(m);
             }
@@ -136,6 +137,10 @@ async fn round_trip(
     if session.is_closed() {
         return Err(AskError::Disconnected);
     }
+    let drain = &call.server.drain;
+    if drain.is_draining() {
+        return Err(AskError::ShuttingDown);
+    }
     let config = &call.server.config;
     let deadline = tokio::time::Instant::now() + config.human_wait;
     session.initialized_by(deadline).await?;
@@ -152,6 +157,7 @@ async fn round_trip(
         sink: &call.sink,
         id: id.clone(),
         answered: false,
+        reason: "The server no longer needs this answer.",
     };
     let request = JsonRpcRequest::new(id, method, Some(params));
     call.sink.send(JsonRpcMessage::from(request).to_value());
@@ -175,6 +181,10 @@ async fn round_trip(
             }
             () = session.closed.cancelled() => {
                 return Err(AskError::Disconnected);
+            }
+            () = drain.begun() => {
+                guard.reason = drain::WITHDRAWN;
+                return Err(AskError::ShuttingDown);
             }
             () = tokio::time::sleep_until(deadline.min(tick)) => {
                 if tokio::time::Instant::now() >= deadline {
@@ -339,6 +349,10 @@ async fn ask_url(
                 let status = tokio::select! {
                     s = flows.wait(&ticket.flow_id, &call.principal, step) => s,
                     () = session.closed.cancelled() => return Err(AskError::Disconnected),
+                    () = call.server.drain.begun() => {
+                        flows.fail(&ticket.flow_id, "the server is shutting down").await;
+                        return Err(AskError::ShuttingDown);
+                    }
                 };
                 match status {
                     Progress::Complete => {

@@ -22,6 +22,7 @@ use crate::server::api::tool::ToolDef;
 use crate::server::contract::OutboundSink;
 use crate::server::contract::incoming::{MetaFields, ToolCall};
 use crate::server::engine::call::Call;
+use crate::server::engine::drain::CALL_AGAIN as SHUTTING_DOWN_RESULT;
 use crate::server::engine::inner::{Caller, ServerInner};
 use crate::server::engine::invoke::{Outcome, Target, invoke, result_json};
 use crate::server::engine::requests;
@@ -286,6 +287,7 @@ fn finish(target: &Target, outcome: Outcome, caps: &Value) -> Reply {
             }
             AskError::InvalidAnswer(e) => failed(format!("The answer did not fit the form: {e}")),
             AskError::Busy(why) => failed(format!("The question could not be asked now: {why}.")),
+            AskError::ShuttingDown => failed(SHUTTING_DOWN_RESULT.into()),
             AskError::Internal(_) => {
                 tracing::error!(error = %e, "handler failed");
                 Err(RpcError::internal("Internal error"))

@@ -26,6 +26,7 @@ use crate::server::api::tool::{TaskSupport, ToolDef};
 use crate::server::contract::OutboundSink;
 use crate::server::contract::incoming::{MetaFields, Retry, ToolCall};
 use crate::server::engine::call::Call;
+use crate::server::engine::drain::CALL_AGAIN as SHUTTING_DOWN_RESULT;
 use crate::server::engine::inner::{Caller, ServerInner};
 use crate::server::engine::invoke::{Completed, Outcome, Target, invoke, result_json};
 use crate::server::engine::load::Held;
@@ -430,6 +431,7 @@ fn settle(
         ToolError::Ask(AskError::Busy(why)) => {
             failed(format!("The question could not be asked now: {why}."))
         }
+        ToolError::Ask(AskError::ShuttingDown) => failed(SHUTTING_DOWN_RESULT.into()),
         ToolError::Ask(
             e @ (AskError::Disconnected | AskError::ClientError { .. } | AskError::Internal(_)),
         ) => {

@@ -118,4 +118,15 @@ impl NonceStore for RedisStore {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(self.redeem_now(redemption))
     }
+
+    /// A `PING` on the shared connection.
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            redis::cmd("PING")
+                .query_async::<()>(&mut conn)
+                .await
+                .map_err(backend)
+        })
+    }
 }

@@ -55,4 +55,12 @@ impl NonceStore for SqliteStore {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(self.redeem_now(redemption))
     }
+
+    /// A reading connection opens the file and runs a query.
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.read(|conn, _now| {
+            conn.query_row("SELECT 1", [], |_| Ok(()))
+                .map_err(super::backend)
+        }))
+    }
 }

@@ -3,6 +3,7 @@
 //! surface (resources, header parameters, subscriptions) and tasks.
 
 mod auth;
+mod drain;
 #[cfg(feature = "jwt")]
 mod jwt;
 mod last_event_id;

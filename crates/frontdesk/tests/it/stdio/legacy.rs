@@ -303,6 +303,37 @@ async fn disconnect_mid_question_ends_the_loop() {
     c.close().await.unwrap();
 }
 
+/// A shutdown signal (SIGTERM for `frontdesk serve --stdio`) while the
+/// person answers: the question is withdrawn with a reason, the call gets an
+/// answer that says to call again, and the loop ends with its input open.
+#[tokio::test]
+async fn a_shutdown_withdraws_the_question_and_answers_the_call() {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let mut c = Client::start_with_shutdown(test_server(), async {
+        let _ = stopped.await;
+    });
+    c.initialize(json!({"elicitation": {}})).await;
+    let ask = start_book_return(&mut c).await;
+    assert_eq!(ask["method"], "elicitation/create");
+    stop.send(()).unwrap();
+    assert_eq!(
+        c.recv().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": ask["id"], "reason": "The server is shutting down."}})
+    );
+    assert_eq!(
+        c.recv().await,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text",
+            "text": "The server is shutting down before the question was answered; call the tool again."}],
+            "isError": true}})
+    );
+    tokio::time::timeout(Duration::from_secs(2), c.task)
+        .await
+        .expect("the loop ends")
+        .unwrap()
+        .unwrap();
+}
+
 #[tokio::test]
 async fn conformance_fixtures_2025() {
     let mut c = Client::start(test_server());

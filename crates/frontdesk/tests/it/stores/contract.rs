@@ -116,6 +116,8 @@ pub async fn flows(store: Arc<dyn FlowStore>) {
 
 /// The nonce store contract.
 pub async fn nonces(store: Arc<dyn NonceStore>) {
+    // The readiness check (`/readyz`) reaches the backend and finds it up.
+    store.ready().await.expect("the store is ready");
     let id = StateId::random();
     let exp = now() + 60;
     assert!(store.redeem(id, exp).await.unwrap());

@@ -33,6 +33,7 @@ pub struct TestServer {
     pub mcp: String,
     pub http: reqwest::Client,
     stop: Option<oneshot::Sender<()>>,
+    served: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
 impl Drop for TestServer {
@@ -79,7 +80,7 @@ pub async fn start_with(
     let (tx, rx) = oneshot::channel::<()>();
     // The demo's sign-in page next to the endpoint, as `frontdesk serve` mounts it.
     let listener = listener.routes(demo::signin::router(server.clone()));
-    tokio::spawn(listener.serve_with_shutdown(server, async {
+    let served = tokio::spawn(listener.serve_with_shutdown(server, async {
         let _ = rx.await;
     }));
     TestServer {
@@ -87,6 +88,7 @@ pub async fn start_with(
         mcp,
         http: reqwest::Client::new(),
         stop: Some(tx),
+        served: Some(served),
     }
 }
 
@@ -106,6 +108,24 @@ pub fn modern_call(id: i64, name: &str, arguments: Value) -> Value {
 }
 
 impl TestServer {
+    /// Give the listener its shutdown signal (as SIGTERM does).
+    pub fn shut_down(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+
+    /// Wait (at most `within`) for the listener to return after
+    /// [`shut_down`](Self::shut_down).
+    pub async fn stopped(&mut self, within: Duration) {
+        let served = self.served.take().expect("serving");
+        tokio::time::timeout(within, served)
+            .await
+            .expect("the listener stops in time")
+            .expect("the listener's task")
+            .expect("the listener's result");
+    }
+
     /// A POST with the usual headers and no session or version headers.
     pub fn post(&self) -> reqwest::RequestBuilder {
         self.http

@@ -34,9 +34,17 @@ pub struct Client {
 
 impl Client {
     pub fn start(server: Server) -> Self {
+        Self::start_with_shutdown(server, std::future::pending())
+    }
+
+    /// Serve until the input ends or `signal` completes.
+    pub fn start_with_shutdown(
+        server: Server,
+        signal: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Self {
         let (ours, theirs) = tokio::io::duplex(1 << 22);
         let (sr, sw) = tokio::io::split(theirs);
-        let task = tokio::spawn(stdio::serve(server, sr, sw));
+        let task = tokio::spawn(stdio::serve_with_shutdown(server, sr, sw, signal));
         let (r, w) = tokio::io::split(ours);
         Self {
             write: w,
