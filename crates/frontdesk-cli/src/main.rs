@@ -24,6 +24,7 @@ mod hosting;
 mod keys;
 mod lab;
 mod logging;
+mod metrics_endpoint;
 mod output;
 mod park;
 mod run;

@@ -138,6 +138,11 @@ pub struct ServeArgs {
     /// By default only the server's own origin (its address, or --public-url).
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     allow_origins: Vec<String>,
+    /// Serve Prometheus metrics at `http://ADDR/metrics` (a listener of its
+    /// own, not authenticated: keep it on a private address), e.g.
+    /// `127.0.0.1:9090`.
+    #[arg(long, value_name = "ADDR", value_parser = listen_address)]
+    metrics: Option<SocketAddr>,
 }
 
 /// `--http ADDR`: an IP address and port, or `localhost:PORT` (loopback).
@@ -300,6 +305,10 @@ async fn authenticator(args: &ServeArgs) -> anyhow::Result<Option<Authenticator>
 }
 
 async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
+    if let Some(addr) = args.metrics {
+        let bound = crate::metrics_endpoint::start(addr).await?;
+        crate::output::note(&format!("frontdesk: metrics at http://{bound}/metrics"));
+    }
     let sealer = sealer()?;
     let stores = open_stores(args).await?;
     let auth = authenticator(args).await?;

@@ -191,6 +191,8 @@ pub mod fuzzing;
 #[cfg(feature = "http-server")]
 pub mod http;
 #[cfg(feature = "server")]
+pub mod metrics;
+#[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "server")]
 pub mod shutdown;

@@ -21,6 +21,7 @@ mod park;
 mod requests;
 mod serve_crash;
 mod serve_http;
+mod serve_metrics;
 mod serve_pages;
 mod serve_restart;
 mod serve_signals;

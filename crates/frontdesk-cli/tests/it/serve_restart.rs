@@ -57,6 +57,8 @@ pub(crate) struct Serve {
     pub(crate) process: Running,
     pub(crate) base: String,
     pub(crate) mcp: String,
+    /// The `/metrics` URL, when started with `--metrics`.
+    pub(crate) metrics: Option<String>,
 }
 
 impl Serve {
@@ -71,8 +73,12 @@ impl Serve {
             .env_remove("FRONTDESK_DATA_DIR")
             .stdin(Stdio::null());
         let process = Running::spawn(command);
+        let mut metrics = None;
         let started = process.first(Duration::from_secs(30), |line| {
-            if let Some(url) = line.strip_prefix("frontdesk: MCP endpoint at ") {
+            if let Some(url) = line.strip_prefix("frontdesk: metrics at ") {
+                metrics = Some(url.to_string());
+                None
+            } else if let Some(url) = line.strip_prefix("frontdesk: MCP endpoint at ") {
                 Some(Ok(url.to_string()))
             } else if line.starts_with("frontdesk serve:") {
                 Some(Err(line.to_string()))
@@ -86,7 +92,12 @@ impl Serve {
             None => panic!("serve did not start within 30 s"),
         };
         let base = mcp.trim_end_matches("/mcp").to_string();
-        Self { process, base, mcp }
+        Self {
+            process,
+            base,
+            mcp,
+            metrics,
+        }
     }
 
     /// Kill the process (no graceful shutdown: what was committed must hold).
@@ -131,7 +142,7 @@ pub(crate) fn meta() -> Value {
 }
 
 /// A 2026-07-28 `tools/call` of `tool` on `s`, optionally a retry; the response.
-async fn call(
+pub(crate) async fn call(
     s: &Serve,
     token: Option<&str>,
     tool: &str,
@@ -174,20 +185,20 @@ pub(crate) fn refused(v: &Value) {
     );
 }
 
-fn return_answer() -> Value {
+pub(crate) fn return_answer() -> Value {
     json!({"return": {"action": "accept", "content": {"reason": "damaged", "boxes": 2,
         "pickup_date": "2026-12-01", "contact_email": "ann@example.com"}}})
 }
 
-fn confirm_answer() -> Value {
+pub(crate) fn confirm_answer() -> Value {
     json!({"confirm": {"action": "accept", "content": {"confirm": true}}})
 }
 
-fn order() -> Value {
+pub(crate) fn order() -> Value {
     json!({"order_id": "A-1"})
 }
 
-fn booked(v: &Value) {
+pub(crate) fn booked(v: &Value) {
     assert_eq!(v["result"]["resultType"], "complete", "{v}");
     assert_eq!(v["result"]["structuredContent"]["status"], "booked", "{v}");
 }

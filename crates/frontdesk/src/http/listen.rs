@@ -97,11 +97,13 @@ where
         };
         let Some(mine) = PerClient::admit(&per_client, peer.ip()) else {
             tracing::warn!(%peer, limit = limits.max_connections_per_client, "connection refused: too many open connections from this address");
+            crate::metrics::refused("client_connections");
             tokio::spawn(refuse(stream, TOO_MANY_FROM_YOU));
             continue;
         };
         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
             tracing::warn!(%peer, limit = limits.max_connections, "connection refused: too many open connections");
+            crate::metrics::refused("connections");
             tokio::spawn(refuse(stream, TOO_MANY));
             continue;
         };

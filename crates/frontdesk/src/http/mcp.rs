@@ -382,6 +382,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Incoming, caller: Cal
         caller.client(),
         st.options.max_requests_per_client,
     ) else {
+        crate::metrics::refused("client_requests");
         tracing::warn!(id = ?id, client = %caller.client(), "request refused: the client has its most requests in flight");
         let mut r = rpc_error(
             StatusCode::TOO_MANY_REQUESTS,
@@ -550,6 +551,7 @@ async fn initialize(
     };
     if st.sessions.insert(Arc::clone(&entry)).is_err() {
         entry.close();
+        crate::metrics::refused("sessions");
         tracing::warn!("session table full; initialize refused");
         return rpc_error(
             StatusCode::SERVICE_UNAVAILABLE,

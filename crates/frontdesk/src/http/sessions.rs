@@ -43,6 +43,7 @@ impl Entry {
         client: String,
         replay: usize,
     ) -> Arc<Self> {
+        crate::metrics::gauge(crate::metrics::SESSIONS_OPEN, 1.0);
         let entry = Arc::new(Self {
             get_log: Arc::new(EventLog::new(0, replay)),
             session,
@@ -144,6 +145,12 @@ impl Entry {
         self.session.close();
         self.closed.cancel();
         self.get_log.end();
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        crate::metrics::gauge(crate::metrics::SESSIONS_OPEN, -1.0);
     }
 }
 

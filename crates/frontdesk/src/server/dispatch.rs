@@ -136,6 +136,7 @@ async fn request_handled(
         quota_key: info.quota_key(),
     };
     let Some(slot) = server.load.request() else {
+        crate::metrics::refused("server_requests");
         tracing::warn!(%id, method, "request refused: the server has its most requests in flight");
         return refused(
             RpcError::overloaded("Server busy: too many requests in flight; try again later"),
@@ -149,6 +150,7 @@ async fn request_handled(
         Some(s) => match s.begin_request(&id) {
             Some(token) => Some(token),
             None => {
+                crate::metrics::refused("session_requests");
                 tracing::warn!(%id, method, "request refused: the session has its most requests in flight");
                 return refused(
                     RpcError::busy(
@@ -228,6 +230,7 @@ fn object(params: Option<&RawValue>) -> Result<Option<Map<String, Value>>, RpcEr
 
 /// The response to request `id` carrying `reply`.
 fn respond(id: &RequestId, method: &str, revision: Revision, reply: Reply) -> Handled {
+    crate::metrics::request(method, revision, reply.is_ok());
     let reply = reply.and_then(|result| {
         JsonRpcResponseText::new(id, &result)
             .to_text()

@@ -98,6 +98,7 @@ pub async fn open_single_use(
         Ok(opened)
     } else {
         tracing::debug!(reason = "replayed", "request state rejected");
+        crate::metrics::state_refused("replayed");
         Err(RedeemError::Rejected(StateRejected))
     }
 }

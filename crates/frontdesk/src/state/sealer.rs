@@ -330,6 +330,7 @@ impl StateSealer {
         self.try_open(token, binding, unix_secs(now))
             .map_err(|reason| {
                 tracing::debug!(reason, "request state rejected");
+                crate::metrics::state_refused(reason);
                 StateRejected
             })
     }

@@ -557,6 +557,17 @@ pub(crate) enum ElicitOutcome {
     Cancel,
 }
 
+impl ElicitOutcome {
+    /// The action, as the wire and the metrics name it.
+    pub(crate) fn action(&self) -> &'static str {
+        match self {
+            Self::Accept(_) => "accept",
+            Self::Decline => "decline",
+            Self::Cancel => "cancel",
+        }
+    }
+}
+
 /// Parse an `ElicitResult` (`{action, content?}`).
 pub(crate) fn parse_elicit_result(v: &Value) -> Result<ElicitOutcome, String> {
     let obj = v

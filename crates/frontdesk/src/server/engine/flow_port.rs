@@ -125,6 +125,7 @@ impl Flows {
                 client = quota_key,
                 "URL question refused: the client has its most flows pending"
             );
+            crate::metrics::refused("client_flows");
             return Err(AskError::Busy(Busy::ClientFlows));
         };
         let flow = match self
@@ -138,6 +139,7 @@ impl Flows {
                 return Err(match e {
                     FlowError::Store(StoreError::Full { .. }) => {
                         tracing::warn!("flow store full; URL question refused");
+                        crate::metrics::refused("server_flows");
                         AskError::Busy(Busy::ServerFlows)
                     }
                     e => internal(&e),

@@ -31,6 +31,16 @@ impl Drop for Slot {
             &self.load.requests
         };
         counter.fetch_sub(1, Ordering::AcqRel);
+        crate::metrics::gauge(gauge_of(self.pending), -1.0);
+    }
+}
+
+/// The gauge that follows a kind of slot.
+fn gauge_of(pending: bool) -> &'static str {
+    if pending {
+        crate::metrics::QUESTIONS_WAITING
+    } else {
+        crate::metrics::REQUESTS_IN_FLIGHT
     }
 }
 
@@ -86,9 +96,12 @@ impl Load {
                 (n < max).then_some(n + 1)
             })
             .ok()
-            .map(|_| Slot {
-                load: Arc::clone(self),
-                pending,
+            .map(|_| {
+                crate::metrics::gauge(gauge_of(pending), 1.0);
+                Slot {
+                    load: Arc::clone(self),
+                    pending,
+                }
             })
     }
 

@@ -146,12 +146,25 @@ async fn round_trip(
     session.initialized_by(deadline).await?;
     let _slot = call.server.load.question().ok_or_else(|| {
         tracing::warn!("question refused: the server has its most questions waiting");
+        crate::metrics::refused("server_questions");
         AskError::Busy(Busy::ServerQuestions)
     })?;
     let (id, mut rx) = session.register().ok_or_else(|| {
         tracing::warn!("question refused: the session has its most questions waiting");
+        crate::metrics::refused("session_questions");
         AskError::Busy(Busy::SessionQuestions)
     })?;
+    // Elicitations are counted (sampling and roots are not questions to a person).
+    let mode = (method == method::ELICITATION_CREATE).then(|| elicitation_mode(&params));
+    let asked_at = tokio::time::Instant::now();
+    if let Some(mode) = mode {
+        crate::metrics::asked(mode, Revision::V2025_11_25);
+    }
+    let ended = |outcome: &'static str| {
+        if let Some(mode) = mode {
+            crate::metrics::answered(mode, Revision::V2025_11_25, outcome);
+        }
+    };
     let mut guard = Outstanding {
         session,
         sink: &call.sink,
@@ -166,6 +179,9 @@ async fn round_trip(
         tokio::select! {
             reply = &mut rx => {
                 guard.answered = true;
+                if mode.is_some() {
+                    crate::metrics::answer_time(Revision::V2025_11_25, asked_at.elapsed());
+                }
                 return match reply {
                     Ok(ClientReply::Result(result)) => Ok(Value::Object(result)),
                     Ok(ClientReply::Error(error)) => Err(AskError::ClientError {
@@ -180,20 +196,31 @@ async fn round_trip(
                 };
             }
             () = session.closed.cancelled() => {
+                ended("abandoned");
                 return Err(AskError::Disconnected);
             }
             () = drain.begun() => {
                 guard.reason = drain::WITHDRAWN;
+                ended("withdrawn");
                 return Err(AskError::ShuttingDown);
             }
             () = tokio::time::sleep_until(deadline.min(tick)) => {
                 if tokio::time::Instant::now() >= deadline {
                     tracing::info!(method, "no answer within the human-wait budget");
+                    ended("timed_out");
                     return Err(AskError::TimedOut);
                 }
                 call.progress("Waiting for the person to answer");
             }
         }
+    }
+}
+
+/// The mode of an `elicitation/create`'s params, as a metrics label.
+fn elicitation_mode(params: &Map<String, Value>) -> &'static str {
+    match params.get("mode").and_then(Value::as_str) {
+        Some("url") => "url",
+        _ => "form",
     }
 }
 
@@ -232,12 +259,21 @@ async fn ask_form(
     let mut attempts = 0;
     loop {
         let result = round_trip(call, session, asked.method(), asked.params(None)).await?;
-        match parse_elicit_result(&result).map_err(malformed)? {
-            ElicitOutcome::Decline => return Ok(Answer::Declined),
-            ElicitOutcome::Cancel => return Ok(Answer::Cancelled),
+        let outcome = parse_elicit_result(&result).map_err(malformed)?;
+        let answered = |outcome| crate::metrics::answered("form", Revision::V2025_11_25, outcome);
+        match outcome {
+            ElicitOutcome::Decline => {
+                answered("decline");
+                return Ok(Answer::Declined);
+            }
+            ElicitOutcome::Cancel => {
+                answered("cancel");
+                return Ok(Answer::Cancelled);
+            }
             ElicitOutcome::Accept(content) => {
                 match schema.accept(content.clone(), Defaults::Apply) {
                     Ok(accepted) => {
+                        answered("accept");
                         if !accepted.dropped().is_empty() {
                             tracing::debug!(fields = ?accepted.dropped(), "answer has fields the form does not declare; dropped");
                         }
@@ -246,6 +282,7 @@ async fn ask_form(
                     Err(e) => {
                         let e = FormError::from(e);
                         tracing::warn!(error = %e, "accepted content does not fit the form");
+                        answered("invalid");
                         if attempts >= call.server.config.reask_limit {
                             return Err(AskError::InvalidAnswer(e));
                         }
@@ -326,7 +363,9 @@ async fn ask_url(
             },
         }
     };
-    match parse_elicit_result(&result).map_err(malformed)? {
+    let outcome = parse_elicit_result(&result).map_err(malformed)?;
+    crate::metrics::answered("url", Revision::V2025_11_25, outcome.action());
+    match outcome {
         ElicitOutcome::Accept(_) if announced => Ok(Answer::Accepted(())),
         ElicitOutcome::Decline => {
             flows.fail(&ticket.flow_id, "declined").await;

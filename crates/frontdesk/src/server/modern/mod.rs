@@ -265,7 +265,10 @@ async fn run(
     let opened = state::open(server, token, &binding)?;
     let claim = server.retries.claim(opened.id, &opened.state.owner);
     let running = match claim {
-        Claim::Repeat(reply) => return crate::server::engine::replies::wait(reply).await,
+        Claim::Repeat(reply) => {
+            crate::metrics::state("resent");
+            return crate::server::engine::replies::wait(reply).await;
+        }
         Claim::Untracked => None,
         Claim::First(running) => Some(running),
     };
@@ -275,6 +278,7 @@ async fn run(
         async move {
             let reply = match state::redeem(&server, &opened).await {
                 Ok(()) => {
+                    opened.record_answer_time();
                     let round = Input {
                         responses: retry.responses,
                         prior: Some(opened.state),
@@ -362,6 +366,7 @@ async fn play(
                 return Err(RpcError::internal("Internal error"));
             };
             let token = state::seal(server, &next, binding)?;
+            crate::metrics::input_required(target.method());
             let r = InputRequiredResult::new(Some(requests), Some(token));
             server.info_meta.json_of(r)
         }

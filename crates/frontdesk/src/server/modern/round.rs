@@ -15,7 +15,7 @@ use crate::Reason;
 use crate::server::api::context::UrlMaker;
 use crate::server::api::error::AskError;
 use crate::server::api::question::{
-    Answer, Checked, ElicitOutcome, InputRequest, parse_elicit_result,
+    Answer, Checked, ElicitOutcome, InputRequest, Kind, parse_elicit_result,
 };
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::flow_port::Progress;
@@ -98,8 +98,18 @@ impl Round {
                 None => !self.had_state,
             };
             if fresh {
+                let mode = question_mode(request);
                 return match request.check_answer(key, raw)? {
                     Checked::Valid(valid) => {
+                        if let Some(mode) = mode {
+                            let action = valid.get("action").and_then(Value::as_str);
+                            let outcome = match action {
+                                Some("decline") => "decline",
+                                Some("cancel") => "cancel",
+                                _ => "accept",
+                            };
+                            crate::metrics::answered(mode, Revision::V2026_07_28, outcome);
+                        }
                         self.with_record(|r| {
                             r.answers.insert(
                                 key.to_string(),
@@ -111,7 +121,12 @@ impl Round {
                         })?;
                         Ok(Lookup::Answered)
                     }
-                    Checked::AskAgain(again) => Ok(Lookup::Ask(again)),
+                    Checked::AskAgain(again) => {
+                        if let Some(mode) = mode {
+                            crate::metrics::answered(mode, Revision::V2026_07_28, "invalid");
+                        }
+                        Ok(Lookup::Ask(again))
+                    }
                 };
             }
             tracing::debug!(key, "answer is for another question; asking again");
@@ -137,8 +152,12 @@ impl Round {
     fn register(&self, key: &str, digest: String, sent: InputRequest) -> Result<(), AskError> {
         sent.check_capability(&self.caps)
             .map_err(|required| AskError::MissingCapability { required })?;
+        let mode = question_mode(&sent);
         self.with_record(|r| {
             if !r.pending.iter().any(|(k, _, _)| k == key) {
+                if let Some(mode) = mode {
+                    crate::metrics::asked(mode, Revision::V2026_07_28);
+                }
                 r.pending.push((key.to_string(), sent, digest));
             }
         })
@@ -366,4 +385,14 @@ enum Lookup {
     Answered,
     /// No usable answer: ask this.
     Ask(InputRequest),
+}
+
+/// A question to a person's mode, as a metrics label (`None` for sampling
+/// and roots, which ask the client, not the person).
+fn question_mode(request: &InputRequest) -> Option<&'static str> {
+    match request.kind {
+        Kind::Form { .. } => Some("form"),
+        Kind::Url { .. } => Some("url"),
+        _ => None,
+    }
 }

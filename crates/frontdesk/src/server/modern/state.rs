@@ -93,12 +93,26 @@ pub(crate) fn open(
         .map_err(|_| rejected())?;
     let (id, issued_at, expires_at) = (opened.state_id(), opened.issued_at(), opened.expires_at());
     let state = opened.into_payload();
+    crate::metrics::state("opened");
     Ok(Opened {
         id,
         issued_at,
         expires_at,
         state,
     })
+}
+
+impl Opened {
+    /// Count the time the person took for this round's questions, which went
+    /// out when the state was sealed (none when it asked nothing).
+    pub(crate) fn record_answer_time(&self) {
+        if self.state.pending.is_empty() {
+            return;
+        }
+        let now = crate::clock::unix_secs(SystemTime::now());
+        let took = std::time::Duration::from_secs(now.saturating_sub(self.issued_at));
+        crate::metrics::answer_time(frontdesk_wire::Revision::V2026_07_28, took);
+    }
 }
 
 /// Redeem an opened state (when single use is on), charged to its owner: a
@@ -109,10 +123,14 @@ pub(crate) async fn redeem(server: &ServerInner, opened: &Opened) -> Result<(), 
     };
     let redemption = Redemption::of_parts(opened.id, opened.issued_at, opened.expires_at)
         .owner(&opened.state.owner);
-    match store.redeem_for(redemption).await {
+    let started = std::time::Instant::now();
+    let redeemed = store.redeem_for(redemption).await;
+    crate::metrics::store("redeem", started.elapsed(), redeemed.is_ok());
+    match redeemed {
         Ok(true) => Ok(()),
         Ok(false) => {
             tracing::debug!(reason = "replayed", "request state rejected");
+            crate::metrics::state_refused("replayed");
             Err(rejected())
         }
         Err(e) => {
@@ -133,6 +151,7 @@ pub(crate) fn seal(
     server
         .sealer
         .seal(binding, state, server.config.state_ttl)
+        .inspect(|_| crate::metrics::state("sealed"))
         .map_err(|e| {
             tracing::error!(error = %e, "could not seal request state");
             RpcError::internal("Internal error: could not seal request state")
