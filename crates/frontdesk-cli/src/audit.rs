@@ -13,11 +13,10 @@ use frontdesk::BoxFuture;
 use frontdesk::wire::Revision;
 use frontdesk_audit::target::Pipe;
 use frontdesk_audit::{CheckId, Disclosure, Endpoint, Options, Severity, Target, render};
-use frontdesk_demo::{DemoOptions, brightgrid};
 use serde_json::Value;
 
 use crate::exit;
-use crate::hosting::Target as Server;
+use crate::hosting::{Target as Server, demo_pipe};
 use crate::output;
 use crate::signin::RemoteArgs;
 
@@ -262,11 +261,7 @@ fn endpoint(spec: &str, remote: &RemoteArgs) -> anyhow::Result<Endpoint> {
             "the brightgrid demo (in this process)",
             || -> BoxFuture<'static, std::io::Result<Pipe>> {
                 Box::pin(async {
-                    let server = brightgrid(&DemoOptions::default()).await?;
-                    let (client, far) = tokio::io::duplex(1 << 20);
-                    let (read, write) = tokio::io::split(far);
-                    tokio::spawn(frontdesk::server::stdio::serve(server, read, write));
-                    let (read, write) = tokio::io::split(client);
+                    let (read, write) = demo_pipe().await?;
                     Ok((Box::new(read) as _, Box::new(write) as _))
                 })
             },

@@ -69,10 +69,7 @@ pub struct ConnectArgs {
 /// Run `frontdesk connect`.
 pub fn run(args: &ConnectArgs) -> ExitCode {
     let target = match (&args.url, args.demo, args.command.is_empty()) {
-        (Some(url), _, _) => Target::parse(url).and_then(|t| match t {
-            Target::Url(_) => Ok(t),
-            _ => anyhow::bail!("--url needs an http(s):// URL"),
-        }),
+        (Some(url), _, _) => Target::url_flag(url),
         (None, true, _) => Ok(Target::Demo),
         (None, false, false) => Ok(Target::Command(args.command.clone())),
         (None, false, true) => Err(anyhow::anyhow!(

@@ -166,7 +166,7 @@ fn start_keeper(args: &CallArgs) -> anyhow::Result<(PathBuf, String)> {
         tool: args.tool.clone(),
         args: args.args.clone(),
         protocol,
-        timeout: args.client.timeout,
+        timeout: args.client.timeout.secs,
         ttl: args.park_ttl,
         show_wire: args.client.show_wire,
         roots: args.client.roots.clone(),
