@@ -11,6 +11,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use frontdesk_testkit::take_sse_data;
 use reqwest::{Certificate, Client, Version};
 use serde_json::{Value, json};
 
@@ -93,14 +94,8 @@ async fn a_2026_call_round_trips_over_h2c() {
 /// The next JSON-RPC message of an SSE body being read chunk by chunk.
 async fn next_message(r: &mut reqwest::Response, buffer: &mut String) -> Value {
     loop {
-        if let Some(end) = buffer.find("\n\n") {
-            let event: String = buffer.drain(..end + 2).collect();
-            if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data: "))
-                && !data.is_empty()
-            {
-                return serde_json::from_str(data).unwrap();
-            }
-            continue;
+        if let Some(data) = take_sse_data(buffer) {
+            return serde_json::from_str(&data).unwrap();
         }
         let chunk = tokio::time::timeout(Duration::from_secs(10), r.chunk())
             .await
