@@ -151,8 +151,7 @@ pub fn run(args: &AuditArgs) -> ExitCode {
     let (target, options) = match prepared {
         Ok(p) => p,
         Err(e) => {
-            output::error("audit", &format!("{e:#}"));
-            return exit::code(exit::CANNOT_START);
+            return exit::cannot_start("audit", &e);
         }
     };
     crate::run::block_on_exit("audit", async move {
@@ -165,11 +164,10 @@ pub fn run(args: &AuditArgs) -> ExitCode {
             }
         }
         if !report.revisions.iter().any(|r| r.spoken) {
-            output::error(
+            return exit::cannot_start(
                 "audit",
                 "the server speaks none of the revisions tried, so nothing was checked",
             );
-            return exit::code(exit::CANNOT_START);
         }
         let failing = args.fail_on.severity().map(|s| report.failed_at(s));
         match failing {

@@ -105,10 +105,7 @@ impl ClientArgs {
             Ok(setup) => setup.connect().await,
             Err(e) => Err(e),
         };
-        connected.map_err(|e| {
-            output::error(command, &format!("{e:#}"));
-            exit::code(exit::CANNOT_START)
-        })
+        connected.map_err(|e| exit::cannot_start(command, &e))
     }
 }
 

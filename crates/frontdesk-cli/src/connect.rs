@@ -79,19 +79,17 @@ pub fn run(args: &ConnectArgs) -> ExitCode {
     let target = match target {
         Ok(t) => t,
         Err(e) => {
-            output::error("connect", &format!("{e:#}"));
-            return exit::code(exit::CANNOT_START);
+            return exit::cannot_start("connect", &e);
         }
     };
     if args.web.web {
         return crate::web::connect(&args.web, &target, &args.client);
     }
     if !terminal_available() {
-        output::error(
+        return exit::cannot_start(
             "connect",
             "is interactive and needs a terminal (none here); use `frontdesk call` in scripts.",
         );
-        return exit::code(exit::CANNOT_START);
     }
     crate::run::block_on_exit("connect", session(args, target))
 }

@@ -72,12 +72,11 @@ pub fn run(args: &LabArgs) -> ExitCode {
         return crate::web::lab(&args.web, args.protocol, args.transport, args.show_wire);
     }
     if !terminal_available() {
-        output::error(
+        return crate::exit::cannot_start(
             "lab",
             "needs a terminal to show its forms (none here). For scripts, use \
              `frontdesk call demo book_return --args '{\"order_id\":\"A-1001\"}' --answers FILE`.",
         );
-        return crate::exit::code(crate::exit::CANNOT_START);
     }
     crate::run::block_on("lab", lab(args))
 }

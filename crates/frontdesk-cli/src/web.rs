@@ -125,8 +125,7 @@ pub fn connect(flags: &WebFlags, target: &Target, client: &ClientArgs) -> ExitCo
     let reach = match client.reach(target.clone()) {
         Ok(reach) => reach,
         Err(e) => {
-            crate::output::error("connect", &format!("{e:#}"));
-            return ExitCode::from(crate::exit::CANNOT_START);
+            return crate::exit::cannot_start("connect", &e);
         }
     };
     let flags = flags.clone();

@@ -102,8 +102,7 @@ pub fn keep(args: &KeeperArgs) -> ExitCode {
     let spec = match read_spec() {
         Ok(spec) => spec,
         Err(e) => {
-            crate::output::error("park-keeper", &format!("{e:#}"));
-            return crate::exit::code(crate::exit::CANNOT_START);
+            return crate::exit::cannot_start("park-keeper", &e);
         }
     };
     crate::run::block_on("park-keeper", keeper(args, spec))

@@ -138,10 +138,7 @@ pub fn start(args: &CallArgs) -> ExitCode {
                 exit::code(exit::FAILED)
             }
         },
-        Err(e) => {
-            output::error("call", &format!("{e:#}"));
-            exit::code(exit::CANNOT_START)
-        }
+        Err(e) => exit::cannot_start("call", &e),
     }
 }
 
