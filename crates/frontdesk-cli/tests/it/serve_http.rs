@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use frontdesk_testkit::take_sse_data;
+use frontdesk_testkit::{TestClient, take_sse_data};
 use reqwest::{Certificate, Client, Version};
 use serde_json::{Value, json};
 
@@ -124,10 +124,9 @@ async fn a_2025_session_answers_its_pending_question_over_h2c() {
         req.send()
     };
     let init = post(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {"form": {}}},
-            "clientInfo": {"name": "h2c-test", "version": "1"}}}),
+        TestClient::new("h2c-test", "1")
+            .capabilities(json!({"elicitation": {"form": {}}}))
+            .initialize(json!(1)),
         None,
     )
     .await
@@ -139,12 +138,7 @@ async fn a_2025_session_answers_its_pending_question_over_h2c() {
         .unwrap()
         .to_string();
     let s = Some(session.as_str());
-    let r = post(
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        s,
-    )
-    .await
-    .unwrap();
+    let r = post(frontdesk_testkit::initialized(), s).await.unwrap();
     assert_eq!(r.status(), 202);
     let mut stream = post(
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
