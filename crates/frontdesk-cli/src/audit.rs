@@ -13,11 +13,10 @@ use frontdesk::BoxFuture;
 use frontdesk::wire::Revision;
 use frontdesk_audit::target::Pipe;
 use frontdesk_audit::{CheckId, Disclosure, Endpoint, Options, Severity, Target, render};
-use frontdesk_demo::{DemoOptions, brightgrid};
 use serde_json::Value;
 
 use crate::exit;
-use crate::hosting::Target as Server;
+use crate::hosting::{Target as Server, demo_pipe};
 use crate::output;
 use crate::signin::RemoteArgs;
 
@@ -152,8 +151,7 @@ pub fn run(args: &AuditArgs) -> ExitCode {
     let (target, options) = match prepared {
         Ok(p) => p,
         Err(e) => {
-            output::error("audit", &format!("{e:#}"));
-            return exit::code(exit::CANNOT_START);
+            return exit::cannot_start("audit", &e);
         }
     };
     crate::run::block_on_exit("audit", async move {
@@ -166,11 +164,10 @@ pub fn run(args: &AuditArgs) -> ExitCode {
             }
         }
         if !report.revisions.iter().any(|r| r.spoken) {
-            output::error(
+            return exit::cannot_start(
                 "audit",
                 "the server speaks none of the revisions tried, so nothing was checked",
             );
-            return exit::code(exit::CANNOT_START);
         }
         let failing = args.fail_on.severity().map(|s| report.failed_at(s));
         match failing {
@@ -262,11 +259,7 @@ fn endpoint(spec: &str, remote: &RemoteArgs) -> anyhow::Result<Endpoint> {
             "the brightgrid demo (in this process)",
             || -> BoxFuture<'static, std::io::Result<Pipe>> {
                 Box::pin(async {
-                    let server = brightgrid(&DemoOptions::default()).await?;
-                    let (client, far) = tokio::io::duplex(1 << 20);
-                    let (read, write) = tokio::io::split(far);
-                    tokio::spawn(frontdesk::server::stdio::serve(server, read, write));
-                    let (read, write) = tokio::io::split(client);
+                    let (read, write) = demo_pipe().await?;
                     Ok((Box::new(read) as _, Box::new(write) as _))
                 })
             },

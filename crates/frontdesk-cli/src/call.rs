@@ -114,8 +114,7 @@ async fn call(args: &CallArgs) -> ExitCode {
     let (arguments, target) = match prepared {
         Ok(p) => p,
         Err(e) => {
-            output::error("call", &format!("{e:#}"));
-            return exit::code(exit::CANNOT_START);
+            return exit::cannot_start("call", &e);
         }
     };
     let (connection, answerer) = match args.client.connect("call", target).await {
@@ -125,8 +124,7 @@ async fn call(args: &CallArgs) -> ExitCode {
     let client = &connection.client;
     if let Err(e) = check_tool(client, &args.tool).await {
         connection.close().await;
-        output::error("call", &format!("{e:#}"));
-        return exit::code(exit::CANNOT_START);
+        return exit::cannot_start("call", &e);
     }
     output::note(&format!(
         "frontdesk: {} speaks {}; calling {} …",

@@ -61,10 +61,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Err(error) => {
-            output::error("check", &format!("{error:#}"));
-            crate::exit::code(crate::exit::CANNOT_START)
-        }
+        Err(error) => crate::exit::cannot_start("check", &error),
     }
 }
 

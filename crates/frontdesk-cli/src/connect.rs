@@ -69,10 +69,7 @@ pub struct ConnectArgs {
 /// Run `frontdesk connect`.
 pub fn run(args: &ConnectArgs) -> ExitCode {
     let target = match (&args.url, args.demo, args.command.is_empty()) {
-        (Some(url), _, _) => Target::parse(url).and_then(|t| match t {
-            Target::Url(_) => Ok(t),
-            _ => anyhow::bail!("--url needs an http(s):// URL"),
-        }),
+        (Some(url), _, _) => Target::url_flag(url),
         (None, true, _) => Ok(Target::Demo),
         (None, false, false) => Ok(Target::Command(args.command.clone())),
         (None, false, true) => Err(anyhow::anyhow!(
@@ -82,19 +79,17 @@ pub fn run(args: &ConnectArgs) -> ExitCode {
     let target = match target {
         Ok(t) => t,
         Err(e) => {
-            output::error("connect", &format!("{e:#}"));
-            return exit::code(exit::CANNOT_START);
+            return exit::cannot_start("connect", &e);
         }
     };
     if args.web.web {
         return crate::web::connect(&args.web, &target, &args.client);
     }
     if !terminal_available() {
-        output::error(
+        return exit::cannot_start(
             "connect",
             "is interactive and needs a terminal (none here); use `frontdesk call` in scripts.",
         );
-        return exit::code(exit::CANNOT_START);
     }
     crate::run::block_on_exit("connect", session(args, target))
 }

@@ -25,3 +25,10 @@ pub const WAITING: u8 = 11;
 pub fn code(status: u8) -> ExitCode {
     ExitCode::from(status)
 }
+
+/// Say why nothing was done, as one line `frontdesk COMMAND: …` on stderr (an
+/// `anyhow` error with its causes), and return [`CANNOT_START`].
+pub fn cannot_start(command: &str, why: impl std::fmt::Display) -> ExitCode {
+    crate::output::error(command, &format!("{why:#}"));
+    code(CANNOT_START)
+}

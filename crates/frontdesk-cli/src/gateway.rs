@@ -9,12 +9,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use clap::Args;
-use frontdesk::client::ClientConfig;
 use frontdesk::http::{HttpOptions, OriginPolicy, bind};
 use frontdesk_gateway::{Gateway, GatewayOptions};
 
-use crate::client_args::timeout;
-use crate::hosting::{Connection, ProtocolArg, Target, client_config, client_error, connect};
+use crate::client_args::{Reach, TimeoutArg};
+use crate::hosting::{Connection, ProtocolArg, Target, client_error};
 use crate::serve::{ENDPOINT, listen_address, sealer};
 use crate::signin::RemoteArgs;
 use tokio_util::sync::CancellationToken;
@@ -51,10 +50,8 @@ pub struct GatewayArgs {
     /// The revision to speak to the server.
     #[arg(long, value_enum, default_value = "auto")]
     upstream_protocol: ProtocolArg,
-    /// Seconds to wait for the server to connect and to answer each request
-    /// (the person's time to answer a question is not counted).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    timeout: f64,
+    #[command(flatten)]
+    timeout: TimeoutArg,
     /// Also accept browser requests from this origin (repeatable; --http).
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     allow_origins: Vec<String>,
@@ -73,10 +70,7 @@ pub fn run(args: &GatewayArgs) -> ExitCode {
 /// The upstream named on the command line.
 fn upstream(args: &GatewayArgs) -> anyhow::Result<Target> {
     match &args.url {
-        Some(url) => match Target::parse(url)? {
-            target @ Target::Url(_) => Ok(target),
-            _ => bail!("--url takes an http(s):// URL; give a command after `--` instead"),
-        },
+        Some(url) => Target::url_flag(url),
         None if args.command.is_empty() => bail!("give the server: --url URL, or -- CMD ARGS…"),
         None => Ok(Target::Command(args.command.clone())),
     }
@@ -89,19 +83,12 @@ const MOST_BACKOFF: Duration = Duration::from_secs(30);
 /// A server that ran this long before it ended starts again at once.
 const STAYED_UP: Duration = Duration::from_secs(60);
 
-/// How to reach the upstream again.
-struct Upstream {
-    target: Target,
-    config: ClientConfig,
-    wait: Duration,
-}
-
 /// Keep a stdio server running: when it ends, start it again (after a
 /// back-off that grows while it keeps ending) and attach the new
 /// connection; close it when `stop` fires.
 async fn supervise(
     gateway: Gateway,
-    upstream: Upstream,
+    upstream: Reach,
     mut connection: Connection,
     stop: CancellationToken,
 ) {
@@ -129,13 +116,7 @@ async fn supervise(
             }
             backoff = (backoff * 2).min(MOST_BACKOFF);
             let handler = gateway.upstream_handler();
-            let started = connect(
-                &upstream.target,
-                upstream.config.clone(),
-                handler,
-                upstream.wait,
-            );
-            let next = match started.await {
+            let next = match upstream.connect(handler).await {
                 Ok(next) => next,
                 Err(e) => {
                     tracing::warn!(upstream = %shown, error = %format!("{e:#}"), ?backoff, "the server did not start; trying again");
@@ -159,14 +140,15 @@ async fn supervise(
 }
 
 async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
-    let target = upstream(args)?;
-    let wait = timeout(args.timeout);
-    let mut config = client_config(args.upstream_protocol, wait);
-    if matches!(target, Target::Url(_)) {
-        args.remote.apply(&mut config)?;
-    }
+    let upstream = Reach::new(
+        upstream(args)?,
+        args.upstream_protocol,
+        args.timeout.duration(),
+    )
+    .remote(&args.remote)?;
+    let target = upstream.target.clone();
     let gateway = Gateway::new(GatewayOptions::default());
-    let connection = connect(&target, config.clone(), gateway.upstream_handler(), wait).await?;
+    let connection = upstream.connect(gateway.upstream_handler()).await?;
     let revision = connection.client.revision();
     let builder = match gateway.attach(connection.client.clone()).await {
         Ok(builder) => builder,
@@ -179,11 +161,6 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     let server = builder.state_sealer(sealer()?).build();
     tracing::info!(upstream = %target.describe(), %revision, "gateway: upstream connected");
     let stop = CancellationToken::new();
-    let upstream = Upstream {
-        target: target.clone(),
-        config,
-        wait,
-    };
     let supervisor = tokio::spawn(supervise(
         gateway.clone(),
         upstream,

@@ -10,13 +10,17 @@ use anyhow::{Context, bail};
 use clap::ValueEnum;
 use frontdesk::client::{
     Client, ClientConfig, ClientError, Direction, ElicitationHandler, HandlerModes, ProtocolChoice,
-    SamplingHandler, StaticRoots,
+    SamplingHandler,
 };
+use frontdesk::http::{HttpOptions, bind};
+use frontdesk::server::Server;
 use frontdesk::wire::Revision;
-use frontdesk_demo::{DemoOptions, brightgrid};
+use frontdesk_demo::{DemoOptions, brightgrid, register};
 use frontdesk_host::sanitize::{json_for_terminal, one_line};
 use frontdesk_host::{Answers, HeadlessHandler, ScriptedHandler, TerminalHandler};
 use serde_json::Value;
+use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
+use tokio_util::sync::CancellationToken;
 
 use crate::server_process::{ServerProcess, quoted};
 
@@ -97,21 +101,6 @@ pub fn answerer(answers: Option<&PathBuf>) -> anyhow::Result<Answerer> {
         scripted: None,
         unanswered: Some(unanswered),
     })
-}
-
-/// The settings for the person's side: sampling shown by `answerer`, and
-/// `--root DIR`s as the client's roots.
-pub fn person_side(
-    config: &mut ClientConfig,
-    answerer: &Answerer,
-    roots: &[PathBuf],
-) -> anyhow::Result<()> {
-    config.sampling.clone_from(&answerer.sampling);
-    if !roots.is_empty() {
-        let roots = frontdesk_host::sampling::roots_of(roots).context("--root")?;
-        config.roots = Some(Arc::new(StaticRoots(roots)));
-    }
-    Ok(())
 }
 
 /// One JSON-RPC message as `--show-wire` prints it: compact, one line, unsafe
@@ -224,6 +213,15 @@ impl Target {
             bail!("no server given: use a URL, a command, or `demo`");
         }
         Ok(Target::Command(words))
+    }
+
+    /// The server of `--url URL` (`connect`, `gateway`): an http(s):// URL only,
+    /// since a command goes after `--`.
+    pub fn url_flag(url: &str) -> anyhow::Result<Target> {
+        match Target::parse(url)? {
+            target @ Target::Url(_) => Ok(target),
+            _ => bail!("--url takes an http(s):// URL; give a command after `--` instead"),
+        }
     }
 
     /// How to name it in status lines (a command quoted as a shell needs it).
@@ -414,14 +412,10 @@ pub async fn connect(
     }
 }
 
-/// Start brightgrid in this process on an in-memory pipe and connect to it.
-pub async fn connect_demo(
-    config: ClientConfig,
-    handler: Arc<dyn ElicitationHandler>,
-) -> anyhow::Result<Client> {
-    let server = brightgrid(&DemoOptions::default())
-        .await
-        .context("cannot start the demo server")?;
+/// The client's end of an in-memory pipe to brightgrid, started in this process
+/// and served as on stdio (`connect --demo`, `call demo`, `audit demo`).
+pub async fn demo_pipe() -> std::io::Result<(ReadHalf<DuplexStream>, WriteHalf<DuplexStream>)> {
+    let server = brightgrid(&DemoOptions::default()).await?;
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server_end);
     tokio::spawn(async move {
@@ -429,10 +423,44 @@ pub async fn connect_demo(
             tracing::debug!(error = %e, "in-process demo server ended");
         }
     });
-    let (client_read, client_write) = tokio::io::split(client_end);
+    Ok(tokio::io::split(client_end))
+}
+
+/// Start brightgrid in this process on an in-memory pipe and connect to it.
+pub async fn connect_demo(
+    config: ClientConfig,
+    handler: Arc<dyn ElicitationHandler>,
+) -> anyhow::Result<Client> {
+    let (client_read, client_write) = demo_pipe().await.context("cannot start the demo server")?;
     Client::connect_io(client_read, client_write, config, handler)
         .await
         .map_err(|e| anyhow::anyhow!("cannot talk to the in-process demo server: {e}"))
+}
+
+/// Serve brightgrid in this process over Streamable HTTP on a loopback port, with
+/// its sign-in page (`/signin`, where its URL question points), until `stop`
+/// fires (`lab --transport http`, with or without `--web`). Its endpoint's URL.
+pub async fn demo_over_http(stop: CancellationToken) -> anyhow::Result<String> {
+    let listener = bind(([127, 0, 0, 1], 0).into(), HttpOptions::default())
+        .await
+        .context("cannot bind a loopback port for the demo server")?;
+    let server: Server = register(
+        Server::builder("brightgrid", env!("CARGO_PKG_VERSION")),
+        &listener.base_url(),
+        &DemoOptions::default(),
+    )
+    .build();
+    let endpoint = listener.endpoint_url();
+    tokio::spawn(async move {
+        let served = listener
+            .routes(frontdesk_demo::signin::router(server.clone()))
+            .serve_with_shutdown(server, async move { stop.cancelled().await })
+            .await;
+        if let Err(e) = served {
+            tracing::warn!(error = %e, "the demo's HTTP server ended");
+        }
+    });
+    Ok(endpoint)
 }
 
 /// Messages seen by the wire tap, for explanations.

@@ -9,10 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use frontdesk::client::{Client, ClientConfig, ElicitationHandler};
-use frontdesk::http::{HttpOptions, bind};
-use frontdesk::server::Server;
 use frontdesk::wire::Revision;
-use frontdesk_demo::{DemoOptions, register};
 use frontdesk_host::result::{result_json, result_lines};
 use frontdesk_host::screen::{LineQuestion, Screen};
 use frontdesk_host::terminal::TtyScreen;
@@ -21,7 +18,9 @@ use frontdesk_url::ConsentedUrl;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::hosting::{ProtocolArg, WireLog, client_error, connect_demo, wire_printer};
+use crate::hosting::{
+    ProtocolArg, WireLog, client_error, connect_demo, demo_over_http, wire_printer,
+};
 use crate::output;
 use frontdesk_host::explain::explain;
 
@@ -73,12 +72,11 @@ pub fn run(args: &LabArgs) -> ExitCode {
         return crate::web::lab(&args.web, args.protocol, args.transport, args.show_wire);
     }
     if !terminal_available() {
-        output::error(
+        return crate::exit::cannot_start(
             "lab",
             "needs a terminal to show its forms (none here). For scripts, use \
              `frontdesk call demo book_return --args '{\"order_id\":\"A-1001\"}' --answers FILE`.",
         );
-        return crate::exit::code(crate::exit::CANNOT_START);
     }
     crate::run::block_on("lab", lab(args))
 }
@@ -127,24 +125,8 @@ async fn start(
             stop_http: None,
         }),
         TransportArg::Http => {
-            let listener = bind(([127, 0, 0, 1], 0).into(), HttpOptions::default())
-                .await
-                .context("cannot bind a loopback port")?;
-            let server: Server = register(
-                Server::builder("brightgrid", env!("CARGO_PKG_VERSION")),
-                &listener.base_url(),
-                &DemoOptions::default(),
-            )
-            .build();
-            let endpoint = listener.endpoint_url();
             let stop = CancellationToken::new();
-            let until = stop.clone();
-            tokio::spawn(async move {
-                let _ = listener
-                    .routes(frontdesk_demo::signin::router(server.clone()))
-                    .serve_with_shutdown(server, async move { until.cancelled().await })
-                    .await;
-            });
+            let endpoint = demo_over_http(stop.clone()).await?;
             let client = Client::connect_http(&endpoint, config, handler)
                 .await
                 .with_context(|| format!("cannot connect to {endpoint}"))?;

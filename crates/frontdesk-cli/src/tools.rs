@@ -47,8 +47,7 @@ async fn list(args: &ToolsArgs) -> ExitCode {
     let target = match Target::parse(&args.server) {
         Ok(t) => t,
         Err(e) => {
-            output::error("tools", &format!("{e:#}"));
-            return exit::code(exit::CANNOT_START);
+            return exit::cannot_start("tools", &e);
         }
     };
     let (connection, _answerer) = match args.client.connect("tools", target).await {

@@ -7,14 +7,12 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 use frontdesk::client::{Client, ClientConfig};
-use frontdesk::http::{HttpOptions, bind};
-use frontdesk::server::Server;
-use frontdesk_demo::{DemoOptions, register};
 use frontdesk_web::{Connector, WebHost, WebOptions, open_in_browser};
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
-use crate::client_args::ClientArgs;
-use crate::hosting::{ProtocolArg, Target, connect_demo, wire_printer};
+use crate::client_args::{ClientArgs, Reach};
+use crate::hosting::{ProtocolArg, Target, connect_demo, demo_over_http, wire_printer};
 use crate::lab::TransportArg;
 
 /// `--web`, `--no-open` and `--port`.
@@ -94,21 +92,8 @@ async fn lab_connector(transport: TransportArg) -> anyhow::Result<(Connector, St
             ))
         }
         TransportArg::Http => {
-            let listener = bind(([127, 0, 0, 1], 0).into(), HttpOptions::default())
-                .await
-                .context("cannot bind a loopback port for the demo server")?;
-            let server: Server = register(
-                Server::builder("brightgrid", env!("CARGO_PKG_VERSION")),
-                &listener.base_url(),
-                &DemoOptions::default(),
-            )
-            .build();
-            let endpoint = listener.endpoint_url();
-            tokio::spawn(async move {
-                if let Err(e) = listener.serve(server).await {
-                    tracing::warn!(error = %e, "the demo's HTTP server ended");
-                }
-            });
+            // The page's server runs until the process ends; so does the demo.
+            let endpoint = demo_over_http(CancellationToken::new()).await?;
             let at = endpoint.clone();
             let connector: Connector = Arc::new(move |config, handler| {
                 let at = at.clone();
@@ -135,33 +120,28 @@ pub fn connect(flags: &WebFlags, target: &Target, client: &ClientArgs) -> ExitCo
         );
         return ExitCode::from(2);
     }
-    let flags = flags.clone();
-    let target = target.clone();
-    let (protocol, show_wire, timeout) = (client.protocol, client.show_wire, client.timeout());
     // --root and, for a URL, the remote flags (CA certificates, sign-in) apply
     // to the page's client as to the terminal's.
-    let mut base = crate::hosting::client_config(protocol, timeout);
-    let prepared = (|| -> anyhow::Result<()> {
-        if !client.roots.is_empty() {
-            let roots = frontdesk_host::sampling::roots_of(&client.roots).context("--root")?;
-            base.roots = Some(Arc::new(frontdesk::client::StaticRoots(roots)));
+    let reach = match client.reach(target.clone()) {
+        Ok(reach) => reach,
+        Err(e) => {
+            return crate::exit::cannot_start("connect", &e);
         }
-        if matches!(target, Target::Url(_)) {
-            client.remote.apply(&mut base)?;
-        }
-        Ok(())
-    })();
-    if let Err(e) = prepared {
-        crate::output::error("connect", &format!("{e:#}"));
-        return ExitCode::from(crate::exit::CANNOT_START);
-    }
+    };
+    let flags = flags.clone();
+    let (protocol, show_wire) = (client.protocol, client.show_wire);
     crate::run::block_on("connect", async move {
+        // The page's client starts from this configuration and adds its own.
+        let Reach {
+            target,
+            config: base,
+            timeout,
+        } = reach;
         let described = target.describe();
-        let reach = target.clone();
         let connector: Connector = Arc::new(move |config, handler| {
-            let reach = reach.clone();
+            let target = target.clone();
             Box::pin(async move {
-                crate::hosting::connect(&reach, config, handler, timeout)
+                crate::hosting::connect(&target, config, handler, timeout)
                     .await
                     .map(crate::hosting::Connection::detach)
                     .map_err(|e| format!("{e:#}"))

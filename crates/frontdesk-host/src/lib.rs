@@ -25,7 +25,9 @@
 //! [`problems`] what is wrong with an answer. [`widgets`] is what every renderer
 //! (this terminal, the browser page of `frontdesk-web`) shows the same way: a
 //! request's [`widgets::Header`], what a field expects, an answer as reviewed, a
-//! server's tools and the JSON a tool's arguments start from.
+//! server's tools, and how a tool's arguments are asked (a form of its input schema,
+//! or JSON starting from a skeleton). [`memory`] keeps the person's last answer to
+//! each form, for every renderer that starts a form asked again from it.
 //!
 //! Everything a server says is escaped before it is printed or logged ([`sanitize`]:
 //! one path, applied again by every writer to the terminal). The flows
@@ -72,6 +74,7 @@ pub mod consent;
 pub mod explain;
 pub mod layout;
 pub mod logs;
+pub mod memory;
 pub mod parked;
 pub mod problems;
 pub mod queue;

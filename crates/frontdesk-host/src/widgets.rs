@@ -1,11 +1,13 @@
 //! What every renderer shows the same way, whatever it draws on (the terminal here,
 //! the browser page in `frontdesk-web`): the header of a request, what a field
-//! expects, an answer as the review shows it, a server's tools and the JSON a tool's
-//! arguments start from. Pure functions over the form model and the wire types; every
-//! string a server chose comes back escaped ([`crate::sanitize`]).
+//! expects, an answer as the review shows it, a server's tools, and how a tool's
+//! arguments are asked (a form, or the JSON they start from). Pure functions over
+//! the form model and the wire types. The lines meant to be shown come back
+//! escaped ([`crate::sanitize`]); a tool's [`ArgumentsForm`] and
+//! [`argument_skeleton`] are data, escaped by the renderer where it shows them.
 
 use frontdesk::client::ElicitationOrigin;
-use frontdesk_form::{Field, Widget};
+use frontdesk_form::{Field, FormSchema, ParsedForm, Widget};
 use frontdesk_wire::Tool;
 use serde_json::{Map, Value};
 
@@ -185,4 +187,53 @@ pub fn argument_skeleton(tool: &Tool) -> String {
         }
     }
     Value::Object(out).to_string()
+}
+
+/// How the arguments of a tool are asked.
+#[derive(Debug, Clone)]
+pub enum ArgumentsForm {
+    /// No arguments to ask for: call with `{}`.
+    None,
+    /// A form of the tool's (flat, primitive) input schema.
+    Form(Box<ParsedForm>),
+    /// A JSON object typed on one line, starting from this skeleton.
+    Json(String),
+}
+
+/// How the arguments of `tool` will be asked: not at all when its input schema has
+/// no properties; as a form when the schema is one the elicitation subset allows
+/// (flat, primitive fields, nothing the reader had to leave out); else as JSON from
+/// its [`argument_skeleton`].
+///
+/// ```
+/// use frontdesk_host::widgets::{ArgumentsForm, arguments_form};
+/// let tool = |schema| -> frontdesk_wire::Tool {
+///     serde_json::from_value(serde_json::json!({"name": "t", "inputSchema": schema}))
+///         .expect("a tool")
+/// };
+/// let none = tool(serde_json::json!({"type": "object"}));
+/// assert!(matches!(arguments_form(&none), ArgumentsForm::None));
+/// let flat = tool(serde_json::json!({"type": "object",
+///     "properties": {"order_id": {"type": "string"}}}));
+/// assert!(matches!(arguments_form(&flat), ArgumentsForm::Form(_)));
+/// let nested = tool(serde_json::json!({"type": "object",
+///     "properties": {"address": {"type": "object"}}}));
+/// assert!(matches!(arguments_form(&nested), ArgumentsForm::Json(s) if s == r#"{"address":{}}"#));
+/// ```
+pub fn arguments_form(tool: &Tool) -> ArgumentsForm {
+    let schema = Value::Object(tool.input_schema.clone());
+    let empty = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty);
+    if empty {
+        return ArgumentsForm::None;
+    }
+    match FormSchema::parse(&schema) {
+        Ok(parsed) if parsed.is_clean() && parsed.schema.is_fully_supported() => {
+            ArgumentsForm::Form(Box::new(parsed))
+        }
+        _ => ArgumentsForm::Json(argument_skeleton(tool)),
+    }
 }

@@ -21,8 +21,10 @@
 //! entries ([`Schema`]), the official examples ([`example_folders`], [`example_files`],
 //! [`example`]), the digests' labelled examples ([`digest_examples`],
 //! [`elicitation_form_example`]), a proptest strategy for arbitrary JSON
-//! ([`arb_json`]), and the first messages of a test client ([`TestClient`]: the
-//! `_meta` of a 2026-07-28 request, the 2025-11-25 `initialize`; [`initialized`]).
+//! ([`arb_json`]), the first messages of a test client ([`TestClient`]: the
+//! `_meta` of a 2026-07-28 request, the 2025-11-25 `initialize`; [`initialized`]),
+//! the messages of a response sent as Server-Sent Events ([`sse_data`],
+//! [`take_sse_data`]), and the Redis server a test may use ([`redis_url`]).
 //!
 //! Every function panics with a readable message when the data is missing or malformed:
 //! in a test that is a failure with its reason. This crate depends on no frontdesk crate
@@ -32,6 +34,8 @@ mod arb;
 mod client;
 mod examples;
 mod schema;
+mod services;
+mod sse;
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +48,8 @@ pub use examples::{
     example_files, example_folders, examples_dir,
 };
 pub use schema::Schema;
+pub use services::redis_url;
+pub use sse::{sse_data, take_sse_data};
 
 /// The protocol revisions whose `schema.json` is carried, oldest first.
 pub const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];

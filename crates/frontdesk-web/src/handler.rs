@@ -8,9 +8,9 @@ use frontdesk::client::{
 };
 
 use frontdesk::BoxFuture;
-use frontdesk_host::terminal::AnswerMemory;
+use frontdesk_host::memory::AnswerMemory;
 use frontdesk_host::widgets::Header;
-use serde_json::{Map, Value};
+use serde_json::Map;
 use tokio::sync::oneshot;
 
 /// How long a URL asked again while the person is still in the other tab waits
@@ -63,20 +63,21 @@ impl Drop for OnPage<'_> {
     }
 }
 
+/// The page's question for `request`; a form starts from the person's last answer
+/// to it, when `memory` has one.
 fn question(
     request: &Elicitation,
-    remembered: Option<&Map<String, Value>>,
+    memory: &AnswerMemory,
     answer: oneshot::Sender<ElicitationResponse>,
 ) -> Option<Question> {
     let header = Header::new(&request.origin, &request.message, 0);
+    let mut remembered = false;
     let kind = match &request.kind {
         ElicitationKind::Form { form, prefill } => {
-            let mut start = prefill.clone();
-            if let Some(values) = remembered {
-                start.extend(values.clone());
-            }
+            let start = memory.start(&request.origin, &form.schema, prefill);
+            remembered = start.remembered;
             QuestionKind::Form {
-                draft: Draft::from_values(&form.schema, &start),
+                draft: Draft::from_values(&form.schema, &start.values),
                 form: form.clone(),
                 stage: FormStage::Editing,
             }
@@ -92,7 +93,7 @@ fn question(
         _ => return None,
     };
     let mut q = Question::new(header, kind, request.previous_errors.clone(), answer);
-    q.remembered = remembered.is_some();
+    q.remembered = remembered;
     if let (QuestionKind::Form { draft, .. }, Some(_)) = (&mut q.kind, &q.previous_errors) {
         draft.show_all = true;
     }
@@ -142,15 +143,9 @@ impl ElicitationHandler for WebHandler {
                 }
                 return ElicitationResponse::Accept(Map::new());
             }
-            let remembered = match &request.kind {
-                ElicitationKind::Form { form, .. } => {
-                    self.memory.recall(&request.origin, &form.schema)
-                }
-                _ => None,
-            };
             let (tx, rx) = oneshot::channel();
             let cancelled = request.cancelled.clone();
-            let Some(asked) = question(&request, remembered.as_ref(), tx) else {
+            let Some(asked) = question(&request, &self.memory, tx) else {
                 return ElicitationResponse::Cancel;
             };
             let id = self.shared.push_question(asked);

@@ -31,7 +31,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use frontdesk::wire::Tool;
-use frontdesk_host::terminal::arguments::{ArgumentsForm, arguments_form};
+use frontdesk_host::widgets::{ArgumentsForm, arguments_form};
 
 use crate::draft::Draft;
 use crate::guard::{Guard, OPEN_PREFIX, Refusal, guard};

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use frontdesk::client::{ClientConfig, Direction, StaticRoots};
+use frontdesk::client::Direction;
 use frontdesk_host::parked::{ParkedAnswer, ParkedHandler, QuestionState, RespondError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -22,10 +22,8 @@ use tokio::sync::watch;
 use super::protocol;
 use super::report::{ANSWER_WAIT, Shared, URL_GRACE, Until, report};
 use crate::call::arguments;
-use crate::client_args::timeout;
-use crate::hosting::{
-    ProtocolArg, Target, check_tool, client_config, client_error, connect, wire_line,
-};
+use crate::client_args::{Reach, timeout};
+use crate::hosting::{ProtocolArg, Target, check_tool, client_error, wire_line};
 use crate::signin::RemoteArgs;
 
 /// The longest a keeper lives, whatever happens.
@@ -104,8 +102,7 @@ pub fn keep(args: &KeeperArgs) -> ExitCode {
     let spec = match read_spec() {
         Ok(spec) => spec,
         Err(e) => {
-            crate::output::error("park-keeper", &format!("{e:#}"));
-            return crate::exit::code(crate::exit::CANNOT_START);
+            return crate::exit::cannot_start("park-keeper", &e);
         }
     };
     crate::run::block_on("park-keeper", keeper(args, spec))
@@ -168,21 +165,23 @@ async fn keeper(
     }
 }
 
-/// The client configuration of the parked call: the keeper's time limits, the
-/// wire tap (completions of URL flows; `--show-wire`), `--root` and, for a URL,
-/// the remote flags.
+/// How the parked call reaches its server: the flags `call --park` handed over
+/// (revision, time limit, `--root`, for a URL the remote flags), the keeper's
+/// wait for a person, and its wire tap (completions of URL flows; `--show-wire`).
 fn config(
     spec: &CallSpec,
     revision: ProtocolArg,
-    target: &Target,
+    target: Target,
     shared: &Arc<Shared>,
-) -> anyhow::Result<ClientConfig> {
-    let mut config = client_config(revision, timeout(spec.timeout));
+) -> anyhow::Result<Reach> {
+    let mut reach = Reach::new(target, revision, timeout(spec.timeout))
+        .roots(&spec.roots)?
+        .remote(&spec.remote)?;
     // The person's time is bounded by the keeper's ttl, not the runtime's default.
-    config.human_wait = Duration::from_secs(spec.ttl.max(1)) + Duration::from_secs(5);
+    reach.config.human_wait = Duration::from_secs(spec.ttl.max(1)) + Duration::from_secs(5);
     let tap = Arc::clone(shared);
     let show = spec.show_wire;
-    config = config.on_wire(move |direction, message| {
+    reach.config = reach.config.on_wire(move |direction, message| {
         if direction == Direction::Incoming
             && message.get("method").and_then(Value::as_str)
                 == Some("notifications/elicitation/complete")
@@ -196,14 +195,7 @@ fn config(
             tap.record_wire(wire_line(direction, message));
         }
     });
-    if !spec.roots.is_empty() {
-        let roots = frontdesk_host::sampling::roots_of(&spec.roots).context("--root")?;
-        config.roots = Some(Arc::new(StaticRoots(roots)));
-    }
-    if matches!(target, Target::Url(_)) {
-        spec.remote.apply(&mut config)?;
-    }
-    Ok(config)
+    Ok(reach)
 }
 
 /// Run the call and publish how it ended.
@@ -217,10 +209,9 @@ async fn run_call(
         |error: String, exit: u8| json!({"status": "failed", "error": error, "exitCode": exit});
     let prepared = arguments(&spec.args).and_then(|a| {
         let target = Target::parse(&spec.server)?;
-        let config = config(&spec, revision, &target, &shared)?;
-        Ok((a, target, config))
+        Ok((a, config(&spec, revision, target, &shared)?))
     });
-    let (arguments, target, config) = match prepared {
+    let (arguments, reach) = match prepared {
         Ok(p) => p,
         Err(e) => {
             let _ = outcome.send(Some(failed(format!("{e:#}"), crate::exit::CANNOT_START)));
@@ -228,7 +219,7 @@ async fn run_call(
         }
     };
     let handler = shared.handler.clone();
-    let connection = match connect(&target, config, handler.clone(), timeout(spec.timeout)).await {
+    let connection = match reach.connect(handler.clone()).await {
         Ok(c) => c,
         Err(e) => {
             let _ = outcome.send(Some(failed(format!("{e:#}"), crate::exit::CANNOT_START)));

@@ -138,10 +138,7 @@ pub fn start(args: &CallArgs) -> ExitCode {
                 exit::code(exit::FAILED)
             }
         },
-        Err(e) => {
-            output::error("call", &format!("{e:#}"));
-            exit::code(exit::CANNOT_START)
-        }
+        Err(e) => exit::cannot_start("call", &e),
     }
 }
 
@@ -166,7 +163,7 @@ fn start_keeper(args: &CallArgs) -> anyhow::Result<(PathBuf, String)> {
         tool: args.tool.clone(),
         args: args.args.clone(),
         protocol,
-        timeout: args.client.timeout,
+        timeout: args.client.timeout.secs,
         ttl: args.park_ttl,
         show_wire: args.client.show_wire,
         roots: args.client.roots.clone(),

@@ -85,15 +85,9 @@ pub fn respond(args: &RespondArgs) -> ExitCode {
     match prepare(args) {
         Ok((dir, call, request)) => match ask_keeper(&dir, &call, &request) {
             Ok(reply) => print_reply("respond", &reply),
-            Err(e) => {
-                output::error("respond", &format!("{e:#}"));
-                exit::code(exit::CANNOT_START)
-            }
+            Err(e) => exit::cannot_start("respond", &e),
         },
-        Err(e) => {
-            output::error("respond", &format!("{e:#}"));
-            exit::code(exit::CANNOT_START)
-        }
+        Err(e) => exit::cannot_start("respond", &e),
     }
 }
 

@@ -97,10 +97,10 @@ fn fingerprint(id: &str) -> String {
 }
 
 fn tasks_meta() -> Value {
-    json!({"io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientInfo": {"name": "log-test", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}},
-            "extensions": {"io.modelcontextprotocol/tasks": {}}}})
+    TestClient::new("log-test", "1")
+        .capabilities(json!({"elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}}))
+        .meta()
 }
 
 async fn modern(http: &reqwest::Client, mcp: &str, method: &str, mut params: Value) -> Value {

@@ -11,6 +11,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use frontdesk_testkit::{TestClient, take_sse_data};
 use reqwest::{Certificate, Client, Version};
 use serde_json::{Value, json};
 
@@ -93,14 +94,8 @@ async fn a_2026_call_round_trips_over_h2c() {
 /// The next JSON-RPC message of an SSE body being read chunk by chunk.
 async fn next_message(r: &mut reqwest::Response, buffer: &mut String) -> Value {
     loop {
-        if let Some(end) = buffer.find("\n\n") {
-            let event: String = buffer.drain(..end + 2).collect();
-            if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data: "))
-                && !data.is_empty()
-            {
-                return serde_json::from_str(data).unwrap();
-            }
-            continue;
+        if let Some(data) = take_sse_data(buffer) {
+            return serde_json::from_str(&data).unwrap();
         }
         let chunk = tokio::time::timeout(Duration::from_secs(10), r.chunk())
             .await
@@ -129,10 +124,9 @@ async fn a_2025_session_answers_its_pending_question_over_h2c() {
         req.send()
     };
     let init = post(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {"form": {}}},
-            "clientInfo": {"name": "h2c-test", "version": "1"}}}),
+        TestClient::new("h2c-test", "1")
+            .capabilities(json!({"elicitation": {"form": {}}}))
+            .initialize(json!(1)),
         None,
     )
     .await
@@ -144,12 +138,7 @@ async fn a_2025_session_answers_its_pending_question_over_h2c() {
         .unwrap()
         .to_string();
     let s = Some(session.as_str());
-    let r = post(
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        s,
-    )
-    .await
-    .unwrap();
+    let r = post(frontdesk_testkit::initialized(), s).await.unwrap();
     assert_eq!(r.status(), 202);
     let mut stream = post(
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",

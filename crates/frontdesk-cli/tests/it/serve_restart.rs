@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use frontdesk_testkit::TestClient;
+use frontdesk_testkit::{TestClient, sse_data, take_sse_data};
 
 use crate::support::{BIN, Running};
 use serde_json::{Value, json};
@@ -125,9 +125,7 @@ pub(crate) async fn messages(r: reqwest::Response) -> Vec<Value> {
     if !sse {
         return vec![serde_json::from_str(&text).unwrap()];
     }
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .filter(|d| !d.is_empty())
+    sse_data(&text)
         .map(|d| serde_json::from_str(d).unwrap())
         .collect()
 }
@@ -387,17 +385,7 @@ fn keys_generate_prints_a_fresh_entry() {
 // ---- two instances, one Redis ----
 
 fn redis_url() -> Option<String> {
-    match std::env::var("FRONTDESK_REDIS_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("FRONTDESK_REQUIRE_REDIS").as_deref() != Ok("1"),
-                "FRONTDESK_REQUIRE_REDIS=1 but FRONTDESK_REDIS_URL is not set"
-            );
-            eprintln!("note: FRONTDESK_REDIS_URL is not set; two-instance test skipped");
-            None
-        }
-    }
+    frontdesk_testkit::redis_url("two-instance test")
 }
 
 /// Two instances on one Redis, same keys, same token file.
@@ -507,15 +495,8 @@ impl Events {
     async fn next(&mut self) -> Value {
         tokio::time::timeout(Duration::from_secs(20), async {
             loop {
-                while let Some(i) = self.buf.find("\n\n") {
-                    let block: String = self.buf.drain(..i + 2).collect();
-                    if let Some(data) = block
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("data: "))
-                        .find(|d| !d.is_empty())
-                    {
-                        return serde_json::from_str(data).unwrap();
-                    }
+                if let Some(data) = take_sse_data(&mut self.buf) {
+                    return serde_json::from_str(&data).unwrap();
                 }
                 let chunk = self.response.chunk().await.unwrap().expect("stream ended");
                 self.buf.push_str(std::str::from_utf8(&chunk).unwrap());

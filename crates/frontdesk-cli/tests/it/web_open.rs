@@ -16,6 +16,12 @@ use crate::support::{BIN, Running};
 
 /// `GET path` on `authority`: the status and the `Location` header.
 fn get(authority: &str, path: &str) -> (u16, Option<String>) {
+    let (status, location, _) = fetch(authority, path);
+    (status, location)
+}
+
+/// `GET path` on `authority`: the status, the `Location` header and the body.
+fn fetch(authority: &str, path: &str) -> (u16, Option<String>, String) {
     let mut stream = TcpStream::connect(authority).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -37,7 +43,57 @@ fn get(authority: &str, path: &str) -> (u16, Option<String>) {
                 .or_else(|| l.strip_prefix("Location: "))
         })
         .map(str::to_owned);
-    (status, location)
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, body)| body)
+        .to_owned();
+    (status, location, body)
+}
+
+/// Start `command` (`lab --web …`): the process, and the page's address it prints.
+fn started(command: Command) -> (Running, String) {
+    let child = Running::spawn(command);
+    let printed = child
+        .first(Duration::from_secs(30), |line| {
+            let at = line.find("the page is at ")?;
+            Some(line[at + "the page is at ".len()..].trim().to_owned())
+        })
+        .expect("the address on stderr");
+    (child, printed)
+}
+
+/// `http://AUTHORITY/PATH` → (`AUTHORITY`, `/PATH`).
+fn authority_and_path(address: &str) -> (&str, &str) {
+    let rest = address.strip_prefix("http://").expect("an http address");
+    rest.split_at(rest.find('/').expect("a path"))
+}
+
+/// `lab --web --transport http` serves the demo on loopback with its sign-in
+/// page, where the demo's URL question sends the person. It used to serve the
+/// endpoint alone, so the link of `connect_store_account` was a 404 (the terminal
+/// lab mounted the page; the two now start the demo in one place).
+#[test]
+fn lab_web_over_http_serves_the_demos_sign_in_page() {
+    let mut command = Command::new(BIN);
+    command
+        .args(["lab", "--web", "--transport", "http", "--no-open"])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null());
+    let (child, printed) = started(command);
+    let (authority, path) = authority_and_path(&printed);
+    let (status, _, page) = fetch(authority, path);
+    assert_eq!(status, 200, "the page");
+    // The page names where the demo listens.
+    let at = page
+        .find("Streamable HTTP at http://")
+        .expect("the demo's endpoint on the page");
+    let endpoint = &page[at + "Streamable HTTP at http://".len()..];
+    let demo = &endpoint[..endpoint.find('/').expect("a path after the authority")];
+    assert_ne!(demo, authority, "the demo has its own listener");
+    let (status, _, signin) = fetch(demo, "/signin?token=not-a-flow");
+    assert_eq!(status, 200, "the sign-in page: {signin}");
+    assert!(signin.contains("Brightgrid sign-in"), "{signin}");
+    drop(child);
 }
 
 #[test]
@@ -67,15 +123,8 @@ fn the_browser_is_opened_without_the_launch_secret_on_its_command_line() {
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .stdin(Stdio::null());
-    let child = Running::spawn(command);
-    let printed = child
-        .first(Duration::from_secs(30), |line| {
-            let at = line.find("the page is at ")?;
-            Some(line[at + "the page is at ".len()..].trim().to_owned())
-        })
-        .expect("the address on stderr");
-    let rest = printed.strip_prefix("http://").expect("an http address");
-    let (authority, path) = rest.split_at(rest.find('/').unwrap());
+    let (child, printed) = started(command);
+    let (authority, path) = authority_and_path(&printed);
     let secret = path.trim_matches('/');
     assert_eq!(secret.len(), 64, "{printed}");
 

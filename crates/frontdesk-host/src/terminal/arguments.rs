@@ -1,10 +1,11 @@
 //! A tool's arguments asked with the same form renderer as a server's questions: the
 //! tool's `inputSchema` read as a form when it fits the elicitation subset (flat,
-//! primitive fields), or one line of JSON when it does not.
+//! primitive fields), or one line of JSON when it does not
+//! ([`crate::widgets::arguments_form`] decides, for every renderer).
 
 use std::sync::Arc;
 
-use frontdesk_form::{Field, FormSchema, ParsedForm};
+use frontdesk_form::{Field, FormSchema};
 use frontdesk_wire::Tool;
 use serde_json::{Map, Value};
 
@@ -13,37 +14,7 @@ use super::form::{pick_field, show_values};
 use crate::problems::describe;
 use crate::sanitize::{display_line, display_text};
 use crate::screen::{Interrupted, LineQuestion, MenuKey, Screen};
-use crate::widgets::argument_skeleton;
-
-/// How the arguments of a tool are asked.
-#[derive(Debug, Clone)]
-pub enum ArgumentsForm {
-    /// No arguments to ask for: call with `{}`.
-    None,
-    /// A form of the tool's (flat, primitive) input schema.
-    Form(Box<ParsedForm>),
-    /// A JSON object typed on one line, starting from this skeleton.
-    Json(String),
-}
-
-/// How the arguments of `tool` will be asked.
-pub fn arguments_form(tool: &Tool) -> ArgumentsForm {
-    let schema = Value::Object(tool.input_schema.clone());
-    let empty = tool
-        .input_schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .is_none_or(Map::is_empty);
-    if empty {
-        return ArgumentsForm::None;
-    }
-    match FormSchema::parse(&schema) {
-        Ok(parsed) if parsed.is_clean() && parsed.schema.is_fully_supported() => {
-            ArgumentsForm::Form(Box::new(parsed))
-        }
-        _ => ArgumentsForm::Json(argument_skeleton(tool)),
-    }
-}
+use crate::widgets::{ArgumentsForm, arguments_form};
 
 /// Ask for the arguments of `tool`; `None` when the person went back to the tool list.
 pub fn ask_arguments(screen: &mut dyn Screen, tool: &Tool) -> Option<Map<String, Value>> {

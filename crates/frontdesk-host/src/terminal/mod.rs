@@ -7,7 +7,6 @@ mod form;
 mod header;
 pub mod leave;
 mod line_editor;
-mod memory;
 mod tty;
 
 use std::collections::HashSet;
@@ -22,10 +21,10 @@ use serde_json::Map;
 
 pub use fields::{Step, field_hint, field_label, is_long_text};
 pub use form::{FormOutcome, FormRequest, run_form};
-pub use memory::AnswerMemory;
 pub use tty::{TtyScreen, terminal_available};
 
 use crate::consent::{ConsentOutcome, Opener, SystemBrowser, UrlAction, run_consent};
+use crate::memory::AnswerMemory;
 use crate::queue::Queue;
 use crate::screen::Screen;
 use crate::widgets::Header;
@@ -134,19 +133,15 @@ impl TerminalHandler {
         let header = Header::new(&request.origin, &request.message, waiting);
         let stop = match &request.kind {
             ElicitationKind::Form { form, prefill } => {
-                let remembered = self.memory.recall(&request.origin, &form.schema);
-                let mut start = prefill.clone();
-                if let Some(values) = &remembered {
-                    start.extend(values.clone());
-                }
+                let start = self.memory.start(&request.origin, &form.schema, prefill);
                 let outcome = run_form(
                     screen,
                     &FormRequest {
                         header: &header,
                         form,
-                        prefill: &start,
+                        prefill: &start.values,
                         previous_errors: request.previous_errors.as_ref(),
-                        remembered: remembered.is_some(),
+                        remembered: start.remembered,
                     },
                 );
                 match outcome {

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use frontdesk_host::sanitize::{display_line, display_text};
-use frontdesk_host::terminal::arguments::{ArgumentsForm, arguments_form};
 use frontdesk_host::widgets::tool_about;
+use frontdesk_host::widgets::{ArgumentsForm, arguments_form};
 use serde_json::Value;
 
 use crate::draft::{Draft, Raw};
@@ -18,8 +18,8 @@ use crate::state::{Call, CallOutcome, Inner};
 use crate::view::question::field_html;
 use crate::wire::{WireEntry, summary};
 
-/// The tools, each with its arguments as a form built from its input schema (the
-/// terminal's [`arguments_form`]: a flat schema of primitive fields), or as JSON
+/// The tools, each with its arguments as a form built from its input schema (as in
+/// the terminal, [`arguments_form`] decides: a flat schema of primitive fields), or as JSON
 /// when the schema does not fit a form, and its Call button. What is typed is kept
 /// across refreshes by the page's script (per tool, in the tab's session storage).
 pub(crate) fn tools(out: &mut String, inner: &Inner, presets: &[(String, Value)]) {

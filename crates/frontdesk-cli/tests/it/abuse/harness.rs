@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use frontdesk_testkit::TestClient;
+use frontdesk_testkit::{TestClient, sse_data};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
@@ -192,10 +192,8 @@ async fn read(request: reqwest::RequestBuilder) -> Result<Reply, String> {
         .is_some_and(|v| v.to_str().unwrap_or("").starts_with("text/event-stream"));
     let text = response.text().await.map_err(|e| e.to_string())?;
     let message = if sse {
-        text.lines()
+        sse_data(&text)
             .rev()
-            .filter_map(|l| l.strip_prefix("data: "))
-            .filter(|d| !d.is_empty())
             .find_map(|d| serde_json::from_str(d).ok())
             .unwrap_or(Value::Null)
     } else {

@@ -13,17 +13,7 @@ use super::contract;
 
 /// The Redis URL, or `None` (skip) when none is configured.
 pub fn redis_url() -> Option<String> {
-    match std::env::var("FRONTDESK_REDIS_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("FRONTDESK_REQUIRE_REDIS").as_deref() != Ok("1"),
-                "FRONTDESK_REQUIRE_REDIS=1 but FRONTDESK_REDIS_URL is not set"
-            );
-            eprintln!("note: FRONTDESK_REDIS_URL is not set; Redis test skipped");
-            None
-        }
-    }
+    frontdesk_testkit::redis_url("Redis test")
 }
 
 /// A prefix no other test run uses.

@@ -1,10 +1,39 @@
 //! The person's last answer to each form, so that when the same question comes back
 //! (a server asking again after rejecting an answer, or the runtime re-asking an
-//! answer that did not fit) nothing typed is lost: the form starts from it.
+//! answer that did not fit) nothing typed is lost: the form starts from it. Every
+//! renderer that keeps answers uses it (the terminal's [`crate::TerminalHandler`],
+//! the browser page of `frontdesk-web`).
 //!
 //! Kept in memory for one handler (one connection), at most [`MAX_FORMS`] forms,
 //! never the values of fields that look like secrets. A form is "the same" when the
 //! same server asks it for the same kind of call with the same field keys.
+//!
+//! ```
+//! use frontdesk::client::ElicitationOrigin;
+//! use frontdesk_form::FormSchema;
+//! use frontdesk_host::memory::AnswerMemory;
+//! use serde_json::json;
+//!
+//! let schema = FormSchema::builder()
+//!     .string("city", |f| f.title("City"))
+//!     .string("token", |f| f.title("API token"))
+//!     .build()
+//!     .expect("valid");
+//! let origin = ElicitationOrigin {
+//!     server: serde_json::from_value(json!({"name": "shop", "version": "1"})).expect("an implementation"),
+//!     request: Some("tools/call order".into()),
+//!     key: "0".into(),
+//! };
+//! let memory = AnswerMemory::default();
+//! let answer = json!({"city": "Lyon", "token": "s3cret"});
+//! memory.remember(&origin, &schema, answer.as_object().expect("an object"));
+//!
+//! let prefill = json!({"city": "Paris"});
+//! let start = memory.start(&origin, &schema, prefill.as_object().expect("an object"));
+//! assert!(start.remembered);
+//! // The person's last answer over the server's prefill; never a secret.
+//! assert_eq!(serde_json::Value::Object(start.values), json!({"city": "Lyon"}));
+//! ```
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -14,9 +43,9 @@ use frontdesk_form::FormSchema;
 use serde_json::{Map, Value};
 
 /// Forms remembered at most.
-pub(super) const MAX_FORMS: usize = 16;
+pub const MAX_FORMS: usize = 16;
 
-/// Last answers, newest last.
+/// Last answers, newest last: one per handler, shared by its requests.
 #[derive(Debug, Default)]
 pub struct AnswerMemory {
     forms: Mutex<VecDeque<(String, Map<String, Value>)>>,
@@ -74,4 +103,31 @@ impl AnswerMemory {
             .collect();
         (!fitting.is_empty()).then_some(fitting)
     }
+
+    /// Where a form asked by `origin` starts: the server's `prefill`, with the
+    /// person's last answer to the same form over it ([`AnswerMemory::recall`]).
+    pub fn start(
+        &self,
+        origin: &ElicitationOrigin,
+        schema: &FormSchema,
+        prefill: &Map<String, Value>,
+    ) -> FormStart {
+        let mut values = prefill.clone();
+        let remembered = self.recall(origin, schema);
+        let found = remembered.is_some();
+        values.extend(remembered.unwrap_or_default());
+        FormStart {
+            values,
+            remembered: found,
+        }
+    }
+}
+
+/// The values a form starts from ([`AnswerMemory::start`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormStart {
+    /// The server's prefill, with the person's last answer over it.
+    pub values: Map<String, Value>,
+    /// Whether a last answer was found (a renderer says "your last answer").
+    pub remembered: bool,
 }
