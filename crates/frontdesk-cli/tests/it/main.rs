@@ -13,6 +13,7 @@ mod check;
 mod connect;
 mod data_dir;
 mod errors;
+mod fleet;
 mod gateway;
 mod hostile;
 mod lab;
