@@ -19,9 +19,8 @@
 use std::time::Duration;
 
 use frontdesk::Form;
-use frontdesk::server::{
-    Answer, Question, Server, TaskSupport, ToolContext, ToolDef, ToolError, ToolOutput,
-};
+use frontdesk::server::tool::TaskSupport;
+use frontdesk::server::{Answer, Question, Server, ToolContext, ToolDef, ToolError, ToolOutput};
 
 #[derive(Form)]
 struct Publish {

@@ -21,9 +21,12 @@ use std::time::Duration;
 
 use frontdesk::http::{self, HttpOptions};
 use frontdesk::serde_json::{Map, Value, json};
+use frontdesk::server::completion::completions_matching;
+use frontdesk::server::prompt::{PromptDef, PromptOutput};
+use frontdesk::server::resource::{ResourceDef, ResourceOutput, ResourceTemplateDef};
+use frontdesk::server::tool::TaskSupport;
 use frontdesk::server::{
-    NoArgs, PromptDef, PromptOutput, ResourceDef, ResourceOutput, ResourceTemplateDef, Server,
-    ServerConfig, TaskSupport, ToolContext, ToolDef, ToolError, ToolOutput, completions_matching,
+    NoArgs, Server, ServerConfig, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 use frontdesk::wire::CacheScope;
 use frontdesk::wire::ContentBlock;

@@ -5,9 +5,8 @@
 //! - `summarize`: asks for a completion of a fixed prompt and returns the
 //!   answer, or the error the client gave.
 
-use frontdesk::server::{
-    InputRequest, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput,
-};
+use frontdesk::server::question::InputRequest;
+use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
 
 use frontdesk::wire::CreateMessageRequestParams;
 use serde_json::{Value, json};

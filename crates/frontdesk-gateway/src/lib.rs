@@ -60,7 +60,7 @@
 //!
 //! [`Question::schema`]: frontdesk::server::Question::schema
 //! [`ToolOutput::from_result`]: frontdesk::server::ToolOutput::from_result
-//! [`ToolForward`]: frontdesk::server::ToolForward
+//! [`ToolForward`]: frontdesk::server::tool::ToolForward
 
 mod held;
 mod relay;
@@ -70,7 +70,8 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use frontdesk::client::{Client, ClientError, ElicitationHandler};
-use frontdesk::server::{RpcError, Server, ServerBuilder, ToolDef, ToolError, ToolForward};
+use frontdesk::server::tool::ToolForward;
+use frontdesk::server::{RpcError, Server, ServerBuilder, ToolDef, ToolError};
 use frontdesk::wire::Tool;
 use serde_json::{Map, Value};
 

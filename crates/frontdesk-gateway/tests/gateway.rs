@@ -513,7 +513,8 @@ async fn a_cancelled_call_lets_the_upstream_call_go() {
 #[tokio::test]
 async fn an_out_of_subset_form_from_either_upstream_revision_is_stopped() {
     use frontdesk::form::FormSchema;
-    use frontdesk::server::{InputRequest, ToolDef, ToolOutput};
+    use frontdesk::server::question::InputRequest;
+    use frontdesk::server::{ToolDef, ToolOutput};
     let nested = json!({"type": "object", "properties": {
         "address": {"type": "object", "properties": {"street": {"type": "string"}}}}});
     let lenient = FormSchema::parse(&nested).unwrap().schema;

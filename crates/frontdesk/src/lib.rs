@@ -82,12 +82,12 @@
 //! [`ToolContext`](server::ToolContext), so they can ask too (a 2026-07-28
 //! read that asks answers `input_required`). Next to tools a server offers:
 //!
-//! - **resources**: [`ResourceDef`](server::ResourceDef) and
-//!   [`ResourceTemplateDef`](server::ResourceTemplateDef), read as
-//!   [`ResourceOutput`](server::ResourceOutput) (text or binary, with
+//! - **resources**: [`ResourceDef`](server::resource::ResourceDef) and
+//!   [`ResourceTemplateDef`](server::resource::ResourceTemplateDef), read as
+//!   [`ResourceOutput`](server::resource::ResourceOutput) (text or binary, with
 //!   caching hints);
 //! - **completion** of prompt arguments and template variables
-//!   ([`PromptDef::completion`](server::PromptDef::completion));
+//!   ([`PromptDef::completion`](server::prompt::PromptDef::completion));
 //! - **logging** ([`ToolContext::log`](server::ToolContext::log)) and
 //!   **progress** ([`ToolContext::report_progress`](server::ToolContext::report_progress));
 //! - the client's model and roots ([`ToolContext::sample`](server::ToolContext::sample),
@@ -97,9 +97,8 @@
 //! - tasks ([`ToolContext::continue_as_task`](server::ToolContext::continue_as_task)).
 //!
 //! ```
-//! use frontdesk::server::{
-//!     NoArgs, ResourceDef, ResourceOutput, Server, ToolContext, ToolDef, ToolError, ToolOutput,
-//! };
+//! use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
+//! use frontdesk::server::resource::{ResourceDef, ResourceOutput};
 //! use frontdesk::wire::LoggingLevel;
 //!
 //! async fn reindex(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
@@ -133,7 +132,7 @@
 //!     /// The order number, e.g. `A-1001`.
 //!     order_id: String,
 //! }
-//! # let _ = frontdesk::server::input_schema_for::<ReturnArgs>();
+//! # let _ = frontdesk::server::tool::input_schema_for::<ReturnArgs>();
 //! ```
 //!
 //! A tool without arguments takes [`NoArgs`](server::NoArgs); its input

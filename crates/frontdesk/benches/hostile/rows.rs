@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use std::time::SystemTime;
 
 use frontdesk::fuzzing::hostile;
-use frontdesk::server::{ResourceOutput, ResourceTemplateDef, Server};
+use frontdesk::server::Server;
+use frontdesk::server::resource::{ResourceOutput, ResourceTemplateDef};
 use frontdesk::state::{Binding, RequestDigest, StateSealer};
 use frontdesk_form::FormSchema;
 use frontdesk_url::UrlPolicy;

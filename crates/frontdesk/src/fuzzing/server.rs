@@ -33,10 +33,11 @@ use frontdesk_wire::{
 use serde_json::{Map, Value, json};
 use tokio::task::JoinSet;
 
+use crate::server::prompt::{PromptDef, PromptOutput};
+use crate::server::question::InputRequest;
 use crate::server::transport::{Handled, Incoming, OutboundSink, RequestInfo, Session};
 use crate::server::{
-    Answer, InputRequest, PromptDef, PromptOutput, Question, Server, ServerConfig, ToolContext,
-    ToolDef, ToolError, ToolOutput,
+    Answer, Question, Server, ServerConfig, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 use crate::state::{Keyring, StateKey, StateSealer};
 use frontdesk_form::FormSchema;

@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, HeaderName};
 use frontdesk_wire::header::{MCP_PARAM_PREFIX, decode_value_in_place, name_field};
 use serde_json::{Map, Value};
 
-use crate::server::HeaderParam;
+use crate::server::tool::HeaderParam;
 use crate::server::transport::Incoming;
 
 /// `MCP-Protocol-Version`.

@@ -266,8 +266,8 @@ impl ServerBuilder {
     /// Serve the tools this server does not define through `forward` (a
     /// gateway's upstream): `tools/list` lists them after the server's own,
     /// and a `tools/call` of a name the server does not define runs the
-    /// [`ToolDef`] the forwarder returns. See [`ToolForward`](crate::server::ToolForward).
-    pub fn forward_tools(mut self, forward: Arc<dyn crate::server::ToolForward>) -> Self {
+    /// [`ToolDef`] the forwarder returns. See [`ToolForward`](crate::server::tool::ToolForward).
+    pub fn forward_tools(mut self, forward: Arc<dyn crate::server::tool::ToolForward>) -> Self {
         self.tools.forward(forward);
         self
     }

@@ -44,15 +44,25 @@
 //!
 //! # The rest of the surface
 //!
-//! - **Resources**: [`ResourceDef`] (a fixed URI) and [`ResourceTemplateDef`]
-//!   (an RFC 6570 template), registered with [`ServerBuilder::resource`] and
+//! The names above are what a server author writes at the top; the rest is
+//! grouped by what it is about: [`prompt`], [`resource`], [`completion`],
+//! [`tool`] (header parameters, task support, forwarding), [`question`]
+//! (the typed questions, [`FlowTicket`](question::FlowTicket)) and
+//! [`error`] (what the errors carry).
+//!
+//! - **Resources**: [`ResourceDef`](resource::ResourceDef) (a fixed URI) and
+//!   [`ResourceTemplateDef`](resource::ResourceTemplateDef) (an RFC 6570
+//!   template), registered with [`ServerBuilder::resource`] and
 //!   [`ServerBuilder::resource_template`]. Their handlers get the same
 //!   [`ToolContext`], so a read can ask; 2026-07-28 reads carry `ttlMs` and
-//!   `cacheScope` ([`ResourceOutput::cache`]).
-//! - **Completion**: [`PromptDef::completion`] and
-//!   [`ResourceTemplateDef::completion`] answer `completion/complete`
-//!   ([`completions_matching`] filters a list by what was typed).
-//! - **Content**: [`ToolOutput::new`] and [`PromptOutput::message`] take any
+//!   `cacheScope` ([`ResourceOutput::cache`](resource::ResourceOutput::cache)).
+//! - **Completion**: [`PromptDef::completion`](prompt::PromptDef::completion)
+//!   and [`ResourceTemplateDef::completion`](resource::ResourceTemplateDef::completion)
+//!   answer `completion/complete`
+//!   ([`completions_matching`](completion::completions_matching) filters a
+//!   list by what was typed).
+//! - **Content**: [`ToolOutput::new`] and
+//!   [`PromptOutput::message`](prompt::PromptOutput::message) take any
 //!   [`ContentBlock`](crate::wire::ContentBlock): text, image, audio,
 //!   resource link, embedded resource.
 //! - **Logging and progress**: [`ToolContext::log`],
@@ -202,22 +212,63 @@ mod modern;
 pub mod stdio;
 mod task;
 
-pub use api::completion::{CompletionRequest, completions_matching};
 pub use api::config::ServerConfig;
 pub use api::context::ToolContext;
-pub use api::error::{AskError, Busy, RpcError, ToolError, UrlElicitation, UrlElicitations};
-pub use api::flow_ticket::FlowTicket;
-pub use api::prompt::{PromptArgument, PromptDef, PromptOutput};
-pub use api::question::{
-    Answer, Ask, FormQuestion, InputRequest, Question, SchemaQuestion, UrlQuestion,
-};
-pub use api::resource::{ResourceDef, ResourceOutput, ResourceRequest, ResourceTemplateDef};
-pub use api::tool::{
-    HeaderParam, HeaderParamError, NoArgs, TaskSupport, ToolDef, ToolForward, ToolOutput,
-    input_schema_for,
-};
-pub use api::uri_template::UriTemplateError;
+pub use api::error::{AskError, RpcError, ToolError};
+pub use api::question::{Answer, Question};
+pub use api::tool::{NoArgs, ToolDef, ToolOutput};
 pub use entry::{Server, ServerBuilder};
+
+/// What a question is made of, beyond [`Question`] and [`Answer`]: the
+/// typed questions [`Question`]'s constructors return, the [`Ask`](question::Ask)
+/// trait [`ToolContext::ask`] takes, the raw [`InputRequest`](question::InputRequest)
+/// of [`ToolContext::ask_all`], and the [`FlowTicket`](question::FlowTicket) a
+/// URL question's page address is made from.
+pub mod question {
+    pub use super::api::flow_ticket::FlowTicket;
+    pub use super::api::question::{Ask, FormQuestion, InputRequest, SchemaQuestion, UrlQuestion};
+}
+
+/// What the errors above carry: the limit an [`AskError::Busy`] names, and
+/// the URL interactions of a [`ToolError::UrlElicitationRequired`] (built
+/// only by [`ToolContext::url_elicitation_required`]).
+pub mod error {
+    pub use super::api::error::{Busy, UrlElicitation, UrlElicitations};
+}
+
+/// More about tools, beyond [`ToolDef`], [`ToolOutput`] and [`NoArgs`]:
+/// header parameters ([`ToolDef::header_param`]), task support
+/// ([`ToolDef::task_support`]), the input schema of an arguments type, and
+/// tools served for someone else ([`ServerBuilder::forward_tools`]).
+pub mod tool {
+    pub use super::api::tool::{
+        HeaderParam, HeaderParamError, TaskSupport, ToolForward, input_schema_for,
+    };
+}
+
+/// Prompts: [`PromptDef`](prompt::PromptDef), registered with
+/// [`ServerBuilder::prompt`], and what its handler returns.
+pub mod prompt {
+    pub use super::api::prompt::{PromptArgument, PromptDef, PromptOutput};
+}
+
+/// Resources: [`ResourceDef`](resource::ResourceDef) (a fixed URI) and
+/// [`ResourceTemplateDef`](resource::ResourceTemplateDef) (an RFC 6570
+/// template), registered with [`ServerBuilder::resource`] and
+/// [`ServerBuilder::resource_template`], what their handlers get and return.
+pub mod resource {
+    pub use super::api::resource::{
+        ResourceDef, ResourceOutput, ResourceRequest, ResourceTemplateDef,
+    };
+    pub use super::api::uri_template::UriTemplateError;
+}
+
+/// Completion of prompt arguments and template variables
+/// (`completion/complete`): what a completion handler gets, and a filter
+/// for a fixed list of values.
+pub mod completion {
+    pub use super::api::completion::{CompletionRequest, completions_matching};
+}
 
 /// The transport contract, for people who write a transport (the stdio and
 /// Streamable HTTP ones are in this crate): what a transport hands

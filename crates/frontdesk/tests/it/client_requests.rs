@@ -11,9 +11,8 @@ use frontdesk::client::{
     Client, ClientError, ProtocolChoice, SamplingHandler, SamplingRequest, SamplingResponse,
     StaticRoots,
 };
-use frontdesk::server::{
-    InputRequest, NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput,
-};
+use frontdesk::server::question::InputRequest;
+use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
 use frontdesk::wire::CreateMessageResult;
 use frontdesk::wire::Revision;
 use frontdesk::wire::Root;

@@ -73,7 +73,7 @@ where
 /// say how many matched).
 ///
 /// ```
-/// use frontdesk::server::completions_matching;
+/// use frontdesk::server::completion::completions_matching;
 ///
 /// let c = completions_matching("pa", ["paris", "lyon", "Park", "party"]);
 /// assert_eq!(c.values, ["paris", "Park", "party"]);

@@ -124,7 +124,8 @@ impl PromptDef {
     /// which argument, the partial value and the arguments already chosen.
     ///
     /// ```
-    /// use frontdesk::server::{PromptDef, PromptOutput, completions_matching};
+    /// use frontdesk::server::prompt::{PromptDef, PromptOutput};
+    /// use frontdesk::server::completion::completions_matching;
     /// use frontdesk::wire::Role;
     ///
     /// let prompt = PromptDef::new("trip", "Plan a trip", |_cx, args| async move {

@@ -157,7 +157,8 @@ where
 /// A resource at a fixed URI, listed by `resources/list`.
 ///
 /// ```
-/// use frontdesk::server::{ResourceDef, ResourceOutput, Server};
+/// use frontdesk::server::Server;
+/// use frontdesk::server::resource::{ResourceDef, ResourceOutput};
 ///
 /// let server = Server::builder("docs", "1.0.0")
 ///     .resource(ResourceDef::text("docs://readme", "readme", "text/markdown", "# Hello"))
@@ -258,7 +259,9 @@ impl ResourceDef {
 /// `{+name}` (any value, slashes included).
 ///
 /// ```
-/// use frontdesk::server::{ResourceOutput, ResourceTemplateDef, Server, completions_matching};
+/// use frontdesk::server::Server;
+/// use frontdesk::server::resource::{ResourceOutput, ResourceTemplateDef};
+/// use frontdesk::server::completion::completions_matching;
 ///
 /// let orders = ResourceTemplateDef::new("shop://orders/{id}", "order", |_cx, req| async move {
 ///     let id = req.variable("id").unwrap_or_default().to_string();
@@ -267,7 +270,7 @@ impl ResourceDef {
 /// .completion(|req| async move { Ok(completions_matching(req.value(), ["A-1001", "A-1002"])) });
 /// let server = Server::builder("shop", "1.0.0").resource_template(orders).build();
 /// # let _ = server;
-/// # Ok::<(), frontdesk::server::UriTemplateError>(())
+/// # Ok::<(), frontdesk::server::resource::UriTemplateError>(())
 /// ```
 #[derive(Clone)]
 pub struct ResourceTemplateDef {

@@ -314,7 +314,7 @@ impl ToolDef {
     /// })
     /// .header_param("region", "Region")?;
     /// assert_eq!(tool.header_params()[0].header(), "Region");
-    /// # Ok::<(), frontdesk::server::HeaderParamError>(())
+    /// # Ok::<(), frontdesk::server::tool::HeaderParamError>(())
     /// ```
     pub fn header_param(mut self, argument: &str, header: &str) -> Result<Self, HeaderParamError> {
         let mut schema = self.input_schema.clone();

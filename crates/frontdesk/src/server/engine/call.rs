@@ -21,12 +21,15 @@ use crate::server::api::context::{CallPort, Change, UrlMaker};
 use crate::server::api::error::{AskError, ToolError};
 use crate::server::api::question::{Answer, InputRequest};
 use crate::server::contract::OutboundSink;
+use crate::server::engine::asking::{self, UrlRole};
 use crate::server::engine::inner::{Caller, ServerInner, typed_notification};
 
 /// How a revision puts questions to its client. 2025-11-25 sends live
 /// requests on the session and waits; 2026-07-28 looks the answer up in the
-/// retry, or records the question and suspends the handler.
-pub(crate) trait Conversation: Send + Sync {
+/// retry, or records the question and suspends the handler. A URL question
+/// is [`asking::ask_url`], the same for all, with the conversation playing
+/// its [`UrlRole`].
+pub(crate) trait Conversation: UrlRole {
     /// The revision of this call.
     fn revision(&self) -> Revision;
     /// The exact version string in force (2025-11-25 may have negotiated an
@@ -41,14 +44,6 @@ pub(crate) trait Conversation: Send + Sync {
         key: &'a str,
         request: &'a InputRequest,
     ) -> BoxFuture<'a, Result<Answer<Map<String, Value>>, AskError>>;
-    /// A URL question under `key`, with its flow.
-    fn ask_url<'a>(
-        &'a self,
-        call: &'a Call,
-        key: &'a str,
-        message: &'a str,
-        make_url: UrlMaker<'a>,
-    ) -> BoxFuture<'a, Result<Answer<()>, AskError>>;
     /// Several questions at once; raw results in order.
     fn ask_all<'a>(
         &'a self,
@@ -66,7 +61,7 @@ pub(crate) trait Conversation: Send + Sync {
     ) -> BoxFuture<'a, ToolError> {
         Box::pin(async move {
             let key = call.derived_key(&InputRequest::url(message.to_string(), String::new()));
-            match self.ask_url(call, &key, message, make_url).await {
+            match asking::ask_url(self, call, &key, message, make_url).await {
                 Err(e) => ToolError::Ask(e),
                 Ok(_) => ToolError::execution(
                     "The interaction finished; call the tool again to continue.",
@@ -228,9 +223,7 @@ impl Call {
         message: &str,
         make_url: UrlMaker<'_>,
     ) -> Result<Answer<()>, AskError> {
-        self.conversation()
-            .ask_url(self, key, message, make_url)
-            .await
+        asking::ask_url(&*self.conversation(), self, key, message, make_url).await
     }
 
     /// One step of progress with a message: the last value plus one.

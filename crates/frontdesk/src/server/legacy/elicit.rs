@@ -5,6 +5,7 @@
 //! `notifications/elicitation/complete`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use frontdesk_form::Defaults;
 use frontdesk_wire::{
@@ -15,13 +16,13 @@ use serde_json::{Map, Value, json};
 
 use crate::BoxFuture;
 use crate::Reason;
+use crate::server::api::config::ServerConfig;
 use crate::server::api::context::UrlMaker;
 use crate::server::api::error::{AskError, Busy, ToolError};
 use crate::server::api::error::{UrlElicitation, UrlElicitations};
-use crate::server::api::question::{
-    Answer, ElicitOutcome, InputRequest, Kind, parse_elicit_result,
-};
+use crate::server::api::question::{Answer, ElicitOutcome, InputRequest, Kind};
 use crate::server::contract::OutboundSink;
+use crate::server::engine::asking::{self, UrlAsk, UrlReply, UrlRole};
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::drain;
 use crate::server::engine::flow_port::Progress;
@@ -54,16 +55,6 @@ impl Conversation for Live {
         request: &'a InputRequest,
     ) -> BoxFuture<'a, Result<Answer<Map<String, Value>>, AskError>> {
         Box::pin(ask_form(call, &self.session, request))
-    }
-
-    fn ask_url<'a>(
-        &'a self,
-        call: &'a Call,
-        _key: &'a str,
-        message: &'a str,
-        make_url: UrlMaker<'a>,
-    ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
-        Box::pin(ask_url(call, &self.session, message, make_url))
     }
 
     fn ask_all<'a>(
@@ -235,13 +226,6 @@ fn check(session: &Session, request: &InputRequest) -> Result<(), AskError> {
         .map_err(|required| AskError::MissingCapability { required })
 }
 
-fn malformed(reason: String) -> AskError {
-    AskError::InvalidResponse {
-        key: String::new(),
-        reason,
-    }
-}
-
 /// A form question over `elicitation/create`. Content that fails the schema
 /// is asked again, with the problems added to the message and the values the
 /// person got right as the fields' defaults, up to the configured number of
@@ -259,9 +243,8 @@ async fn ask_form(
     let mut attempts = 0;
     loop {
         let result = round_trip(call, session, asked.method(), asked.params(None)).await?;
-        let outcome = parse_elicit_result(&result).map_err(malformed)?;
         let answered = |outcome| crate::metrics::answered("form", Revision::V2025_11_25, outcome);
-        match outcome {
+        match asking::outcome("", &result)? {
             ElicitOutcome::Decline => {
                 answered("decline");
                 return Ok(Answer::Declined);
@@ -314,45 +297,75 @@ async fn request_input(
     round_trip(call, session, request.method(), request.params(None)).await
 }
 
-/// A URL question: `elicitation/create` in URL mode; when the flow completes
-/// (before or after the client's `accept`), send
-/// `notifications/elicitation/complete`, and on accept wait for that.
-async fn ask_url(
-    call: &Call,
-    session: &Session,
-    message: &str,
-    make_url: UrlMaker<'_>,
-) -> Result<Answer<()>, AskError> {
-    check(session, &InputRequest::url(String::new(), String::new()))?;
-    let flows = &call.server.flows;
-    let ticket = flows
-        .create(
-            &call.principal,
-            &call.quota_key,
-            call.server.config.human_wait,
-            message,
-        )
-        .await?;
-    let request = InputRequest::url(message.to_string(), make_url(&ticket));
+/// A 2025-11-25 session's part in a URL question: `elicitation/create` in
+/// URL mode carrying the flow id as `elicitationId`; when the flow completes
+/// (before or after the client's `accept`) the client is sent
+/// `notifications/elicitation/complete`, and an `accept` waits for that,
+/// within the human-wait budget, with progress keep-alives.
+impl UrlRole for Live {
+    fn check(&self, request: &InputRequest) -> Result<(), AskError> {
+        check(&self.session, request)
+    }
+
+    fn keyed(&self) -> bool {
+        false
+    }
+
+    fn flow_ttl(&self, config: &ServerConfig) -> Duration {
+        config.human_wait
+    }
+
+    fn ask<'a>(
+        &'a self,
+        call: &'a Call,
+        ask: &'a UrlAsk<'a>,
+    ) -> BoxFuture<'a, Result<UrlReply, AskError>> {
+        Box::pin(ask_url(call, &self.session, ask))
+    }
+
+    fn wait_for_flow<'a>(
+        &'a self,
+        call: &'a Call,
+        flow_id: &'a str,
+    ) -> BoxFuture<'a, Result<Progress, AskError>> {
+        Box::pin(wait_for_flow(call, &self.session, flow_id))
+    }
+
+    fn completed(&self, call: &Call, flow_id: &str) {
+        if let Some(m) = elicitation_complete(flow_id) {
+            call.sink.send(m);
+        }
+    }
+}
+
+/// Send a URL question and wait for the client's answer. The flow may
+/// finish before the client answers (a client may answer `accept` only when
+/// the person says they are done): it is announced at once, so the client
+/// can move on without waiting for that click.
+async fn ask_url(call: &Call, session: &Session, ask: &UrlAsk<'_>) -> Result<UrlReply, AskError> {
+    let flow_id = &ask.flow.id;
     let answer = round_trip(
         call,
         session,
-        request.method(),
-        request.params(Some(&ticket.flow_id)),
+        ask.request.method(),
+        ask.request.params(Some(flow_id)),
     );
     tokio::pin!(answer);
-    // The flow may finish before the client answers (a client may answer
-    // `accept` only when the person says they are done): announce it at
-    // once, so the client can move on without waiting for that click.
+    let flows = &call.server.flows;
     let mut announced = false;
     let mut watching = true;
-    let result = loop {
+    loop {
         let step = call.server.config.keepalive_interval;
         tokio::select! {
-            result = &mut answer => break result?,
-            status = flows.wait(&ticket.flow_id, &call.principal, step), if watching => match status {
+            result = &mut answer => {
+                let result = result?;
+                let action = asking::outcome("", &result).map_or("invalid", |o| o.action());
+                crate::metrics::answered("url", Revision::V2025_11_25, action);
+                return Ok(UrlReply { result, completed: announced });
+            }
+            status = flows.wait(flow_id, &call.principal, step), if watching => match status {
                 Progress::Complete => {
-                    if let Some(m) = elicitation_complete(&ticket.flow_id) {
+                    if let Some(m) = elicitation_complete(flow_id) {
                         call.sink.send(m);
                     }
                     announced = true;
@@ -362,50 +375,34 @@ async fn ask_url(
                 Progress::Pending => {}
             },
         }
-    };
-    let outcome = parse_elicit_result(&result).map_err(malformed)?;
-    crate::metrics::answered("url", Revision::V2025_11_25, outcome.action());
-    match outcome {
-        ElicitOutcome::Accept(_) if announced => Ok(Answer::Accepted(())),
-        ElicitOutcome::Decline => {
-            flows.fail(&ticket.flow_id, "declined").await;
-            Ok(Answer::Declined)
+    }
+}
+
+/// After an `accept`: wait for the flow within the human-wait budget,
+/// sending progress keep-alives; `Pending` when the budget is spent.
+async fn wait_for_flow(
+    call: &Call,
+    session: &Session,
+    flow_id: &str,
+) -> Result<Progress, AskError> {
+    let config = &call.server.config;
+    let deadline = tokio::time::Instant::now() + config.human_wait;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            return Ok(Progress::Pending);
         }
-        ElicitOutcome::Cancel => {
-            flows.fail(&ticket.flow_id, "cancelled").await;
-            Ok(Answer::Cancelled)
-        }
-        ElicitOutcome::Accept(_) => {
-            let config = &call.server.config;
-            let deadline = tokio::time::Instant::now() + config.human_wait;
-            loop {
-                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-                if left.is_zero() {
-                    flows.fail(&ticket.flow_id, "timed out").await;
-                    return Err(AskError::TimedOut);
-                }
-                let step = left.min(config.keepalive_interval);
-                let status = tokio::select! {
-                    s = flows.wait(&ticket.flow_id, &call.principal, step) => s,
-                    () = session.closed.cancelled() => return Err(AskError::Disconnected),
-                    () = call.server.drain.begun() => {
-                        flows.fail(&ticket.flow_id, "the server is shutting down").await;
-                        return Err(AskError::ShuttingDown);
-                    }
-                };
-                match status {
-                    Progress::Complete => {
-                        if let Some(m) = elicitation_complete(&ticket.flow_id) {
-                            call.sink.send(m);
-                        }
-                        return Ok(Answer::Accepted(()));
-                    }
-                    Progress::Failed => return Ok(Answer::Cancelled),
-                    Progress::Pending => {
-                        call.progress("Waiting for the person to finish in the browser");
-                    }
-                }
+        let step = left.min(config.keepalive_interval);
+        let status = tokio::select! {
+            s = call.server.flows.wait(flow_id, &call.principal, step) => s,
+            () = session.closed.cancelled() => return Err(AskError::Disconnected),
+            () = call.server.drain.begun() => return Err(AskError::ShuttingDown),
+        };
+        match status {
+            Progress::Pending => {
+                call.progress("Waiting for the person to finish in the browser");
             }
+            settled => return Ok(settled),
         }
     }
 }
@@ -422,22 +419,12 @@ async fn url_required(
         return ToolError::Ask(e);
     }
     let server = Arc::clone(&call.server);
-    let ticket = match server
-        .flows
-        .create(
-            &call.principal,
-            &call.quota_key,
-            server.config.human_wait,
-            message,
-        )
-        .await
-    {
-        Ok(t) => t,
+    let flow = match asking::new_flow(call, server.config.human_wait, message, make_url).await {
+        Ok(flow) => flow,
         Err(e) => return ToolError::Ask(e),
     };
-    let url = make_url(&ticket);
     let weak = Arc::downgrade(session);
-    let flow_id = ticket.flow_id.clone();
+    let flow_id = flow.id.clone();
     let principal = call.principal.clone();
     tokio::spawn(async move {
         let status = server
@@ -452,9 +439,9 @@ async fn url_required(
         }
     });
     ToolError::UrlElicitationRequired(UrlElicitations::one(UrlElicitation {
-        elicitation_id: ticket.flow_id,
+        elicitation_id: flow.id,
         message: message.to_string(),
-        url,
+        url: flow.url,
     }))
 }
 

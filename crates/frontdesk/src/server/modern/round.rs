@@ -5,6 +5,7 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use frontdesk_wire::{InputRequests, Revision};
 use indexmap::IndexMap;
@@ -12,11 +13,10 @@ use serde_json::{Map, Value};
 
 use crate::BoxFuture;
 use crate::Reason;
-use crate::server::api::context::UrlMaker;
+use crate::server::api::config::ServerConfig;
 use crate::server::api::error::AskError;
-use crate::server::api::question::{
-    Answer, Checked, ElicitOutcome, InputRequest, Kind, parse_elicit_result,
-};
+use crate::server::api::question::{Answer, Checked, InputRequest, Kind};
+use crate::server::engine::asking::{self, UrlAsk, UrlFlow, UrlReply, UrlRole};
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::flow_port::Progress;
 use crate::server::modern::state::{FlowRef, RecordedAnswer, RoundState};
@@ -177,15 +177,7 @@ impl Round {
     ) -> Result<Answer<Map<String, Value>>, AskError> {
         let digest = request.digest();
         match self.lookup(key, request, &digest)? {
-            Lookup::Answered => match self.answer(key, parse_elicit_result)? {
-                Ok(ElicitOutcome::Accept(content)) => Ok(Answer::Accepted(content)),
-                Ok(ElicitOutcome::Decline) => Ok(Answer::Declined),
-                Ok(ElicitOutcome::Cancel) => Ok(Answer::Cancelled),
-                Err(reason) => Err(AskError::InvalidResponse {
-                    key: key.to_string(),
-                    reason,
-                }),
-            },
+            Lookup::Answered => self.answer(key, |result| asking::form_answer(key, result))?,
             Lookup::Ask(sent) => {
                 self.register(key, digest, sent)?;
                 self.suspend().await
@@ -210,87 +202,6 @@ impl Round {
             self.suspend().await
         } else {
             Ok(found)
-        }
-    }
-
-    async fn ask_url(
-        &self,
-        call: &Call,
-        key: &str,
-        message: &str,
-        make_url: UrlMaker<'_>,
-    ) -> Result<Answer<()>, AskError> {
-        InputRequest::url(String::new(), String::new())
-            .check_capability(&self.caps)
-            .map_err(|required| AskError::MissingCapability { required })?;
-        let known = self.with_record(|r| r.flows.get(key).cloned())?;
-        let flows = &call.server.flows;
-        let Some(flow) = known else {
-            let ticket = flows
-                .create(
-                    &call.principal,
-                    &call.quota_key,
-                    call.server.config.url_flow_ttl,
-                    message,
-                )
-                .await?;
-            let url = make_url(&ticket);
-            self.with_record(|r| {
-                r.flows.insert(
-                    key.to_string(),
-                    FlowRef {
-                        id: ticket.flow_id.clone(),
-                        url: url.clone(),
-                    },
-                );
-            })?;
-            let request = InputRequest::url(message.to_string(), url);
-            self.register(key, request.digest(), request)?;
-            return self.suspend().await;
-        };
-        let request = InputRequest::url(message.to_string(), flow.url);
-        let digest = request.digest();
-        let action = match self.lookup(key, &request, &digest)? {
-            Lookup::Answered => self.answer(key, parse_elicit_result)?.map_err(|reason| {
-                AskError::InvalidResponse {
-                    key: key.to_string(),
-                    reason,
-                }
-            })?,
-            Lookup::Ask(sent) => {
-                self.register(key, digest, sent)?;
-                return self.suspend().await;
-            }
-        };
-        match action {
-            ElicitOutcome::Decline => {
-                flows.fail(&flow.id, "declined").await;
-                Ok(Answer::Declined)
-            }
-            ElicitOutcome::Cancel => {
-                flows.fail(&flow.id, "cancelled").await;
-                Ok(Answer::Cancelled)
-            }
-            ElicitOutcome::Accept(_) => {
-                let mut status = flows.status(&flow.id, &call.principal).await;
-                if status == Progress::Pending {
-                    status = flows
-                        .wait(&flow.id, &call.principal, call.server.config.url_hold)
-                        .await;
-                }
-                match status {
-                    Progress::Complete => Ok(Answer::Accepted(())),
-                    Progress::Failed => Ok(Answer::Cancelled),
-                    Progress::Pending => {
-                        // Not finished yet: forget the consent and ask again.
-                        self.with_record(|r| {
-                            r.answers.shift_remove(key);
-                        })?;
-                        self.register(key, digest, request)?;
-                        self.suspend().await
-                    }
-                }
-            }
         }
     }
 
@@ -346,16 +257,6 @@ impl Conversation for Round {
         Box::pin(Round::ask_form(self, key, request))
     }
 
-    fn ask_url<'a>(
-        &'a self,
-        call: &'a Call,
-        key: &'a str,
-        message: &'a str,
-        make_url: UrlMaker<'a>,
-    ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
-        Box::pin(Round::ask_url(self, call, key, message, make_url))
-    }
-
     fn ask_all<'a>(
         &'a self,
         _call: &'a Call,
@@ -376,6 +277,101 @@ impl Conversation for Round {
 
     fn is_suspended(&self) -> bool {
         self.suspended.load(Ordering::SeqCst)
+    }
+}
+
+/// A 2026-07-28 round's part in a URL question: the flow lives in the
+/// sealed state from round to round; the question is answered from the
+/// retry (or suspends the handler); after an `accept` the round holds the
+/// retry up to [`url_hold`](crate::server::ServerConfig::url_hold) and,
+/// while the flow is still pending, forgets the consent and asks the same
+/// URL again.
+impl UrlRole for Round {
+    fn check(&self, request: &InputRequest) -> Result<(), AskError> {
+        request
+            .check_capability(&self.caps)
+            .map_err(|required| AskError::MissingCapability { required })
+    }
+
+    fn flow_ttl(&self, config: &ServerConfig) -> Duration {
+        config.url_flow_ttl
+    }
+
+    fn known_flow(&self, key: &str) -> Result<Option<UrlFlow>, AskError> {
+        self.with_record(|r| {
+            r.flows.get(key).map(|f| UrlFlow {
+                id: f.id.clone(),
+                url: f.url.clone(),
+            })
+        })
+    }
+
+    fn ask<'a>(
+        &'a self,
+        _call: &'a Call,
+        ask: &'a UrlAsk<'a>,
+    ) -> BoxFuture<'a, Result<UrlReply, AskError>> {
+        Box::pin(async move {
+            let key = ask.key;
+            let digest = ask.request.digest();
+            if ask.fresh {
+                // A new flow: kept for the next round, the question asked.
+                self.with_record(|r| {
+                    r.flows.insert(
+                        key.to_string(),
+                        FlowRef {
+                            id: ask.flow.id.clone(),
+                            url: ask.flow.url.clone(),
+                        },
+                    );
+                })?;
+                self.register(key, digest, ask.request.clone())?;
+                return self.suspend().await;
+            }
+            match self.lookup(key, &ask.request, &digest)? {
+                Lookup::Answered => Ok(UrlReply {
+                    result: self.answer(key, Value::clone)?,
+                    completed: false,
+                }),
+                Lookup::Ask(sent) => {
+                    self.register(key, digest, sent)?;
+                    self.suspend().await
+                }
+            }
+        })
+    }
+
+    fn wait_for_flow<'a>(
+        &'a self,
+        call: &'a Call,
+        flow_id: &'a str,
+    ) -> BoxFuture<'a, Result<Progress, AskError>> {
+        Box::pin(async move {
+            let flows = &call.server.flows;
+            let status = flows.status(flow_id, &call.principal).await;
+            Ok(if status == Progress::Pending {
+                flows
+                    .wait(flow_id, &call.principal, call.server.config.url_hold)
+                    .await
+            } else {
+                status
+            })
+        })
+    }
+
+    fn still_pending<'a>(
+        &'a self,
+        _call: &'a Call,
+        ask: &'a UrlAsk<'a>,
+    ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
+        Box::pin(async move {
+            // Not finished yet: forget the consent and ask again.
+            self.with_record(|r| {
+                r.answers.shift_remove(ask.key);
+            })?;
+            self.register(ask.key, ask.request.digest(), ask.request.clone())?;
+            self.suspend().await
+        })
     }
 }
 

@@ -4,17 +4,17 @@
 //! answer that does not fit is asked again under a new key.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use frontdesk_wire::Revision;
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
 use crate::BoxFuture;
-use crate::server::api::context::UrlMaker;
+use crate::server::api::config::ServerConfig;
 use crate::server::api::error::AskError;
-use crate::server::api::question::{
-    Answer, Checked, ElicitOutcome, InputRequest, parse_elicit_result,
-};
+use crate::server::api::question::{Answer, Checked, InputRequest};
+use crate::server::engine::asking::{self, UrlAsk, UrlReply, UrlRole};
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::flow_port::Progress;
 use crate::server::engine::tasks::TaskEntry;
@@ -76,54 +76,6 @@ impl InTask {
             asked = self.put(&asked.base, again)?;
         }
     }
-
-    async fn ask_url(
-        &self,
-        call: &Call,
-        key: &str,
-        message: &str,
-        make_url: UrlMaker<'_>,
-    ) -> Result<Answer<()>, AskError> {
-        InputRequest::url(String::new(), String::new())
-            .check_capability(&self.caps)
-            .map_err(|required| AskError::MissingCapability { required })?;
-        let flows = &call.server.flows;
-        let wait = call.server.config.human_wait;
-        let ticket = flows
-            .create(&call.principal, &call.quota_key, wait, message)
-            .await?;
-        let request = InputRequest::url(message.to_string(), make_url(&ticket));
-        let asked = self.put(key, request)?;
-        let result = self.settle(call, asked).await?;
-        let outcome = parse_elicit_result(&result).map_err(|reason| AskError::InvalidResponse {
-            key: key.to_string(),
-            reason,
-        })?;
-        match outcome {
-            ElicitOutcome::Decline => {
-                flows.fail(&ticket.flow_id, "declined").await;
-                Ok(Answer::Declined)
-            }
-            ElicitOutcome::Cancel => {
-                flows.fail(&ticket.flow_id, "cancelled").await;
-                Ok(Answer::Cancelled)
-            }
-            ElicitOutcome::Accept(_) => {
-                let status = tokio::select! {
-                    s = flows.wait(&ticket.flow_id, &call.principal, wait) => s,
-                    () = self.entry.cancel.cancelled() => return Err(AskError::Disconnected),
-                };
-                match status {
-                    Progress::Complete => Ok(Answer::Accepted(())),
-                    Progress::Failed => Ok(Answer::Cancelled),
-                    Progress::Pending => {
-                        flows.fail(&ticket.flow_id, "timed out").await;
-                        Err(AskError::TimedOut)
-                    }
-                }
-            }
-        }
-    }
 }
 
 impl Conversation for InTask {
@@ -148,26 +100,8 @@ impl Conversation for InTask {
         Box::pin(async move {
             let asked = self.put(key, request.clone())?;
             let result = self.settle(call, asked).await?;
-            match parse_elicit_result(&result) {
-                Ok(ElicitOutcome::Accept(content)) => Ok(Answer::Accepted(content)),
-                Ok(ElicitOutcome::Decline) => Ok(Answer::Declined),
-                Ok(ElicitOutcome::Cancel) => Ok(Answer::Cancelled),
-                Err(reason) => Err(AskError::InvalidResponse {
-                    key: key.to_string(),
-                    reason,
-                }),
-            }
+            asking::form_answer(key, &result)
         })
-    }
-
-    fn ask_url<'a>(
-        &'a self,
-        call: &'a Call,
-        key: &'a str,
-        message: &'a str,
-        make_url: UrlMaker<'a>,
-    ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
-        Box::pin(InTask::ask_url(self, call, key, message, make_url))
     }
 
     fn ask_all<'a>(
@@ -203,5 +137,48 @@ impl Conversation for InTask {
 
     fn note_status(&self, message: &str) {
         self.entry.note(message);
+    }
+}
+
+/// A task's part in a URL question: the question waits in the task's
+/// `inputRequests` for `tasks/update`; after an `accept` the task waits for
+/// the flow within the human-wait budget (a cancelled task stops waiting).
+impl UrlRole for InTask {
+    fn check(&self, request: &InputRequest) -> Result<(), AskError> {
+        request
+            .check_capability(&self.caps)
+            .map_err(|required| AskError::MissingCapability { required })
+    }
+
+    fn flow_ttl(&self, config: &ServerConfig) -> Duration {
+        config.human_wait
+    }
+
+    fn ask<'a>(
+        &'a self,
+        call: &'a Call,
+        ask: &'a UrlAsk<'a>,
+    ) -> BoxFuture<'a, Result<UrlReply, AskError>> {
+        Box::pin(async move {
+            let asked = self.put(ask.key, ask.request.clone())?;
+            Ok(UrlReply {
+                result: self.settle(call, asked).await?,
+                completed: false,
+            })
+        })
+    }
+
+    fn wait_for_flow<'a>(
+        &'a self,
+        call: &'a Call,
+        flow_id: &'a str,
+    ) -> BoxFuture<'a, Result<Progress, AskError>> {
+        Box::pin(async move {
+            let wait = call.server.config.human_wait;
+            tokio::select! {
+                s = call.server.flows.wait(flow_id, &call.principal, wait) => Ok(s),
+                () = self.entry.cancel.cancelled() => Err(AskError::Disconnected),
+            }
+        })
     }
 }

@@ -6,8 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use frontdesk::server::resource::{ResourceOutput, ResourceTemplateDef};
 use frontdesk::server::transport::{Failure, Handled, OutboundSink, RequestInfo, Session};
-use frontdesk::server::{ResourceOutput, ResourceTemplateDef, Server, ServerConfig};
+use frontdesk::server::{Server, ServerConfig};
 use serde_json::{Value, json};
 
 use crate::support::HandleJson;

@@ -5,9 +5,10 @@
 
 use std::time::Duration;
 
+use frontdesk::server::tool::TaskSupport;
 use frontdesk::server::transport::{OutboundSink, RequestInfo};
 use frontdesk::server::{
-    NoArgs, Server, ServerConfig, TaskSupport, ToolContext, ToolDef, ToolError, ToolOutput,
+    NoArgs, Server, ServerConfig, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 use serde_json::{Value, json};
 

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use frontdesk::server::{Server, ToolDef, ToolForward, ToolOutput};
+use frontdesk::server::tool::ToolForward;
+use frontdesk::server::{Server, ToolDef, ToolOutput};
 use frontdesk::wire::{CallToolResult, ContentBlock, Tool};
 use serde_json::{Value, json};
 

@@ -2,9 +2,10 @@
 //! fixtures: a resource whose read asks a question, a roots tool, and a
 //! task that panics.
 
+use frontdesk::server::resource::{ResourceDef, ResourceOutput};
+use frontdesk::server::tool::TaskSupport;
 use frontdesk::server::{
-    Answer, NoArgs, Question, ResourceDef, ResourceOutput, Server, ServerBuilder, TaskSupport,
-    ToolContext, ToolDef, ToolError, ToolOutput,
+    Answer, NoArgs, Question, Server, ServerBuilder, ToolContext, ToolDef, ToolError, ToolOutput,
 };
 
 use frontdesk::form::FormSchema;
