@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod audit;
 mod call;
@@ -29,6 +29,7 @@ mod output;
 mod park;
 mod run;
 mod serve;
+mod serve_config;
 mod server_process;
 mod signin;
 mod tools;
@@ -86,7 +87,19 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match serve_config::matches(Cli::command(), std::env::args_os().collect()) {
+        Ok(matches) => match Cli::from_arg_matches(&matches) {
+            Ok(cli) => cli,
+            Err(e) => e.exit(),
+        },
+        Err(serve_config::Failure::Clap(e, None)) => e.exit(),
+        Err(serve_config::Failure::Clap(e, Some(from_file))) => {
+            let _ = e.print();
+            output::note(&from_file);
+            return exit::code(u8::try_from(e.exit_code()).unwrap_or(exit::CANNOT_START));
+        }
+        Err(serve_config::Failure::Config(why)) => return exit::cannot_start("serve", why),
+    };
     // Only `serve` (and a parked call's keeper, into its own log file) tell
     // what they do; the rest show warnings only (held while a form is up), the
     // server's own stderr, and not the in-process demo's development key. The

@@ -58,6 +58,7 @@ Examples:
   frontdesk serve --stdio                       # for hosts that spawn the server
   frontdesk serve --http 127.0.0.1:8080         # Streamable HTTP at http://127.0.0.1:8080/mcp
   frontdesk serve --conformance-fixtures --http 127.0.0.1:3000   # for the official suite
+  frontdesk serve --config /etc/frontdesk/serve.toml  # flags from a file (keys: http, store, …)
   frontdesk serve --http 127.0.0.1:8080 --auth-tokens tokens.txt # bearer tokens from a file
   frontdesk serve --http 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem  # HTTPS (kill -HUP reloads)
   frontdesk serve --http 0.0.0.0:8080 --store redis --redis-url redis://10.0.0.5:6379 \\
@@ -70,6 +71,14 @@ the process. Set but malformed: the server does not start.
 
 Logs go to stderr (RUST_LOG=debug for more); stdout is the stdio transport.")]
 pub struct ServeArgs {
+    /// Read flags from this TOML file: each key is a flag's long name,
+    /// kebab-case (`http = "127.0.0.1:8080"`, `data-dir = "/var/lib/frontdesk"`,
+    /// `allow-origin = ["…"]`, `stdio = true`, `redemptions-per-client = 500`);
+    /// relative paths are from the working directory, as on the command line.
+    /// The command line and the environment override the file; an unknown
+    /// key, a wrong type or a bad value stops the server, naming the line.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Speak MCP over stdin/stdout (newline-delimited JSON): for hosts that
     /// start the server themselves.
     #[arg(long, conflicts_with = "http")]
@@ -305,6 +314,9 @@ async fn authenticator(args: &ServeArgs) -> anyhow::Result<Option<Authenticator>
 }
 
 async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
+    if let Some(file) = &args.config {
+        tracing::info!(file = %file.display(), "flags from a config file");
+    }
     if let Some(addr) = args.metrics {
         let bound = crate::metrics_endpoint::start(addr).await?;
         crate::output::note(&format!("frontdesk: metrics at http://{bound}/metrics"));
