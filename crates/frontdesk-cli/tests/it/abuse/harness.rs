@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,9 +34,78 @@ pub fn scale(full: usize, short: usize) -> usize {
     }
 }
 
-/// One `frontdesk serve --conformance-fixtures --http 127.0.0.1:0 --store memory`.
+/// Where the target keeps URL flows and redeemed states (`--store`).
+pub enum Store {
+    /// `--store memory`.
+    Memory,
+    /// `--store sqlite` in a fresh data directory under the target
+    /// directory (removed with the target).
+    Sqlite(PathBuf),
+    /// `--store redis` at this URL, under a prefix of its own.
+    Redis { url: String, prefix: String },
+}
+
+impl Store {
+    /// A SQLite store in a fresh directory.
+    pub fn sqlite() -> Self {
+        Self::Sqlite(
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+                .join("abuse")
+                .join(unique()),
+        )
+    }
+
+    /// The Redis at `FRONTDESK_REDIS_URL`, under a fresh prefix; `None`
+    /// (with a note) when it is unset, unless `FRONTDESK_REQUIRE_REDIS=1`.
+    pub fn redis(what: &str) -> Option<Self> {
+        frontdesk_testkit::redis_url(what).map(|url| Self::Redis {
+            url,
+            prefix: format!("abuse-{}:", unique()),
+        })
+    }
+
+    /// `memory`, `sqlite` or `redis`, as `--store` says it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Memory => "memory",
+            Self::Sqlite(_) => "sqlite",
+            Self::Redis { .. } => "redis",
+        }
+    }
+
+    /// The flags of `frontdesk serve` for this store.
+    fn args(&self) -> Vec<String> {
+        let mut args = vec!["--store".to_string(), self.name().to_string()];
+        match self {
+            Self::Memory => {}
+            Self::Sqlite(dir) => {
+                args.extend(["--data-dir".to_string(), dir.display().to_string()]);
+            }
+            Self::Redis { url, prefix } => args.extend([
+                "--redis-url".to_string(),
+                url.clone(),
+                "--redis-prefix".to_string(),
+                prefix.clone(),
+            ]),
+        }
+        args
+    }
+}
+
+/// A name no other run uses: the process id and the time.
+fn unique() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("{}-{nanos}", std::process::id())
+}
+
+/// One `frontdesk serve --conformance-fixtures --http 127.0.0.1:0` with a
+/// store (`--store memory` unless a row says otherwise).
 pub struct Target {
     child: Child,
+    store: Store,
     pub mcp: String,
 }
 
@@ -43,23 +113,26 @@ impl Drop for Target {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Store::Sqlite(dir) = &self.store {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
 impl Target {
-    /// Start the server with `args` added, under the usual limit of 1,024
-    /// open files.
+    /// Start the server with `--store memory` and `args` added, under the
+    /// usual limit of 1,024 open files.
     pub fn start(args: &[&str]) -> Self {
+        Self::start_with(Store::Memory, args)
+    }
+
+    /// Start the server with `store` and `args` added, under the usual limit
+    /// of 1,024 open files.
+    pub fn start_with(store: Store, args: &[&str]) -> Self {
         let mut child = Command::new("sh")
             .args(["-c", "ulimit -n 1024 && exec \"$0\" \"$@\"", BIN])
-            .args([
-                "serve",
-                "--conformance-fixtures",
-                "--store",
-                "memory",
-                "--http",
-                "127.0.0.1:0",
-            ])
+            .args(["serve", "--conformance-fixtures", "--http", "127.0.0.1:0"])
+            .args(store.args())
             .args(args)
             .env("RUST_LOG", "error")
             .env_remove("FRONTDESK_STATE_KEYS")
@@ -80,7 +153,7 @@ impl Target {
         let mcp = rx
             .recv_timeout(Duration::from_secs(30))
             .expect("serve prints its endpoint within 30 s");
-        Self { child, mcp }
+        Self { child, store, mcp }
     }
 
     /// The server's resident memory, in KiB.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
 use super::harness::{
-    ATTACKER, GOOD, GoodClient, Tally, Target, client_from, modern_call, post_modern, report,
+    ATTACKER, GOOD, GoodClient, Store, Tally, Target, client_from, modern_call, post_modern, report,
 };
 
 /// What a 2026-07-28 tools/call reply was.
@@ -99,14 +99,38 @@ async fn abuse_url_flows_nobody_continues() {
 }
 
 /// Many retries that echo the state back without answers: each redeems a
-/// state and gets a new one (the question asked again).
+/// state and gets a new one (the question asked again). Against the memory
+/// store; the rows below do the same against SQLite and Redis.
 #[tokio::test]
 async fn abuse_retries_without_answers() {
+    retries_without_answers(Store::Memory).await;
+}
+
+/// The redemption row against `--store sqlite` (the default of `frontdesk
+/// serve`): its per-client share bounds the table as memory's does.
+#[tokio::test]
+async fn abuse_retries_without_answers_sqlite() {
+    retries_without_answers(Store::sqlite()).await;
+}
+
+/// The redemption row against `--store redis` (`FRONTDESK_REDIS_URL`;
+/// skipped with a note when unset, unless `FRONTDESK_REQUIRE_REDIS=1`).
+#[tokio::test]
+async fn abuse_retries_without_answers_redis() {
+    let Some(store) = Store::redis("the redemption abuse row against --store redis") else {
+        return;
+    };
+    retries_without_answers(store).await;
+}
+
+/// The redemption row against `store`.
+async fn retries_without_answers(store: Store) {
     let count = super::harness::scale(1_000_000, 10_000);
     // In the short run the attacker's share of the nonce store is small, so
     // it fills many times over.
     let share = super::harness::scale(100_000, 1_000).to_string();
-    let target = Target::start(&["--redemptions-per-client", &share]);
+    let name = store.name();
+    let target = Target::start_with(store, &["--redemptions-per-client", &share]);
     let good = GoodClient::start(&target.mcp);
     let before = target.rss_kib();
     let started = Instant::now();
@@ -153,7 +177,7 @@ async fn abuse_retries_without_answers() {
     let good = good.finish().await;
     let tally = std::mem::take(&mut *tally.lock().await);
     report(
-        "retries without answers",
+        &format!("retries without answers (--store {name})"),
         &format!("{count} tools/call retries (nonce share {share})"),
         took,
         &tally,
