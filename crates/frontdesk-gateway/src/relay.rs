@@ -1,8 +1,10 @@
 //! The upstream side: the elicitation handler the upstream [`Client`]
 //! is connected with. It refuses what must not reach the person (a form
-//! outside the elicitation schema subset, a mode the gateway does not
-//! relay, a question no call of the gateway is waiting for) and hands every
-//! other question to the held call that is running upstream.
+//! outside the elicitation schema subset, a URL `frontdesk_url::review`
+//! refuses, a mode the client in front did not declare, a question no call
+//! of the gateway is waiting for) and hands every other question to the
+//! held call that is running upstream; an upstream's
+//! `notifications/elicitation/complete` goes to that call too.
 //!
 //! [`Client`]: frontdesk::client::Client
 
@@ -16,7 +18,8 @@ use frontdesk::form::FormSchema;
 use frontdesk::wire::ElicitRequestParams;
 use serde_json::Value;
 
-use crate::held::{Event, HeldCall, Open};
+use crate::held::{Asks, Event, HeldCall, Open};
+use frontdesk_url::{Severity, UrlPolicy, review};
 
 tokio::task_local! {
     /// The call whose upstream rounds this task runs (2026-07-28 upstream):
@@ -66,8 +69,10 @@ impl Relay {
 
 /// Why `params` must not reach the downstream client, if it must not.
 pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> Option<String> {
-    let ElicitRequestParams::Form(form) = params else {
-        return Some("this gateway does not relay URL-mode elicitation yet".into());
+    let form = match params {
+        ElicitRequestParams::Form(form) => form,
+        ElicitRequestParams::Url(url) => return url_refusal(&url.url, call),
+        _ => return Some("an elicitation mode this gateway does not know".into()),
     };
     if let Err(e) = schema_from_value_strict(&Value::Object(form.requested_schema.clone())) {
         return Some(format!(
@@ -83,12 +88,55 @@ pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> 
     None
 }
 
+/// Why a URL question must not reach the downstream client: its URL
+/// refused by the review (every finding that refuses it named), or a client
+/// in front that did not declare URL mode.
+fn url_refusal(url: &str, call: Option<&HeldCall>) -> Option<String> {
+    let reviewed = review(url, &UrlPolicy::default());
+    if !reviewed.may_open() {
+        let why: Vec<String> = reviewed
+            .findings()
+            .iter()
+            .filter(|f| f.severity == Severity::Refusal)
+            .map(|f| format!("{}: {}", f.code, f.message))
+            .collect();
+        return Some(format!(
+            "the URL was refused by the gateway's URL review ({})",
+            why.join("; ")
+        ));
+    }
+    let Some(call) = call else {
+        return Some("no call of this gateway is in progress to ask for".into());
+    };
+    if !call.url_ok {
+        return Some("the client behind this gateway does not accept URL-mode elicitation".into());
+    }
+    None
+}
+
 impl ElicitationHandler for Relay {
-    /// Form only: URL mode is not relayed yet, so it is not declared.
+    /// What the client in front of the call declared, where the upstream
+    /// learns capabilities per request (a 2026-07-28 upstream's call runs
+    /// in the call's task); otherwise (a 2025-11-25 `initialize`, made
+    /// before any client is in front) both modes, the gateway refusing per
+    /// call what that call's client did not declare.
     fn modes(&self) -> HandlerModes {
-        HandlerModes {
-            form: true,
-            url: false,
+        match ASKING.try_with(|call| (call.form_ok, call.url_ok)) {
+            Ok((form, url)) => HandlerModes { form, url },
+            Err(_) => HandlerModes {
+                form: true,
+                url: true,
+            },
+        }
+    }
+
+    fn url_completed(&self, elicitation_id: &str) {
+        match self.current() {
+            Some(call) => call.url_done(elicitation_id),
+            None => tracing::debug!(
+                elicitation_id,
+                "a URL completion with no call in progress; ignored"
+            ),
         }
     }
 
@@ -152,22 +200,37 @@ impl Relay {
             tracing::warn!("an upstream question with no call to ask for; answering cancel");
             return (cancel, "cancel (no call)");
         };
-        let ElicitationKind::Form { form, .. } = &request.kind else {
-            tracing::warn!("a URL-mode question reached the gateway; answering cancel");
-            return (cancel, "cancel (not relayed)");
-        };
-        let schema = match schema_from_value_strict(&form.schema.to_json()) {
-            Ok(schema) => Arc::new(schema),
-            Err(e) => {
-                tracing::warn!(error = %e, "upstream form outside the subset; answering cancel");
-                return (cancel, "cancel (outside the subset)");
+        let asks = match &request.kind {
+            ElicitationKind::Form { form, .. } => {
+                match schema_from_value_strict(&form.schema.to_json()) {
+                    Ok(schema) => Asks::Form(Arc::new(schema)),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "upstream form outside the subset; answering cancel");
+                        return (cancel, "cancel (outside the subset)");
+                    }
+                }
             }
+            ElicitationKind::Url {
+                review,
+                elicitation_id,
+            } => match review.url() {
+                // The URL as reviewed (ASCII; punycode for an IDN host).
+                Some(url) if review.may_open() && call.url_ok => Asks::Url {
+                    url: url.to_string(),
+                    upstream_id: elicitation_id.clone(),
+                },
+                _ => {
+                    tracing::warn!("a URL question the gateway does not pass on; answering cancel");
+                    return (cancel, "cancel (not passed on)");
+                }
+            },
+            _ => return (cancel, "cancel (unknown kind)"),
         };
         let (reply, answer) = tokio::sync::oneshot::channel();
         let open = Open {
             seq: call.next_seq(),
             message: request.message.clone(),
-            schema,
+            asks,
             reply: Some(reply),
         };
         let seq = open.seq;

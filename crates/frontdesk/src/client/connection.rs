@@ -416,6 +416,7 @@ impl Core {
             method::NOTIFICATION_ELICITATION_COMPLETE => {
                 if let Ok(p) = n.parse_params::<ElicitationCompleteParams>() {
                     self.urls.complete(&p.elicitation_id);
+                    self.elicitor.handler.url_completed(&p.elicitation_id);
                 }
             }
             other => tracing::debug!(method = other, "notification from the server"),
