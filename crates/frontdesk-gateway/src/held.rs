@@ -25,8 +25,10 @@ use std::time::{Duration, Instant};
 use frontdesk::client::{ClientError, ElicitationResponse};
 use frontdesk::form::FormSchema;
 use frontdesk::server::question::FlowTicket;
+use frontdesk::server::question::InputRequest;
 use frontdesk::server::{Answer, Question, RpcError, ToolContext, ToolError, ToolOutput};
 use frontdesk::wire::{CallToolResult, Revision};
+use frontdesk::wire::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult, Root};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -58,6 +60,21 @@ pub(crate) enum Asks {
         url: String,
         upstream_id: Option<String>,
     },
+    /// A completion of the client's model (`sampling/createMessage`).
+    Sampling(Box<CreateMessageRequestParams>),
+    /// The client's roots (`roots/list`).
+    Roots,
+}
+
+/// What the client in front answered.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    /// To an elicitation, form or URL.
+    Elicit(ElicitationResponse),
+    /// To a sampling request; the error says why there is no completion.
+    Sampled(Result<Box<CreateMessageResult>, String>),
+    /// To a roots request.
+    Roots(Result<Vec<Root>, String>),
 }
 
 /// A question the upstream waits on; it stays open across the downstream
@@ -68,7 +85,7 @@ pub(crate) struct Open {
     pub(crate) message: String,
     pub(crate) asks: Asks,
     /// Where the answer goes (taken when answered).
-    pub(crate) reply: Option<tokio::sync::oneshot::Sender<ElicitationResponse>>,
+    pub(crate) reply: Option<tokio::sync::oneshot::Sender<Reply>>,
 }
 
 /// One upstream call the gateway holds.
@@ -80,6 +97,8 @@ pub(crate) struct HeldCall {
     pub(crate) form_ok: bool,
     /// Whether the downstream client declared URL-mode elicitation.
     pub(crate) url_ok: bool,
+    /// What the downstream client declared (sampling and roots too).
+    pub(crate) modes: Modes,
     /// The flows of relayed URL questions, not yet completed.
     relayed: Mutex<Vec<Relayed>>,
     seq: AtomicU32,
@@ -101,6 +120,7 @@ impl HeldCall {
             started: Instant::now(),
             form_ok: modes.form,
             url_ok: modes.url,
+            modes,
             relayed: Mutex::new(Vec::new()),
             seq: AtomicU32::new(0),
             tx,
@@ -176,7 +196,7 @@ impl HeldCall {
     }
 
     /// Send `response` to question `seq`, which is then closed.
-    fn answer(&self, seq: u32, response: ElicitationResponse) {
+    fn answer(&self, seq: u32, response: Reply) {
         let reply = self
             .open
             .lock()
@@ -370,35 +390,7 @@ pub(crate) async fn forward(
         if let Some((seq, message, asks)) = call.open_question() {
             // On 2026-07-28 without the answer yet, `ask` does not return:
             // the round ends and the question stays open for the retry.
-            let answer = match asks {
-                Asks::Form(schema) => {
-                    let question = Question::schema(message, schema).key(format!("upstream-{seq}"));
-                    cx.ask(question).await
-                }
-                Asks::Url { url, upstream_id } => {
-                    let keep = Arc::clone(&call);
-                    let page = url.clone();
-                    let question = Question::relayed_url(message, url)
-                        .key(format!("upstream-{seq}"))
-                        .on_ticket(move |t| {
-                            keep.keep_flow(Relayed {
-                                upstream_id,
-                                url: page,
-                                ticket: t.clone(),
-                            });
-                        });
-                    cx.ask(question).await.map(|a| a.map(|()| Map::new()))
-                }
-            };
-            let response = match answer {
-                Ok(Answer::Accepted(content)) => ElicitationResponse::Accept(content),
-                Ok(Answer::Declined) => ElicitationResponse::Decline,
-                Ok(Answer::Cancelled) => ElicitationResponse::Cancel,
-                Err(e) => {
-                    tracing::warn!(error = %e, seq, "the question could not be put to the client; the upstream gets cancel");
-                    ElicitationResponse::Cancel
-                }
-            };
+            let response = ask_open(&cx, &call, seq, message, asks).await;
             call.answer(seq, response);
             continue;
         }
@@ -410,7 +402,7 @@ pub(crate) async fn forward(
                 if modern_upstream {
                     let again = match &open.asks {
                         Asks::Url { url, .. } => Some(url.clone()),
-                        Asks::Form(_) => None,
+                        _ => None,
                     };
                     let done = call.take_tickets(|f| again.as_ref() != Some(&f.url));
                     complete(&cx, done).await;
@@ -444,6 +436,73 @@ pub(crate) async fn forward(
     }
 }
 
+/// Put the open question `seq` to the client in front, under the key
+/// `upstream-N`; its answer for the upstream. A question that cannot be put
+/// is `cancel` (an elicitation) or an error naming why (sampling, roots).
+async fn ask_open(
+    cx: &ToolContext,
+    call: &Arc<HeldCall>,
+    seq: u32,
+    message: String,
+    asks: Asks,
+) -> Reply {
+    let key = format!("upstream-{seq}");
+    let answer = match asks {
+        Asks::Form(schema) => cx.ask(Question::schema(message, schema).key(key)).await,
+        Asks::Url { url, upstream_id } => {
+            let keep = Arc::clone(call);
+            let page = url.clone();
+            let question = Question::relayed_url(message, url)
+                .key(key)
+                .on_ticket(move |t| {
+                    keep.keep_flow(Relayed {
+                        upstream_id,
+                        url: page,
+                        ticket: t.clone(),
+                    });
+                });
+            cx.ask(question).await.map(|a| a.map(|()| Map::new()))
+        }
+        Asks::Sampling(params) => {
+            let asked = cx
+                .ask_all(vec![(key, InputRequest::sampling(*params))])
+                .await;
+            return Reply::Sampled(only::<CreateMessageResult>(asked, seq).map(Box::new));
+        }
+        Asks::Roots => {
+            let asked = cx.ask_all(vec![(key, InputRequest::roots())]).await;
+            return Reply::Roots(only::<ListRootsResult>(asked, seq).map(|r| r.roots));
+        }
+    };
+    Reply::Elicit(match answer {
+        Ok(Answer::Accepted(content)) => ElicitationResponse::Accept(content),
+        Ok(Answer::Declined) => ElicitationResponse::Decline,
+        Ok(Answer::Cancelled) => ElicitationResponse::Cancel,
+        Err(e) => {
+            tracing::warn!(error = %e, seq, "the question could not be put to the client; the upstream gets cancel");
+            ElicitationResponse::Cancel
+        }
+    })
+}
+
+/// The one answer of an `ask_all`, read as `T`; or why there is none.
+fn only<T: frontdesk::serde::de::DeserializeOwned>(
+    asked: Result<Vec<Value>, frontdesk::server::AskError>,
+    seq: u32,
+) -> Result<T, String> {
+    let answer = match asked {
+        Ok(mut answers) => answers.pop().ok_or("no answer came back")?,
+        Err(e) => {
+            tracing::info!(error = %e, seq, "the client in front did not answer the request");
+            return Err(format!(
+                "the client behind this gateway did not answer: {e}"
+            ));
+        }
+    };
+    serde_json::from_value(answer)
+        .map_err(|e| format!("the client behind this gateway answered something else: {e}"))
+}
+
 /// The gateway's flow of a relayed URL question, until it is completed.
 pub(crate) struct Relayed {
     /// The upstream's `elicitationId` (a 2025-11-25 upstream's).
@@ -459,20 +518,21 @@ pub(crate) struct Relayed {
 pub(crate) struct Modes {
     pub(crate) form: bool,
     pub(crate) url: bool,
+    /// `sampling` declared.
+    pub(crate) sampling: bool,
+    /// `roots` declared.
+    pub(crate) roots: bool,
 }
 
 impl Modes {
     /// From the client's capabilities: `elicitation: {}` is form only.
     pub(crate) fn of(capabilities: &Value) -> Self {
-        let Some(e) = capabilities.get("elicitation").and_then(Value::as_object) else {
-            return Self {
-                form: false,
-                url: false,
-            };
-        };
+        let elicitation = capabilities.get("elicitation").and_then(Value::as_object);
         Self {
-            form: e.contains_key("form") || !e.contains_key("url"),
-            url: e.contains_key("url"),
+            form: elicitation.is_some_and(|e| e.contains_key("form") || !e.contains_key("url")),
+            url: elicitation.is_some_and(|e| e.contains_key("url")),
+            sampling: capabilities.get("sampling").is_some_and(Value::is_object),
+            roots: capabilities.get("roots").is_some_and(Value::is_object),
         }
     }
 }

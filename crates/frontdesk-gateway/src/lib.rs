@@ -69,7 +69,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use frontdesk::client::{Client, ClientError, ElicitationHandler};
+use frontdesk::client::{Client, ClientConfig, ClientError, ElicitationHandler};
 use frontdesk::server::tool::ToolForward;
 use frontdesk::server::{RpcError, Server, ServerBuilder, ToolDef, ToolError};
 use frontdesk::wire::Tool;
@@ -152,6 +152,19 @@ impl Gateway {
     /// subset ([`ElicitationHandler::refusal`]).
     pub fn upstream_handler(&self) -> Arc<dyn ElicitationHandler> {
         self.shared.relay.clone()
+    }
+
+    /// `config` with the gateway's relays of `sampling/createMessage` and
+    /// `roots/list` set: connect the upstream [`Client`] with it so that
+    /// the upstream's sampling and roots requests reach the client in front
+    /// of the call that makes them (declared to a 2026-07-28 upstream per
+    /// request, only when that client declared them; to a 2025-11-25
+    /// upstream at `initialize`, then refused per call, `-32601`, when the
+    /// client in front did not declare them).
+    pub fn upstream_config(&self, mut config: ClientConfig) -> ClientConfig {
+        config.sampling = Some(self.shared.relay.clone());
+        config.roots = Some(self.shared.relay.clone());
+        config
     }
 
     /// Attach the connected upstream: its tools are read (every page), and

@@ -13,12 +13,14 @@ use std::sync::{Arc, Mutex};
 use frontdesk::BoxFuture;
 use frontdesk::client::{
     Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+    RootsHandler, SamplingHandler, SamplingRequest, SamplingResponse,
 };
 use frontdesk::form::FormSchema;
 use frontdesk::wire::ElicitRequestParams;
+use frontdesk::wire::Root;
 use serde_json::Value;
 
-use crate::held::{Asks, Event, HeldCall, Open};
+use crate::held::{Asks, Event, HeldCall, Modes, Open, Reply};
 use frontdesk_url::{Severity, UrlPolicy, review};
 
 tokio::task_local! {
@@ -226,41 +228,153 @@ impl Relay {
             },
             _ => return (cancel, "cancel (unknown kind)"),
         };
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        let open = Open {
-            seq: call.next_seq(),
-            message: request.message.clone(),
-            asks,
-            reply: Some(reply),
-        };
-        let seq = open.seq;
-        if call.send(Event::Question(open)).await.is_err() {
-            tracing::warn!("the call that asked is gone; answering cancel");
-            return (cancel, "cancel (call gone)");
-        }
-        tokio::select! {
-            answered = answer => match answered {
-                Ok(response) => {
-                    let outcome = match &response {
-                        ElicitationResponse::Accept(_) => "accept",
-                        ElicitationResponse::Decline => "decline",
-                        ElicitationResponse::Cancel => "cancel",
-                        _ => "other",
-                    };
-                    (response, outcome)
-                }
-                Err(_) => {
-                    tracing::warn!(seq, "the call that asked ended unanswered; answering cancel");
-                    (cancel, "cancel (call ended)")
-                }
-            },
-            () = request.cancelled.cancelled() => {
-                // The upstream withdrew it (or its time ran out): a
-                // retry's answer has nowhere to go.
-                call.withdraw(seq);
-                (cancel, "withdrawn")
+        let cancelled = request.cancelled.clone();
+        match put(&call, request.message.clone(), asks, &cancelled).await {
+            Put::Answered(Reply::Elicit(response)) => {
+                let outcome = match &response {
+                    ElicitationResponse::Accept(_) => "accept",
+                    ElicitationResponse::Decline => "decline",
+                    ElicitationResponse::Cancel => "cancel",
+                    _ => "other",
+                };
+                (response, outcome)
             }
+            Put::Answered(_) => (cancel, "cancel (answered something else)"),
+            Put::Gone(why) => (cancel, why),
         }
+    }
+}
+
+/// What became of a request handed to a call.
+enum Put {
+    /// The client in front answered.
+    Answered(Reply),
+    /// Nobody will (what to call it in the log).
+    Gone(&'static str),
+}
+
+/// Hand `asks` to `call` (its handler puts it to the client in front) and
+/// wait for the answer, or for the upstream to withdraw it.
+async fn put(
+    call: &Arc<HeldCall>,
+    message: String,
+    asks: Asks,
+    cancelled: &tokio_util::sync::CancellationToken,
+) -> Put {
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let open = Open {
+        seq: call.next_seq(),
+        message,
+        asks,
+        reply: Some(reply),
+    };
+    let seq = open.seq;
+    if call.send(Event::Question(open)).await.is_err() {
+        tracing::warn!("the call that asked is gone");
+        return Put::Gone("cancel (call gone)");
+    }
+    tokio::select! {
+        answered = answer => match answered {
+            Ok(reply) => Put::Answered(reply),
+            Err(_) => {
+                tracing::warn!(seq, "the call that asked ended unanswered");
+                Put::Gone("cancel (call ended)")
+            }
+        },
+        () = cancelled.cancelled() => {
+            // The upstream withdrew it (or its time ran out): a
+            // retry's answer has nowhere to go.
+            call.withdraw(seq);
+            Put::Gone("withdrawn")
+        }
+    }
+}
+
+/// The call a sampling or roots request belongs to, if the client in front
+/// of it declared `wanted`.
+fn declared_for(relay: &Relay, wanted: fn(&Modes) -> bool) -> bool {
+    match relay.current() {
+        Some(call) => wanted(&call.modes),
+        // No call: the 2025-11-25 `initialize`, made before any client is
+        // in front; the gateway declares what it can pass on.
+        None => true,
+    }
+}
+
+/// `sampling/createMessage` of the upstream, passed to the client in front
+/// of the call that asks (a live request on 2025-11-25, an `input_required`
+/// round on 2026-07-28), declared only when that client declared it.
+impl SamplingHandler for Relay {
+    fn declared(&self) -> bool {
+        declared_for(self, |m| m.sampling)
+    }
+
+    fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, SamplingResponse> {
+        Box::pin(async move {
+            let started = std::time::Instant::now();
+            let Some(call) = self.current() else {
+                return SamplingResponse::Unavailable(
+                    "no call of this gateway is in progress".into(),
+                );
+            };
+            let asks = Asks::Sampling(Box::new(request.params.clone()));
+            let (response, outcome) =
+                match put(&call, String::new(), asks, &request.cancelled).await {
+                    Put::Answered(Reply::Sampled(Ok(result))) => {
+                        (SamplingResponse::Completed(*result), "completed")
+                    }
+                    Put::Answered(Reply::Sampled(Err(why))) => {
+                        (SamplingResponse::Rejected(why), "rejected")
+                    }
+                    Put::Answered(_) => (
+                        SamplingResponse::Unavailable("no completion came back".into()),
+                        "unavailable",
+                    ),
+                    Put::Gone(why) => (
+                        SamplingResponse::Unavailable(format!("nobody answered ({why})")),
+                        why,
+                    ),
+                };
+            tracing::info!(
+                target: AUDIT,
+                server = %request.origin.server.name,
+                tool = request.origin.tool().unwrap_or(""),
+                mode = "sampling",
+                outcome,
+                took_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "sampling"
+            );
+            response
+        })
+    }
+}
+
+/// `roots/list` of the upstream, passed on as sampling is.
+impl RootsHandler for Relay {
+    fn declared(&self) -> bool {
+        declared_for(self, |m| m.roots)
+    }
+
+    /// Not what the runtime calls ([`try_roots`](Self::try_roots) is);
+    /// for anyone else, no roots when the client in front gave none.
+    fn roots(&self) -> BoxFuture<'_, Vec<Root>> {
+        Box::pin(async move { self.try_roots().await.unwrap_or_default() })
+    }
+
+    fn try_roots(&self) -> BoxFuture<'_, Result<Vec<Root>, String>> {
+        Box::pin(async move {
+            let Some(call) = self.current() else {
+                return Err("no call of this gateway is in progress".into());
+            };
+            let never = tokio_util::sync::CancellationToken::new();
+            let outcome = match put(&call, String::new(), Asks::Roots, &never).await {
+                Put::Answered(Reply::Roots(roots)) => roots,
+                Put::Answered(_) => Err("no roots came back".into()),
+                Put::Gone(why) => Err(format!("nobody answered ({why})")),
+            };
+            tracing::info!(target: AUDIT, mode = "roots", ok = outcome.is_ok(), "roots");
+            outcome
+        })
     }
 }
 

@@ -151,7 +151,7 @@ pub async fn gateway_before(upstream_server: Server, upstream: Revision) -> (Gat
     let gateway = Gateway::new(GatewayOptions::default());
     let up = client_of(
         upstream_server,
-        ClientConfig::default().protocol(upstream),
+        gateway.upstream_config(ClientConfig::default().protocol(upstream)),
         gateway.upstream_handler(),
     )
     .await;
@@ -200,6 +200,7 @@ pub const PAIRINGS: [(Revision, Revision); 4] = [
 /// for its question and answers the call.
 pub async fn hostile_upstream(
     seen: Arc<Mutex<Option<Value>>>,
+    method: &'static str,
     params: Value,
 ) -> (tokio::io::DuplexStream, tokio::task::JoinHandle<()>) {
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
@@ -220,10 +221,8 @@ pub async fn hostile_upstream(
                 }})),
                 Some("tools/call") => {
                     call_id = m["id"].clone();
-                    Some(
-                        json!({"jsonrpc": "2.0", "id": "q1", "method": "elicitation/create",
-                        "params": params}),
-                    )
+                    Some(json!({"jsonrpc": "2.0", "id": "q1", "method": method,
+                        "params": params}))
                 }
                 Some(_) => None,
                 None if m["id"] == "q1" => {
@@ -247,14 +246,25 @@ pub async fn hostile_upstream(
 /// What the hostile upstream got back for `params`, through the gateway
 /// to a `downstream` client that would accept anything it were shown.
 pub async fn refused_upstream(params: Value, downstream: Revision) -> Value {
+    refused_upstream_request("elicitation/create", params, downstream).await
+}
+
+/// What the hostile upstream got back for its request `method` with
+/// `params` (answered by nobody the person sees), through the gateway to a
+/// `downstream` client that declared form elicitation only.
+pub async fn refused_upstream_request(
+    method: &'static str,
+    params: Value,
+    downstream: Revision,
+) -> Value {
     let seen = Arc::new(Mutex::new(None));
-    let (pipe, _task) = hostile_upstream(Arc::clone(&seen), params).await;
+    let (pipe, _task) = hostile_upstream(Arc::clone(&seen), method, params).await;
     let gateway = Gateway::new(GatewayOptions::default());
     let (read, write) = tokio::io::split(pipe);
     let up = Client::connect_io(
         read,
         write,
-        ClientConfig::default().protocol(Revision::V2025_11_25),
+        gateway.upstream_config(ClientConfig::default().protocol(Revision::V2025_11_25)),
         gateway.upstream_handler(),
     )
     .await

@@ -430,6 +430,7 @@ impl Core {
             method::SAMPLING_CREATE_MESSAGE => self.serve_sampling(&req).await,
             method::ROOTS_LIST => match sampling::list_roots(self.config.roots.as_ref()).await {
                 Ok(result) => Some(to_result(&result).ok_or_else(unserializable)),
+                Err(Refusal::Refused(reason)) => Some(Err(ErrorObject::internal_error(reason))),
                 Err(_) => Some(Err(ErrorObject::method_not_found(method::ROOTS_LIST))),
             },
             other => Some(Err(ErrorObject::method_not_found(other))),
