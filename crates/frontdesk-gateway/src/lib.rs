@@ -64,6 +64,7 @@
 
 mod held;
 mod relay;
+mod scrub;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -77,6 +78,7 @@ use serde_json::{Map, Value};
 
 use held::Held;
 use relay::Relay;
+use scrub::scrub;
 
 /// How the gateway holds upstream calls.
 #[derive(Debug, Clone)]
@@ -170,10 +172,19 @@ impl Gateway {
     /// Attach the connected upstream: its tools are read (every page), and
     /// the [`ServerBuilder`] returned serves them (named and described as
     /// the upstream, with its instructions). Add more to it, then build.
+    ///
+    /// Titles and descriptions of the tools (and of their schemas), the
+    /// server's name and its instructions are kept free of control and
+    /// bidirectional formatting characters on the way (see `scrub`).
     pub async fn attach(&self, upstream: Client) -> Result<ServerBuilder, ClientError> {
-        let listing = upstream.list_tools().await?;
+        let listing: Vec<Tool> = upstream
+            .list_tools()
+            .await?
+            .into_iter()
+            .map(scrub_tool)
+            .collect();
         let info = upstream.server_info();
-        let instructions = upstream.instructions();
+        let instructions = upstream.instructions().map(|t| scrub(&t).into_owned());
         let defs = listing
             .iter()
             .map(|t| (t.name.clone(), Arc::new(self.forwarding_tool(&t.name))))
@@ -190,7 +201,7 @@ impl Gateway {
         if let Ok(mut slot) = self.shared.upstream.write() {
             *slot = Some(upstream);
         }
-        let mut builder = Server::builder(info.name, info.version)
+        let mut builder = Server::builder(scrub(&info.name).into_owned(), info.version)
             .forward_tools(Arc::new(Forward(Arc::clone(&self.shared))));
         if let Some(text) = instructions {
             builder = builder.instructions(text);
@@ -232,6 +243,19 @@ impl Shared {
     pub(crate) fn upstream(&self) -> Option<Client> {
         self.upstream.read().ok().and_then(|u| u.clone())
     }
+}
+
+/// `tool` with its titles and descriptions scrubbed (at any depth: its own,
+/// its annotations', its schemas'); as it was if it does not read back.
+fn scrub_tool(tool: Tool) -> Tool {
+    let Ok(mut value) = serde_json::to_value(&tool) else {
+        return tool;
+    };
+    if scrub::scrub_labels(&mut value) == 0 {
+        return tool;
+    }
+    tracing::warn!(tool = %scrub(&tool.name), "control characters removed from the upstream's tool listing");
+    serde_json::from_value(value).unwrap_or(tool)
 }
 
 /// The server core's view of the upstream's tools.

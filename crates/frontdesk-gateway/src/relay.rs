@@ -76,7 +76,11 @@ pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> 
         ElicitRequestParams::Url(url) => return url_refusal(&url.url, call),
         _ => return Some("an elicitation mode this gateway does not know".into()),
     };
-    if let Err(e) = schema_from_value_strict(&Value::Object(form.requested_schema.clone())) {
+    // Labels are scrubbed on the way (see `scrub`), so a control character
+    // in a title is no reason to refuse the form.
+    let mut schema = Value::Object(form.requested_schema.clone());
+    crate::scrub::scrub_labels(&mut schema);
+    if let Err(e) = schema_from_value_strict(&schema) {
         return Some(format!(
             "{e} (refused by the gateway: outside the elicitation schema subset)"
         ));
@@ -204,7 +208,11 @@ impl Relay {
         };
         let asks = match &request.kind {
             ElicitationKind::Form { form, .. } => {
-                match schema_from_value_strict(&form.schema.to_json()) {
+                let mut schema = form.schema.to_json();
+                if crate::scrub::scrub_labels(&mut schema) > 0 {
+                    tracing::warn!("control characters removed from an upstream form's labels");
+                }
+                match schema_from_value_strict(&schema) {
                     Ok(schema) => Asks::Form(Arc::new(schema)),
                     Err(e) => {
                         tracing::warn!(error = %e, "upstream form outside the subset; answering cancel");
@@ -229,7 +237,8 @@ impl Relay {
             _ => return (cancel, "cancel (unknown kind)"),
         };
         let cancelled = request.cancelled.clone();
-        match put(&call, request.message.clone(), asks, &cancelled).await {
+        let message = crate::scrub::scrub(&request.message).into_owned();
+        match put(&call, message, asks, &cancelled).await {
             Put::Answered(Reply::Elicit(response)) => {
                 let outcome = match &response {
                     ElicitationResponse::Accept(_) => "accept",
