@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::BoxFuture;
-use crate::server::api::context::{ToolContext, UrlMaker};
+use crate::server::api::context::ToolContext;
 use crate::server::api::error::AskError;
 use crate::server::api::flow_ticket::FlowTicket;
 use frontdesk_form::canonical::canonical_json;
@@ -145,33 +145,6 @@ impl Question {
             key: None,
         }
     }
-
-    /// Send the person to a page that is **not this server's** (a gateway
-    /// passing on another server's URL question): `url` is sent as it is.
-    /// The runtime still makes a flow for it (its id is the 2025-11-25
-    /// `elicitationId`; it lives in the sealed state from round to round),
-    /// but nobody here learns when that page is done, so:
-    ///
-    /// - `Accepted(())` means the person agreed to open the page, and is
-    ///   answered at once (no wait for the flow);
-    /// - whoever learns that the page is done completes the flow with the
-    ///   connect token of its ticket ([`RelayedUrlQuestion::on_ticket`],
-    ///   then [`ToolContext::complete_flow`]); a 2025-11-25 client is then
-    ///   sent `notifications/elicitation/complete` with the flow's id, even
-    ///   after the call ended (within the human-wait budget). A 2026-07-28
-    ///   client is told nothing: its next retry is the way it learns.
-    ///
-    /// Decline and cancel fail the flow, as for [`Question::url`]. Review
-    /// `url` before asking (`frontdesk_url::review`): it reaches the
-    /// client as given.
-    pub fn relayed_url(message: impl Into<String>, url: impl Into<String>) -> RelayedUrlQuestion {
-        RelayedUrlQuestion {
-            message: message.into(),
-            url: url.into(),
-            key: None,
-            on_ticket: None,
-        }
-    }
 }
 
 /// A form from a type; see [`Question::form`].
@@ -195,44 +168,6 @@ pub struct UrlQuestion<F> {
     message: String,
     make_url: F,
     key: Option<String>,
-}
-
-/// A URL question for someone else's page; see [`Question::relayed_url`].
-pub struct RelayedUrlQuestion {
-    message: String,
-    url: String,
-    key: Option<String>,
-    on_ticket: Option<TicketKeeper>,
-}
-
-/// What [`RelayedUrlQuestion::on_ticket`] keeps.
-type TicketKeeper = Box<dyn FnOnce(&FlowTicket) + Send>;
-
-impl std::fmt::Debug for RelayedUrlQuestion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RelayedUrlQuestion")
-            .field("message", &self.message)
-            .field("url", &self.url)
-            .field("key", &self.key)
-            .finish_non_exhaustive()
-    }
-}
-
-impl RelayedUrlQuestion {
-    /// Ask under this stable key (the `inputRequests` key on 2026-07-28).
-    pub fn key(mut self, key: impl Into<String>) -> Self {
-        self.key = Some(key.into());
-        self
-    }
-
-    /// `keep` gets the flow's ticket when the flow is made (on the round
-    /// that first asks; a later round of the same call finds the flow in
-    /// the sealed state and does not call it): keep its connect token to
-    /// complete the flow when the page is done.
-    pub fn on_ticket(mut self, keep: impl FnOnce(&FlowTicket) + Send + 'static) -> Self {
-        self.on_ticket = Some(Box::new(keep));
-        self
-    }
 }
 
 impl<F> std::fmt::Debug for UrlQuestion<F> {
@@ -273,7 +208,7 @@ mod sealed {
     impl<T> Sealed for crate::server::api::question::FormQuestion<T> {}
     impl Sealed for crate::server::api::question::SchemaQuestion {}
     impl<F> Sealed for crate::server::api::question::UrlQuestion<F> {}
-    impl Sealed for crate::server::api::question::RelayedUrlQuestion {}
+    impl Sealed for crate::server::api::relayed_url::RelayedUrlQuestion {}
 }
 
 /// What [`ToolContext::ask`] accepts: the questions [`Question`] builds.
@@ -374,31 +309,6 @@ where
         };
         cx.call()
             .ask_url(key, self.message, Box::new(self.make_url), false)
-    }
-}
-
-impl Ask for RelayedUrlQuestion {
-    type Output = ();
-
-    fn ask_in<'a>(self, cx: &'a ToolContext) -> BoxFuture<'a, Result<Answer<()>, AskError>>
-    where
-        Self: 'a,
-    {
-        let key = match self.key {
-            Some(k) => k,
-            None => cx
-                .call()
-                .derived_key(&InputRequest::url(self.message.clone(), self.url.clone())),
-        };
-        let url = self.url;
-        let on_ticket = self.on_ticket;
-        let make_url: UrlMaker<'a> = Box::new(move |ticket: &FlowTicket| {
-            if let Some(keep) = on_ticket {
-                keep(ticket);
-            }
-            url
-        });
-        cx.call().ask_url(key, self.message, make_url, true)
     }
 }
 
