@@ -14,7 +14,7 @@
 //! command.args(["serve", "--stdio"]);
 //! let upstream = frontdesk::client::Client::connect_stdio(
 //!     command,
-//!     ClientConfig::default(),
+//!     gateway.upstream_config(ClientConfig::default()),
 //!     gateway.upstream_handler(),
 //! )
 //! .await?;
@@ -49,8 +49,23 @@
 //! - Each question the upstream asks is one line of the log on target
 //!   `frontdesk_gateway::audit` (server, tool, mode, the question, outcome,
 //!   time taken; never the answer's content).
-//! - URL-mode elicitations are not relayed yet: the gateway declares form
-//!   mode only to the upstream, so a conforming upstream does not send them.
+//! - A URL-mode question of the upstream (a live one with its
+//!   `elicitationId`, an `input_required` entry, or a 2025-11-25 `-32042`
+//!   the client runtime turns into URL questions) passes
+//!   `frontdesk_url::review` (refused: `-32602` to the upstream, the person
+//!   sees nothing), then is asked of the downstream client with
+//!   [`Question::relayed_url`]; the person's action goes back at once, and
+//!   the page's completion (the upstream's
+//!   `notifications/elicitation/complete`, or a 2026-07-28 upstream's call
+//!   moving on) is told to a 2025-11-25 client under the id it was given.
+//! - `sampling/createMessage` and `roots/list` of the upstream reach the
+//!   downstream client the same way ([`Gateway::upstream_config`]).
+//! - What the downstream client declared is what a 2026-07-28 upstream is
+//!   told with each request; a 2025-11-25 upstream, told at `initialize`
+//!   what the gateway can pass on, is refused per call what the client in
+//!   front did not declare.
+//! - The upstream's messages, titles, descriptions, name and instructions
+//!   lose control and bidirectional formatting characters on the way.
 //!
 //! Calls of a 2026-07-28 upstream run side by side: the client runtime
 //! answers a call's rounds on the task that awaits the call, where the
@@ -59,6 +74,7 @@
 //! call it belongs to, so the one call in flight is the one that asks.
 //!
 //! [`Question::schema`]: frontdesk::server::Question::schema
+//! [`Question::relayed_url`]: frontdesk::server::Question::relayed_url
 //! [`ToolOutput::from_result`]: frontdesk::server::ToolOutput::from_result
 //! [`ToolForward`]: frontdesk::server::tool::ToolForward
 
