@@ -93,11 +93,8 @@ pub(crate) struct HeldCall {
     id: String,
     principal: String,
     started: Instant,
-    /// Whether the downstream client declared form elicitation.
-    pub(crate) form_ok: bool,
-    /// Whether the downstream client declared URL-mode elicitation.
-    pub(crate) url_ok: bool,
-    /// What the downstream client declared (sampling and roots too).
+    /// What the downstream client declared: elicitation modes, sampling,
+    /// roots.
     pub(crate) modes: Modes,
     /// The flows of relayed URL questions, not yet completed.
     relayed: Mutex<Vec<Relayed>>,
@@ -118,8 +115,6 @@ impl HeldCall {
             id,
             principal,
             started: Instant::now(),
-            form_ok: modes.form,
-            url_ok: modes.url,
             modes,
             relayed: Mutex::new(Vec::new()),
             seq: AtomicU32::new(0),
@@ -513,10 +508,12 @@ pub(crate) struct Relayed {
     ticket: FlowTicket,
 }
 
-/// Which elicitation modes the downstream client declared.
+/// What the downstream client declared of what an upstream may ask.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Modes {
+    /// Form elicitation.
     pub(crate) form: bool,
+    /// URL-mode elicitation.
     pub(crate) url: bool,
     /// `sampling` declared.
     pub(crate) sampling: bool,

@@ -88,7 +88,7 @@ pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> 
     let Some(call) = call else {
         return Some("no call of this gateway is in progress to ask for".into());
     };
-    if !call.form_ok {
+    if !call.modes.form {
         return Some("the client behind this gateway does not accept form elicitation".into());
     }
     None
@@ -114,7 +114,7 @@ fn url_refusal(url: &str, call: Option<&HeldCall>) -> Option<String> {
     let Some(call) = call else {
         return Some("no call of this gateway is in progress to ask for".into());
     };
-    if !call.url_ok {
+    if !call.modes.url {
         return Some("the client behind this gateway does not accept URL-mode elicitation".into());
     }
     None
@@ -127,7 +127,7 @@ impl ElicitationHandler for Relay {
     /// before any client is in front) both modes, the gateway refusing per
     /// call what that call's client did not declare.
     fn modes(&self) -> HandlerModes {
-        match ASKING.try_with(|call| (call.form_ok, call.url_ok)) {
+        match ASKING.try_with(|call| (call.modes.form, call.modes.url)) {
             Ok((form, url)) => HandlerModes { form, url },
             Err(_) => HandlerModes {
                 form: true,
@@ -225,7 +225,7 @@ impl Relay {
                 elicitation_id,
             } => match review.url() {
                 // The URL as reviewed (ASCII; punycode for an IDN host).
-                Some(url) if review.may_open() && call.url_ok => Asks::Url {
+                Some(url) if review.may_open() && call.modes.url => Asks::Url {
                     url: url.to_string(),
                     upstream_id: elicitation_id.clone(),
                 },
