@@ -140,7 +140,7 @@ async fn supervise(
 }
 
 async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
-    let upstream = Reach::new(
+    let mut upstream = Reach::new(
         upstream(args)?,
         args.upstream_protocol,
         args.timeout.duration(),
@@ -148,6 +148,8 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     .remote(&args.remote)?;
     let target = upstream.target.clone();
     let gateway = Gateway::new(GatewayOptions::default());
+    // The upstream's sampling and roots requests go to the client in front.
+    upstream.config = gateway.upstream_config(upstream.config);
     let connection = upstream.connect(gateway.upstream_handler()).await?;
     let revision = connection.client.revision();
     let builder = match gateway.attach(connection.client.clone()).await {

@@ -24,8 +24,11 @@ use std::time::{Duration, Instant};
 
 use frontdesk::client::{ClientError, ElicitationResponse};
 use frontdesk::form::FormSchema;
+use frontdesk::server::question::FlowTicket;
+use frontdesk::server::question::InputRequest;
 use frontdesk::server::{Answer, Question, RpcError, ToolContext, ToolError, ToolOutput};
 use frontdesk::wire::{CallToolResult, Revision};
+use frontdesk::wire::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult, Root};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -41,6 +44,37 @@ pub(crate) enum Event {
     Question(Open),
     /// The call ended (boxed: a result is large, a question small).
     Done(Box<Result<CallToolResult, ClientError>>),
+    /// The upstream said its URL interaction (this `elicitationId`) is done
+    /// (2025-11-25 `notifications/elicitation/complete`).
+    UrlDone(String),
+}
+
+/// What an open question asks for.
+#[derive(Clone)]
+pub(crate) enum Asks {
+    /// A form with this (subset-checked) schema.
+    Form(Arc<FormSchema>),
+    /// To open the upstream's page: the URL as reviewed (ASCII), and the
+    /// upstream's `elicitationId` (2025-11-25 upstream) it completes under.
+    Url {
+        url: String,
+        upstream_id: Option<String>,
+    },
+    /// A completion of the client's model (`sampling/createMessage`).
+    Sampling(Box<CreateMessageRequestParams>),
+    /// The client's roots (`roots/list`).
+    Roots,
+}
+
+/// What the client in front answered.
+#[derive(Debug)]
+pub(crate) enum Reply {
+    /// To an elicitation, form or URL.
+    Elicit(ElicitationResponse),
+    /// To a sampling request; the error says why there is no completion.
+    Sampled(Result<Box<CreateMessageResult>, String>),
+    /// To a roots request.
+    Roots(Result<Vec<Root>, String>),
 }
 
 /// A question the upstream waits on; it stays open across the downstream
@@ -49,9 +83,9 @@ pub(crate) struct Open {
     /// Its number within the call (the downstream key is `upstream-N`).
     pub(crate) seq: u32,
     pub(crate) message: String,
-    pub(crate) schema: Arc<FormSchema>,
+    pub(crate) asks: Asks,
     /// Where the answer goes (taken when answered).
-    pub(crate) reply: Option<tokio::sync::oneshot::Sender<ElicitationResponse>>,
+    pub(crate) reply: Option<tokio::sync::oneshot::Sender<Reply>>,
 }
 
 /// One upstream call the gateway holds.
@@ -59,8 +93,11 @@ pub(crate) struct HeldCall {
     id: String,
     principal: String,
     started: Instant,
-    /// Whether the downstream client declared form elicitation.
-    pub(crate) form_ok: bool,
+    /// What the downstream client declared: elicitation modes, sampling,
+    /// roots.
+    pub(crate) modes: Modes,
+    /// The flows of relayed URL questions, not yet completed.
+    relayed: Mutex<Vec<Relayed>>,
     seq: AtomicU32,
     tx: mpsc::Sender<Event>,
     events: tokio::sync::Mutex<mpsc::Receiver<Event>>,
@@ -69,7 +106,7 @@ pub(crate) struct HeldCall {
 }
 
 impl HeldCall {
-    fn new(principal: String, form_ok: bool) -> Arc<Self> {
+    fn new(principal: String, modes: Modes) -> Arc<Self> {
         let mut bytes = [0u8; 16];
         rand::fill(&mut bytes[..]);
         let id = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -78,7 +115,8 @@ impl HeldCall {
             id,
             principal,
             started: Instant::now(),
-            form_ok,
+            modes,
+            relayed: Mutex::new(Vec::new()),
             seq: AtomicU32::new(0),
             tx,
             events: tokio::sync::Mutex::new(rx),
@@ -97,6 +135,39 @@ impl HeldCall {
         self.tx.send(event).await.map_err(|_| ())
     }
 
+    /// The upstream's URL interaction `upstream_id` is done (told from a
+    /// notification handler, which cannot wait).
+    pub(crate) fn url_done(&self, upstream_id: &str) {
+        if self
+            .tx
+            .try_send(Event::UrlDone(upstream_id.to_string()))
+            .is_err()
+        {
+            tracing::warn!(
+                elicitation_id = upstream_id,
+                "a URL completion could not be passed to its call"
+            );
+        }
+    }
+
+    /// Keep the flow made for a relayed URL question.
+    fn keep_flow(&self, relayed: Relayed) {
+        if let Ok(mut r) = self.relayed.lock() {
+            r.push(relayed);
+        }
+    }
+
+    /// Take the tickets of the relayed flows `which` selects.
+    fn take_tickets(&self, which: impl Fn(&Relayed) -> bool) -> Vec<FlowTicket> {
+        let Ok(mut r) = self.relayed.lock() else {
+            return Vec::new();
+        };
+        let (taken, kept): (Vec<Relayed>, Vec<Relayed>) =
+            std::mem::take(&mut *r).into_iter().partition(|f| which(f));
+        *r = kept;
+        taken.into_iter().map(|f| f.ticket).collect()
+    }
+
     /// The upstream withdrew question `seq`: forget it.
     pub(crate) fn withdraw(&self, seq: u32) {
         if let Ok(mut open) = self.open.lock()
@@ -107,10 +178,10 @@ impl HeldCall {
     }
 
     /// The question open now, if any (without its reply channel).
-    fn open_question(&self) -> Option<(u32, String, Arc<FormSchema>)> {
+    fn open_question(&self) -> Option<(u32, String, Asks)> {
         let open = self.open.lock().ok()?;
         open.as_ref()
-            .map(|o| (o.seq, o.message.clone(), Arc::clone(&o.schema)))
+            .map(|o| (o.seq, o.message.clone(), o.asks.clone()))
     }
 
     fn set_open(&self, question: Open) {
@@ -120,7 +191,7 @@ impl HeldCall {
     }
 
     /// Send `response` to question `seq`, which is then closed.
-    fn answer(&self, seq: u32, response: ElicitationResponse) {
+    fn answer(&self, seq: u32, response: Reply) {
         let reply = self
             .open
             .lock()
@@ -230,12 +301,12 @@ fn start(
     tool: String,
     args: Map<String, Value>,
     principal: String,
-    form_ok: bool,
+    modes: Modes,
 ) -> Result<String, ToolError> {
     let Some(upstream) = shared.upstream() else {
         return Err(ToolError::internal("no upstream server is attached"));
     };
-    let call = HeldCall::new(principal, form_ok);
+    let call = HeldCall::new(principal, modes);
     shared.held.insert(&call)?;
     let task = {
         let shared = Arc::clone(shared);
@@ -285,16 +356,12 @@ pub(crate) async fn forward(
     args: Map<String, Value>,
 ) -> Result<ToolOutput, ToolError> {
     let principal = cx.principal().to_string();
-    let form_ok = cx
-        .client_capabilities()
-        .get("elicitation")
-        .and_then(Value::as_object)
-        .is_some_and(|e| e.contains_key("form") || !e.contains_key("url"));
+    let modes = Modes::of(&cx.client_capabilities());
     let id: String = {
         let principal = principal.clone();
         let shared = Arc::clone(&shared);
         cx.once(CALL_STEP, move || {
-            let started = start(&shared, tool, args, principal, form_ok);
+            let started = start(&shared, tool, args, principal, modes);
             async move { started }
         })
         .await?
@@ -313,26 +380,42 @@ pub(crate) async fn forward(
             "requestState is invalid or expired",
         )));
     };
+    let modern_upstream = shared.upstream().map(|u| u.revision()) == Some(Revision::V2026_07_28);
     loop {
-        if let Some((seq, message, schema)) = call.open_question() {
-            let question = Question::schema(message, schema).key(format!("upstream-{seq}"));
-            // On 2026-07-28 without the answer yet, this does not return:
+        if let Some((seq, message, asks)) = call.open_question() {
+            // On 2026-07-28 without the answer yet, `ask` does not return:
             // the round ends and the question stays open for the retry.
-            let response = match cx.ask(question).await {
-                Ok(Answer::Accepted(content)) => ElicitationResponse::Accept(content),
-                Ok(Answer::Declined) => ElicitationResponse::Decline,
-                Ok(Answer::Cancelled) => ElicitationResponse::Cancel,
-                Err(e) => {
-                    tracing::warn!(error = %e, seq, "the question could not be put to the client; the upstream gets cancel");
-                    ElicitationResponse::Cancel
-                }
-            };
+            let response = ask_open(&cx, &call, seq, message, asks).await;
             call.answer(seq, response);
             continue;
         }
         match call.next_event().await {
-            Some(Event::Question(open)) => call.set_open(open),
+            Some(Event::Question(open)) => {
+                // A 2026-07-28 upstream says nothing when its page is done:
+                // its call moving on is how the gateway learns it. The same
+                // URL asked again means it is not done.
+                if modern_upstream {
+                    let again = match &open.asks {
+                        Asks::Url { url, .. } => Some(url.clone()),
+                        _ => None,
+                    };
+                    let done = call.take_tickets(|f| again.as_ref() != Some(&f.url));
+                    complete(&cx, done).await;
+                }
+                call.set_open(open);
+            }
+            Some(Event::UrlDone(upstream_id)) => {
+                let done =
+                    call.take_tickets(|f| f.upstream_id.as_deref() == Some(upstream_id.as_str()));
+                if done.is_empty() {
+                    tracing::debug!(elicitation_id = %upstream_id, "a completion for no URL question of this call");
+                }
+                complete(&cx, done).await;
+            }
             Some(Event::Done(result)) => {
+                if modern_upstream {
+                    complete(&cx, call.take_tickets(|_| true)).await;
+                }
                 shared.held.remove(&id);
                 return (*result)
                     .map(ToolOutput::from_result)
@@ -343,6 +426,122 @@ pub(crate) async fn forward(
                 return Err(ToolError::internal(
                     "the upstream call ended without a result",
                 ));
+            }
+        }
+    }
+}
+
+/// Put the open question `seq` to the client in front, under the key
+/// `upstream-N`; its answer for the upstream. A question that cannot be put
+/// is `cancel` (an elicitation) or an error naming why (sampling, roots).
+async fn ask_open(
+    cx: &ToolContext,
+    call: &Arc<HeldCall>,
+    seq: u32,
+    message: String,
+    asks: Asks,
+) -> Reply {
+    let key = format!("upstream-{seq}");
+    let answer = match asks {
+        Asks::Form(schema) => cx.ask(Question::schema(message, schema).key(key)).await,
+        Asks::Url { url, upstream_id } => {
+            let keep = Arc::clone(call);
+            let page = url.clone();
+            let question = Question::relayed_url(message, url)
+                .key(key)
+                .on_ticket(move |t| {
+                    keep.keep_flow(Relayed {
+                        upstream_id,
+                        url: page,
+                        ticket: t.clone(),
+                    });
+                });
+            cx.ask(question).await.map(|a| a.map(|()| Map::new()))
+        }
+        Asks::Sampling(params) => {
+            let asked = cx
+                .ask_all(vec![(key, InputRequest::sampling(*params))])
+                .await;
+            return Reply::Sampled(only::<CreateMessageResult>(asked, seq).map(Box::new));
+        }
+        Asks::Roots => {
+            let asked = cx.ask_all(vec![(key, InputRequest::roots())]).await;
+            return Reply::Roots(only::<ListRootsResult>(asked, seq).map(|r| r.roots));
+        }
+    };
+    Reply::Elicit(match answer {
+        Ok(Answer::Accepted(content)) => ElicitationResponse::Accept(content),
+        Ok(Answer::Declined) => ElicitationResponse::Decline,
+        Ok(Answer::Cancelled) => ElicitationResponse::Cancel,
+        Err(e) => {
+            tracing::warn!(error = %e, seq, "the question could not be put to the client; the upstream gets cancel");
+            ElicitationResponse::Cancel
+        }
+    })
+}
+
+/// The one answer of an `ask_all`, read as `T`; or why there is none.
+fn only<T: frontdesk::serde::de::DeserializeOwned>(
+    asked: Result<Vec<Value>, frontdesk::server::AskError>,
+    seq: u32,
+) -> Result<T, String> {
+    let answer = match asked {
+        Ok(mut answers) => answers.pop().ok_or("no answer came back")?,
+        Err(e) => {
+            tracing::info!(error = %e, seq, "the client in front did not answer the request");
+            return Err(format!(
+                "the client behind this gateway did not answer: {e}"
+            ));
+        }
+    };
+    serde_json::from_value(answer)
+        .map_err(|e| format!("the client behind this gateway answered something else: {e}"))
+}
+
+/// The gateway's flow of a relayed URL question, until it is completed.
+pub(crate) struct Relayed {
+    /// The upstream's `elicitationId` (a 2025-11-25 upstream's).
+    upstream_id: Option<String>,
+    /// The URL as passed on.
+    url: String,
+    /// The flow's ticket (its connect token completes it).
+    ticket: FlowTicket,
+}
+
+/// What the downstream client declared of what an upstream may ask.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Modes {
+    /// Form elicitation.
+    pub(crate) form: bool,
+    /// URL-mode elicitation.
+    pub(crate) url: bool,
+    /// `sampling` declared.
+    pub(crate) sampling: bool,
+    /// `roots` declared.
+    pub(crate) roots: bool,
+}
+
+impl Modes {
+    /// From the client's capabilities: `elicitation: {}` is form only.
+    pub(crate) fn of(capabilities: &Value) -> Self {
+        let elicitation = capabilities.get("elicitation").and_then(Value::as_object);
+        Self {
+            form: elicitation.is_some_and(|e| e.contains_key("form") || !e.contains_key("url")),
+            url: elicitation.is_some_and(|e| e.contains_key("url")),
+            sampling: capabilities.get("sampling").is_some_and(Value::is_object),
+            roots: capabilities.get("roots").is_some_and(Value::is_object),
+        }
+    }
+}
+
+/// Complete the gateway's flows of relayed URL questions whose page is done
+/// upstream (a 2025-11-25 client is then told, under the id it was given).
+async fn complete(cx: &ToolContext, tickets: Vec<FlowTicket>) {
+    for ticket in tickets {
+        match cx.complete_flow(&ticket.connect_token, None).await {
+            Ok(()) => tracing::info!(flow = %ticket.flow_id, "relayed URL interaction complete"),
+            Err(e) => {
+                tracing::info!(flow = %ticket.flow_id, error = %e, "a relayed URL flow could not be completed");
             }
         }
     }

@@ -14,7 +14,7 @@
 //! command.args(["serve", "--stdio"]);
 //! let upstream = frontdesk::client::Client::connect_stdio(
 //!     command,
-//!     ClientConfig::default(),
+//!     gateway.upstream_config(ClientConfig::default()),
 //!     gateway.upstream_handler(),
 //! )
 //! .await?;
@@ -49,8 +49,23 @@
 //! - Each question the upstream asks is one line of the log on target
 //!   `frontdesk_gateway::audit` (server, tool, mode, the question, outcome,
 //!   time taken; never the answer's content).
-//! - URL-mode elicitations are not relayed yet: the gateway declares form
-//!   mode only to the upstream, so a conforming upstream does not send them.
+//! - A URL-mode question of the upstream (a live one with its
+//!   `elicitationId`, an `input_required` entry, or a 2025-11-25 `-32042`
+//!   the client runtime turns into URL questions) passes
+//!   `frontdesk_url::review` (refused: `-32602` to the upstream, the person
+//!   sees nothing), then is asked of the downstream client with
+//!   [`Question::relayed_url`]; the person's action goes back at once, and
+//!   the page's completion (the upstream's
+//!   `notifications/elicitation/complete`, or a 2026-07-28 upstream's call
+//!   moving on) is told to a 2025-11-25 client under the id it was given.
+//! - `sampling/createMessage` and `roots/list` of the upstream reach the
+//!   downstream client the same way ([`Gateway::upstream_config`]).
+//! - What the downstream client declared is what a 2026-07-28 upstream is
+//!   told with each request; a 2025-11-25 upstream, told at `initialize`
+//!   what the gateway can pass on, is refused per call what the client in
+//!   front did not declare.
+//! - The upstream's messages, titles, descriptions, name and instructions
+//!   lose control and bidirectional formatting characters on the way.
 //!
 //! Calls of a 2026-07-28 upstream run side by side: the client runtime
 //! answers a call's rounds on the task that awaits the call, where the
@@ -59,17 +74,19 @@
 //! call it belongs to, so the one call in flight is the one that asks.
 //!
 //! [`Question::schema`]: frontdesk::server::Question::schema
+//! [`Question::relayed_url`]: frontdesk::server::Question::relayed_url
 //! [`ToolOutput::from_result`]: frontdesk::server::ToolOutput::from_result
 //! [`ToolForward`]: frontdesk::server::tool::ToolForward
 
 mod held;
 mod relay;
+mod scrub;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use frontdesk::client::{Client, ClientError, ElicitationHandler};
+use frontdesk::client::{Client, ClientConfig, ClientError, ElicitationHandler};
 use frontdesk::server::tool::ToolForward;
 use frontdesk::server::{RpcError, Server, ServerBuilder, ToolDef, ToolError};
 use frontdesk::wire::Tool;
@@ -77,6 +94,7 @@ use serde_json::{Map, Value};
 
 use held::Held;
 use relay::Relay;
+use scrub::scrub;
 
 /// How the gateway holds upstream calls.
 #[derive(Debug, Clone)]
@@ -154,13 +172,35 @@ impl Gateway {
         self.shared.relay.clone()
     }
 
+    /// `config` with the gateway's relays of `sampling/createMessage` and
+    /// `roots/list` set: connect the upstream [`Client`] with it so that
+    /// the upstream's sampling and roots requests reach the client in front
+    /// of the call that makes them (declared to a 2026-07-28 upstream per
+    /// request, only when that client declared them; to a 2025-11-25
+    /// upstream at `initialize`, then refused per call, `-32601`, when the
+    /// client in front did not declare them).
+    pub fn upstream_config(&self, mut config: ClientConfig) -> ClientConfig {
+        config.sampling = Some(self.shared.relay.clone());
+        config.roots = Some(self.shared.relay.clone());
+        config
+    }
+
     /// Attach the connected upstream: its tools are read (every page), and
     /// the [`ServerBuilder`] returned serves them (named and described as
     /// the upstream, with its instructions). Add more to it, then build.
+    ///
+    /// Titles and descriptions of the tools (and of their schemas), the
+    /// server's name and its instructions are kept free of control and
+    /// bidirectional formatting characters on the way (see `scrub`).
     pub async fn attach(&self, upstream: Client) -> Result<ServerBuilder, ClientError> {
-        let listing = upstream.list_tools().await?;
+        let listing: Vec<Tool> = upstream
+            .list_tools()
+            .await?
+            .into_iter()
+            .map(scrub_tool)
+            .collect();
         let info = upstream.server_info();
-        let instructions = upstream.instructions();
+        let instructions = upstream.instructions().map(|t| scrub(&t).into_owned());
         let defs = listing
             .iter()
             .map(|t| (t.name.clone(), Arc::new(self.forwarding_tool(&t.name))))
@@ -177,7 +217,7 @@ impl Gateway {
         if let Ok(mut slot) = self.shared.upstream.write() {
             *slot = Some(upstream);
         }
-        let mut builder = Server::builder(info.name, info.version)
+        let mut builder = Server::builder(scrub(&info.name).into_owned(), info.version)
             .forward_tools(Arc::new(Forward(Arc::clone(&self.shared))));
         if let Some(text) = instructions {
             builder = builder.instructions(text);
@@ -219,6 +259,19 @@ impl Shared {
     pub(crate) fn upstream(&self) -> Option<Client> {
         self.upstream.read().ok().and_then(|u| u.clone())
     }
+}
+
+/// `tool` with its titles and descriptions scrubbed (at any depth: its own,
+/// its annotations', its schemas'); as it was if it does not read back.
+fn scrub_tool(tool: Tool) -> Tool {
+    let Ok(mut value) = serde_json::to_value(&tool) else {
+        return tool;
+    };
+    if scrub::scrub_labels(&mut value) == 0 {
+        return tool;
+    }
+    tracing::warn!(tool = %scrub(&tool.name), "control characters removed from the upstream's tool listing");
+    serde_json::from_value(value).unwrap_or(tool)
 }
 
 /// The server core's view of the upstream's tools.

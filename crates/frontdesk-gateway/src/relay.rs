@@ -1,8 +1,10 @@
 //! The upstream side: the elicitation handler the upstream [`Client`]
 //! is connected with. It refuses what must not reach the person (a form
-//! outside the elicitation schema subset, a mode the gateway does not
-//! relay, a question no call of the gateway is waiting for) and hands every
-//! other question to the held call that is running upstream.
+//! outside the elicitation schema subset, a URL `frontdesk_url::review`
+//! refuses, a mode the client in front did not declare, a question no call
+//! of the gateway is waiting for) and hands every other question to the
+//! held call that is running upstream; an upstream's
+//! `notifications/elicitation/complete` goes to that call too.
 //!
 //! [`Client`]: frontdesk::client::Client
 
@@ -11,12 +13,15 @@ use std::sync::{Arc, Mutex};
 use frontdesk::BoxFuture;
 use frontdesk::client::{
     Elicitation, ElicitationHandler, ElicitationKind, ElicitationResponse, HandlerModes,
+    RootsHandler, SamplingHandler, SamplingRequest, SamplingResponse,
 };
 use frontdesk::form::FormSchema;
 use frontdesk::wire::ElicitRequestParams;
+use frontdesk::wire::Root;
 use serde_json::Value;
 
-use crate::held::{Event, HeldCall, Open};
+use crate::held::{Asks, Event, HeldCall, Modes, Open, Reply};
+use frontdesk_url::{Severity, UrlPolicy, review};
 
 tokio::task_local! {
     /// The call whose upstream rounds this task runs (2026-07-28 upstream):
@@ -66,10 +71,16 @@ impl Relay {
 
 /// Why `params` must not reach the downstream client, if it must not.
 pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> Option<String> {
-    let ElicitRequestParams::Form(form) = params else {
-        return Some("this gateway does not relay URL-mode elicitation yet".into());
+    let form = match params {
+        ElicitRequestParams::Form(form) => form,
+        ElicitRequestParams::Url(url) => return url_refusal(&url.url, call),
+        _ => return Some("an elicitation mode this gateway does not know".into()),
     };
-    if let Err(e) = schema_from_value_strict(&Value::Object(form.requested_schema.clone())) {
+    // Labels are scrubbed on the way (see `scrub`), so a control character
+    // in a title is no reason to refuse the form.
+    let mut schema = Value::Object(form.requested_schema.clone());
+    crate::scrub::scrub_labels(&mut schema);
+    if let Err(e) = schema_from_value_strict(&schema) {
         return Some(format!(
             "{e} (refused by the gateway: outside the elicitation schema subset)"
         ));
@@ -77,18 +88,61 @@ pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> 
     let Some(call) = call else {
         return Some("no call of this gateway is in progress to ask for".into());
     };
-    if !call.form_ok {
+    if !call.modes.form {
         return Some("the client behind this gateway does not accept form elicitation".into());
     }
     None
 }
 
+/// Why a URL question must not reach the downstream client: its URL
+/// refused by the review (every finding that refuses it named), or a client
+/// in front that did not declare URL mode.
+fn url_refusal(url: &str, call: Option<&HeldCall>) -> Option<String> {
+    let reviewed = review(url, &UrlPolicy::default());
+    if !reviewed.may_open() {
+        let why: Vec<String> = reviewed
+            .findings()
+            .iter()
+            .filter(|f| f.severity == Severity::Refusal)
+            .map(|f| format!("{}: {}", f.code, f.message))
+            .collect();
+        return Some(format!(
+            "the URL was refused by the gateway's URL review ({})",
+            why.join("; ")
+        ));
+    }
+    let Some(call) = call else {
+        return Some("no call of this gateway is in progress to ask for".into());
+    };
+    if !call.modes.url {
+        return Some("the client behind this gateway does not accept URL-mode elicitation".into());
+    }
+    None
+}
+
 impl ElicitationHandler for Relay {
-    /// Form only: URL mode is not relayed yet, so it is not declared.
+    /// What the client in front of the call declared, where the upstream
+    /// learns capabilities per request (a 2026-07-28 upstream's call runs
+    /// in the call's task); otherwise (a 2025-11-25 `initialize`, made
+    /// before any client is in front) both modes, the gateway refusing per
+    /// call what that call's client did not declare.
     fn modes(&self) -> HandlerModes {
-        HandlerModes {
-            form: true,
-            url: false,
+        match ASKING.try_with(|call| (call.modes.form, call.modes.url)) {
+            Ok((form, url)) => HandlerModes { form, url },
+            Err(_) => HandlerModes {
+                form: true,
+                url: true,
+            },
+        }
+    }
+
+    fn url_completed(&self, elicitation_id: &str) {
+        match self.current() {
+            Some(call) => call.url_done(elicitation_id),
+            None => tracing::debug!(
+                elicitation_id,
+                "a URL completion with no call in progress; ignored"
+            ),
         }
     }
 
@@ -152,52 +206,184 @@ impl Relay {
             tracing::warn!("an upstream question with no call to ask for; answering cancel");
             return (cancel, "cancel (no call)");
         };
-        let ElicitationKind::Form { form, .. } = &request.kind else {
-            tracing::warn!("a URL-mode question reached the gateway; answering cancel");
-            return (cancel, "cancel (not relayed)");
-        };
-        let schema = match schema_from_value_strict(&form.schema.to_json()) {
-            Ok(schema) => Arc::new(schema),
-            Err(e) => {
-                tracing::warn!(error = %e, "upstream form outside the subset; answering cancel");
-                return (cancel, "cancel (outside the subset)");
-            }
-        };
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        let open = Open {
-            seq: call.next_seq(),
-            message: request.message.clone(),
-            schema,
-            reply: Some(reply),
-        };
-        let seq = open.seq;
-        if call.send(Event::Question(open)).await.is_err() {
-            tracing::warn!("the call that asked is gone; answering cancel");
-            return (cancel, "cancel (call gone)");
-        }
-        tokio::select! {
-            answered = answer => match answered {
-                Ok(response) => {
-                    let outcome = match &response {
-                        ElicitationResponse::Accept(_) => "accept",
-                        ElicitationResponse::Decline => "decline",
-                        ElicitationResponse::Cancel => "cancel",
-                        _ => "other",
-                    };
-                    (response, outcome)
+        let asks = match &request.kind {
+            ElicitationKind::Form { form, .. } => {
+                let mut schema = form.schema.to_json();
+                if crate::scrub::scrub_labels(&mut schema) > 0 {
+                    tracing::warn!("control characters removed from an upstream form's labels");
                 }
-                Err(_) => {
-                    tracing::warn!(seq, "the call that asked ended unanswered; answering cancel");
-                    (cancel, "cancel (call ended)")
+                match schema_from_value_strict(&schema) {
+                    Ok(schema) => Asks::Form(Arc::new(schema)),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "upstream form outside the subset; answering cancel");
+                        return (cancel, "cancel (outside the subset)");
+                    }
+                }
+            }
+            ElicitationKind::Url {
+                review,
+                elicitation_id,
+            } => match review.url() {
+                // The URL as reviewed (ASCII; punycode for an IDN host).
+                Some(url) if review.may_open() && call.modes.url => Asks::Url {
+                    url: url.to_string(),
+                    upstream_id: elicitation_id.clone(),
+                },
+                _ => {
+                    tracing::warn!("a URL question the gateway does not pass on; answering cancel");
+                    return (cancel, "cancel (not passed on)");
                 }
             },
-            () = request.cancelled.cancelled() => {
-                // The upstream withdrew it (or its time ran out): a
-                // retry's answer has nowhere to go.
-                call.withdraw(seq);
-                (cancel, "withdrawn")
+            _ => return (cancel, "cancel (unknown kind)"),
+        };
+        let cancelled = request.cancelled.clone();
+        let message = crate::scrub::scrub(&request.message).into_owned();
+        match put(&call, message, asks, &cancelled).await {
+            Put::Answered(Reply::Elicit(response)) => {
+                let outcome = match &response {
+                    ElicitationResponse::Accept(_) => "accept",
+                    ElicitationResponse::Decline => "decline",
+                    ElicitationResponse::Cancel => "cancel",
+                    _ => "other",
+                };
+                (response, outcome)
             }
+            Put::Answered(_) => (cancel, "cancel (answered something else)"),
+            Put::Gone(why) => (cancel, why),
         }
+    }
+}
+
+/// What became of a request handed to a call.
+enum Put {
+    /// The client in front answered.
+    Answered(Reply),
+    /// Nobody will (what to call it in the log).
+    Gone(&'static str),
+}
+
+/// Hand `asks` to `call` (its handler puts it to the client in front) and
+/// wait for the answer, or for the upstream to withdraw it.
+async fn put(
+    call: &Arc<HeldCall>,
+    message: String,
+    asks: Asks,
+    cancelled: &tokio_util::sync::CancellationToken,
+) -> Put {
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let open = Open {
+        seq: call.next_seq(),
+        message,
+        asks,
+        reply: Some(reply),
+    };
+    let seq = open.seq;
+    if call.send(Event::Question(open)).await.is_err() {
+        tracing::warn!("the call that asked is gone");
+        return Put::Gone("cancel (call gone)");
+    }
+    tokio::select! {
+        answered = answer => match answered {
+            Ok(reply) => Put::Answered(reply),
+            Err(_) => {
+                tracing::warn!(seq, "the call that asked ended unanswered");
+                Put::Gone("cancel (call ended)")
+            }
+        },
+        () = cancelled.cancelled() => {
+            // The upstream withdrew it (or its time ran out): a
+            // retry's answer has nowhere to go.
+            call.withdraw(seq);
+            Put::Gone("withdrawn")
+        }
+    }
+}
+
+/// The call a sampling or roots request belongs to, if the client in front
+/// of it declared `wanted`.
+fn declared_for(relay: &Relay, wanted: fn(&Modes) -> bool) -> bool {
+    match relay.current() {
+        Some(call) => wanted(&call.modes),
+        // No call: the 2025-11-25 `initialize`, made before any client is
+        // in front; the gateway declares what it can pass on.
+        None => true,
+    }
+}
+
+/// `sampling/createMessage` of the upstream, passed to the client in front
+/// of the call that asks (a live request on 2025-11-25, an `input_required`
+/// round on 2026-07-28), declared only when that client declared it.
+impl SamplingHandler for Relay {
+    fn declared(&self) -> bool {
+        declared_for(self, |m| m.sampling)
+    }
+
+    fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, SamplingResponse> {
+        Box::pin(async move {
+            let started = std::time::Instant::now();
+            let Some(call) = self.current() else {
+                return SamplingResponse::Unavailable(
+                    "no call of this gateway is in progress".into(),
+                );
+            };
+            let asks = Asks::Sampling(Box::new(request.params.clone()));
+            let (response, outcome) =
+                match put(&call, String::new(), asks, &request.cancelled).await {
+                    Put::Answered(Reply::Sampled(Ok(result))) => {
+                        (SamplingResponse::Completed(*result), "completed")
+                    }
+                    Put::Answered(Reply::Sampled(Err(why))) => {
+                        (SamplingResponse::Rejected(why), "rejected")
+                    }
+                    Put::Answered(_) => (
+                        SamplingResponse::Unavailable("no completion came back".into()),
+                        "unavailable",
+                    ),
+                    Put::Gone(why) => (
+                        SamplingResponse::Unavailable(format!("nobody answered ({why})")),
+                        why,
+                    ),
+                };
+            tracing::info!(
+                target: AUDIT,
+                server = %request.origin.server.name,
+                tool = request.origin.tool().unwrap_or(""),
+                mode = "sampling",
+                outcome,
+                took_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "sampling"
+            );
+            response
+        })
+    }
+}
+
+/// `roots/list` of the upstream, passed on as sampling is.
+impl RootsHandler for Relay {
+    fn declared(&self) -> bool {
+        declared_for(self, |m| m.roots)
+    }
+
+    /// Not what the runtime calls ([`try_roots`](Self::try_roots) is);
+    /// for anyone else, no roots when the client in front gave none.
+    fn roots(&self) -> BoxFuture<'_, Vec<Root>> {
+        Box::pin(async move { self.try_roots().await.unwrap_or_default() })
+    }
+
+    fn try_roots(&self) -> BoxFuture<'_, Result<Vec<Root>, String>> {
+        Box::pin(async move {
+            let Some(call) = self.current() else {
+                return Err("no call of this gateway is in progress".into());
+            };
+            let never = tokio_util::sync::CancellationToken::new();
+            let outcome = match put(&call, String::new(), Asks::Roots, &never).await {
+                Put::Answered(Reply::Roots(roots)) => roots,
+                Put::Answered(_) => Err("no roots came back".into()),
+                Put::Gone(why) => Err(format!("nobody answered ({why})")),
+            };
+            tracing::info!(target: AUDIT, mode = "roots", ok = outcome.is_ok(), "roots");
+            outcome
+        })
     }
 }
 

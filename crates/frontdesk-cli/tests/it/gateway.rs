@@ -273,3 +273,88 @@ async fn a_server_that_ends_is_started_again() {
     );
     client.close().await;
 }
+
+/// Signs in on every URL question (on the demo's loopback page, as a
+/// person in a browser), then says so; records the URL questions shown.
+#[derive(Default)]
+struct SignsIn {
+    seen: Mutex<Vec<(String, Option<String>)>>,
+}
+
+impl ElicitationHandler for SignsIn {
+    fn modes(&self) -> HandlerModes {
+        HandlerModes {
+            form: true,
+            url: true,
+        }
+    }
+
+    fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
+        let ElicitationKind::Url {
+            review,
+            elicitation_id,
+        } = &request.kind
+        else {
+            panic!("only the sign-in is asked");
+        };
+        let url = review.url().expect("a URL that may be opened").to_string();
+        self.seen
+            .lock()
+            .unwrap()
+            .push((url.clone(), elicitation_id.clone()));
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || crate::support::sign_in(&url))
+                .await
+                .unwrap();
+            ElicitationResponse::Accept(serde_json::Map::new())
+        })
+    }
+}
+
+/// The demo's URL sign-in through the gateway as built, on stdio in front
+/// of `frontdesk serve --stdio`: each upstream revision × each client
+/// revision; the person signs in on the upstream's own page.
+#[tokio::test]
+async fn a_url_sign_in_through_the_built_gateway() {
+    for upstream_revision in ["2025-11-25", "2026-07-28"] {
+        for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+            let mut command = tokio::process::Command::new(BIN);
+            command
+                .args([
+                    "gateway",
+                    "--stdio",
+                    "--upstream-protocol",
+                    upstream_revision,
+                ])
+                .arg("--")
+                .args(upstream())
+                .env("RUST_LOG", "warn");
+            let person = Arc::new(SignsIn::default());
+            let client = Client::connect_stdio(
+                command,
+                ClientConfig::default().protocol(revision),
+                Arc::clone(&person) as _,
+            )
+            .await
+            .unwrap();
+            let result = client
+                .call_tool("connect_store_account", json!({}))
+                .await
+                .unwrap();
+            assert_eq!(
+                result.content[0].as_text(),
+                Some("Your store account is connected."),
+                "{upstream_revision} → {revision}"
+            );
+            let seen = person.seen.lock().unwrap().clone();
+            assert_eq!(seen.len(), 1, "{upstream_revision} → {revision}");
+            assert!(seen[0].0.starts_with("http://127.0.0.1:"), "{seen:?}");
+            assert_eq!(
+                seen[0].1.is_some(),
+                revision == Revision::V2025_11_25,
+                "an elicitationId on 2025-11-25 only"
+            );
+            client.close().await;
+        }
+    }
+}

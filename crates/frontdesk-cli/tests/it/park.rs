@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::support::{frontdesk, texts};
+use crate::support::{frontdesk, sign_in, texts};
 
 /// The agent contract, `schema/park.v1.json`.
 fn contract() -> &'static (jsonschema::Validator, jsonschema::Validator) {
@@ -408,31 +408,6 @@ fn a_squatted_tmp_directory_does_not_stop_parking() {
         squatted.display()
     );
     let _ = std::fs::remove_dir_all(&tmp);
-}
-
-/// Sign in on the demo's loopback page, as the person would in a browser: POST
-/// its form with the link's token.
-fn sign_in(url: &str) {
-    use std::io::{Read, Write};
-    let rest = url
-        .strip_prefix("http://127.0.0.1:")
-        .expect("the demo's page");
-    let (port, path) = rest.split_once('/').expect("a path");
-    let token = path
-        .split_once("token=")
-        .map(|(_, t)| t.split('&').next().unwrap_or(t))
-        .expect("a token");
-    let body = format!("token={token}&email=ann%40example.com&password=pw");
-    let mut stream = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
-    write!(
-        stream,
-        "POST /signin HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut reply = String::new();
-    let _ = stream.read_to_string(&mut reply);
-    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
 }
 
 fn park_url(dir: &str, protocol: &str) -> Value {

@@ -128,3 +128,28 @@ impl Drop for Running {
         self.stop();
     }
 }
+
+/// Sign in on the demo's loopback page, as the person would in a browser: POST
+/// its form with the link's token.
+pub fn sign_in(url: &str) {
+    use std::io::{Read, Write};
+    let rest = url
+        .strip_prefix("http://127.0.0.1:")
+        .expect("the demo's page");
+    let (port, path) = rest.split_once('/').expect("a path");
+    let token = path
+        .split_once("token=")
+        .map(|(_, t)| t.split('&').next().unwrap_or(t))
+        .expect("a token");
+    let body = format!("token={token}&email=ann%40example.com&password=pw");
+    let mut stream = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    write!(
+        stream,
+        "POST /signin HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+}

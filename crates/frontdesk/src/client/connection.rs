@@ -416,6 +416,7 @@ impl Core {
             method::NOTIFICATION_ELICITATION_COMPLETE => {
                 if let Ok(p) = n.parse_params::<ElicitationCompleteParams>() {
                     self.urls.complete(&p.elicitation_id);
+                    self.elicitor.handler.url_completed(&p.elicitation_id);
                 }
             }
             other => tracing::debug!(method = other, "notification from the server"),
@@ -429,6 +430,7 @@ impl Core {
             method::SAMPLING_CREATE_MESSAGE => self.serve_sampling(&req).await,
             method::ROOTS_LIST => match sampling::list_roots(self.config.roots.as_ref()).await {
                 Ok(result) => Some(to_result(&result).ok_or_else(unserializable)),
+                Err(Refusal::Refused(reason)) => Some(Err(ErrorObject::internal_error(reason))),
                 Err(_) => Some(Err(ErrorObject::method_not_found(method::ROOTS_LIST))),
             },
             other => Some(Err(ErrorObject::method_not_found(other))),

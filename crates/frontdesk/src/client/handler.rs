@@ -128,4 +128,11 @@ pub trait ElicitationHandler: Send + Sync {
     fn refusal(&self, _params: &ElicitRequestParams) -> Option<String> {
         None
     }
+
+    /// The server said (2025-11-25 `notifications/elicitation/complete`)
+    /// that the URL interaction `elicitation_id` is done. The runtime
+    /// tracks it itself (a `-32042` retry waits for it); a relay that
+    /// passed the URL on tells its own client here. The default does
+    /// nothing. Called for any id the server names, known or not.
+    fn url_completed(&self, _elicitation_id: &str) {}
 }

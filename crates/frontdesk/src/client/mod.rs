@@ -108,10 +108,10 @@ pub(crate) fn declared_capabilities(
     modes: HandlerModes,
 ) -> ClientCapabilities {
     let mut caps = config.extra_capabilities.clone();
-    if config.sampling.is_some() && caps.sampling.is_none() {
+    if config.sampling.as_ref().is_some_and(|h| h.declared()) && caps.sampling.is_none() {
         caps.sampling = Some(Map::new());
     }
-    if config.roots.is_some() && caps.roots.is_none() {
+    if config.roots.as_ref().is_some_and(|h| h.declared()) && caps.roots.is_none() {
         caps.roots = Some(ListChangedCapability::default());
     }
     if config.tasks {

@@ -173,7 +173,13 @@ pub(crate) async fn fulfil(
             InputRequest::ListRoots(_) => {
                 let result = sampling::list_roots(core.config.roots.as_ref())
                     .await
-                    .map_err(|_| undeclared(request_method(request), key))?;
+                    .map_err(|refusal| match refusal {
+                        Refusal::Refused(reason) => ClientError::Refused {
+                            request: request_method(request).to_owned(),
+                            reason,
+                        },
+                        _ => undeclared(request_method(request), key),
+                    })?;
                 responses
                     .0
                     .insert(key.clone(), InputResponse::ListRoots(result));

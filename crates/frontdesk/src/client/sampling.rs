@@ -44,12 +44,36 @@ pub enum SamplingResponse {
 pub trait SamplingHandler: Send + Sync {
     /// Show the request, get the person's approval, and sample (or refuse).
     fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, SamplingResponse>;
+
+    /// Whether `sampling` is declared, and served, now. The default: always.
+    /// A relay answering for another client (a gateway) says `false` while
+    /// that client did not declare it; a request then is treated as if no
+    /// handler were set (`-32601` on 2025-11-25, the call ends on
+    /// 2026-07-28). Asked for each 2026-07-28 request's capabilities and
+    /// each request served.
+    fn declared(&self) -> bool {
+        true
+    }
 }
 
 /// Answers `roots/list`.
 pub trait RootsHandler: Send + Sync {
     /// The roots to tell the server about.
     fn roots(&self) -> BoxFuture<'_, Vec<Root>>;
+
+    /// The roots, or why there are none to give (told to the server: a
+    /// JSON-RPC error on 2025-11-25, the end of the call on 2026-07-28).
+    /// The default is [`roots`](Self::roots); a relay whose own client may
+    /// fail says so here rather than invent an empty list.
+    fn try_roots(&self) -> BoxFuture<'_, Result<Vec<Root>, String>> {
+        Box::pin(async move { Ok(self.roots().await) })
+    }
+
+    /// Whether `roots` is declared, and served, now; as
+    /// [`SamplingHandler::declared`].
+    fn declared(&self) -> bool {
+        true
+    }
 }
 
 /// A fixed list of roots (e.g. from configuration).
@@ -78,7 +102,7 @@ pub(crate) async fn sample(
     handler: Option<&Arc<dyn SamplingHandler>>,
     request: SamplingRequest,
 ) -> Result<CreateMessageResult, Refusal> {
-    let Some(handler) = handler else {
+    let Some(handler) = handler.filter(|h| h.declared()) else {
         return Err(Refusal::NotDeclared);
     };
     let cancelled = request.cancelled.clone();
@@ -103,11 +127,11 @@ pub(crate) async fn sample(
 pub(crate) async fn list_roots(
     handler: Option<&Arc<dyn RootsHandler>>,
 ) -> Result<ListRootsResult, Refusal> {
-    let Some(handler) = handler else {
+    let Some(handler) = handler.filter(|h| h.declared()) else {
         return Err(Refusal::NotDeclared);
     };
     Ok(ListRootsResult {
-        roots: handler.roots().await,
+        roots: handler.try_roots().await.map_err(Refusal::Refused)?,
         meta: None,
         extra: serde_json::Map::new(),
     })

@@ -227,6 +227,7 @@ pub use entry::{Server, ServerBuilder};
 pub mod question {
     pub use super::api::flow_ticket::FlowTicket;
     pub use super::api::question::{Ask, FormQuestion, InputRequest, SchemaQuestion, UrlQuestion};
+    pub use super::api::relayed_url::RelayedUrlQuestion;
 }
 
 /// What the errors above carry: the limit an [`AskError::Busy`] names, and

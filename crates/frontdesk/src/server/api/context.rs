@@ -47,12 +47,15 @@ pub(crate) trait CallPort: Send + Sync {
         key: String,
         request: InputRequest,
     ) -> BoxFuture<'_, Result<Answer<Map<String, Value>>, AskError>>;
-    /// A URL question under `key`, with its flow.
+    /// A URL question under `key`, with its flow; `relayed`: the page is
+    /// someone else's (an accept is answered at once, the flow completed by
+    /// its owner later).
     fn ask_url<'a>(
         &'a self,
         key: String,
         message: String,
         make_url: UrlMaker<'a>,
+        relayed: bool,
     ) -> BoxFuture<'a, Result<Answer<()>, AskError>>;
     /// Several questions at once; raw results in order.
     fn ask_all<'a>(

@@ -13,6 +13,7 @@ pub(crate) mod error;
 pub(crate) mod flow_ticket;
 pub(crate) mod prompt;
 pub(crate) mod question;
+pub(crate) mod relayed_url;
 pub(crate) mod resource;
 pub(crate) mod tool;
 pub(crate) mod uri_template;

@@ -208,6 +208,7 @@ mod sealed {
     impl<T> Sealed for crate::server::api::question::FormQuestion<T> {}
     impl Sealed for crate::server::api::question::SchemaQuestion {}
     impl<F> Sealed for crate::server::api::question::UrlQuestion<F> {}
+    impl Sealed for crate::server::api::relayed_url::RelayedUrlQuestion {}
 }
 
 /// What [`ToolContext::ask`] accepts: the questions [`Question`] builds.
@@ -307,7 +308,7 @@ where
                 .derived_key(&InputRequest::url(self.message.clone(), String::new())),
         };
         cx.call()
-            .ask_url(key, self.message, Box::new(self.make_url))
+            .ask_url(key, self.message, Box::new(self.make_url), false)
     }
 }
 

@@ -1,7 +1,9 @@
 //! What every conversation shares when it asks: reading the person's answer
 //! out of an elicitation result, and the whole life of a URL question
 //! ([`ask_url`]: create the flow → put the question → decline or cancel
-//! fails the flow → accept waits for it to complete). Each conversation
+//! fails the flow → accept waits for it to complete; a *relayed* question,
+//! whose page is someone else's, answers an accept at once and leaves the
+//! flow to whoever learns that page's outcome). Each conversation
 //! plays only its part of a URL question, through [`UrlRole`]: how the
 //! question reaches the client, how its answer is found, how long it waits
 //! for the flow.
@@ -102,6 +104,11 @@ pub(crate) trait UrlRole: Send + Sync {
     ) -> BoxFuture<'a, Result<Progress, AskError>>;
     /// The flow completed after the `accept` (2025-11-25 announces it).
     fn completed(&self, _call: &Call, _flow_id: &str) {}
+    /// A relayed question was accepted: its flow completes later, when
+    /// whoever owns the page says so (2025-11-25 announces it then, on the
+    /// session, the call being over by then perhaps). By default nothing:
+    /// a 2026-07-28 client is told nothing of a flow.
+    fn announce_later(&self, _call: &Call, _flow_id: &str) {}
     /// The flow is still pending when [`wait_for_flow`](Self::wait_for_flow) gave up. By
     /// default the flow fails and the question times out.
     fn still_pending<'a>(
@@ -119,13 +126,17 @@ pub(crate) trait UrlRole: Send + Sync {
 /// A URL question under `key` through `role`: the flow made (or found from
 /// an earlier round), the question put; a decline or cancel fails the flow,
 /// an accept waits for it to complete (a flow that failed meanwhile is
-/// `Cancelled`).
+/// `Cancelled`) — unless the question is `relayed`: then the accept is the
+/// answer (the person agreed to open someone else's page), and the flow is
+/// left pending for its owner to complete
+/// ([`UrlRole::announce_later`]).
 pub(crate) async fn ask_url<R: UrlRole + ?Sized>(
     role: &R,
     call: &Call,
     key: &str,
     message: &str,
     make_url: UrlMaker<'_>,
+    relayed: bool,
 ) -> Result<Answer<()>, AskError> {
     let key = if role.keyed() { key } else { "" };
     role.check(&InputRequest::url(String::new(), String::new()))?;
@@ -153,6 +164,10 @@ pub(crate) async fn ask_url<R: UrlRole + ?Sized>(
         ElicitOutcome::Cancel => {
             flows.fail(&ask.flow.id, "cancelled").await;
             Ok(Answer::Cancelled)
+        }
+        ElicitOutcome::Accept(_) if relayed => {
+            role.announce_later(call, &ask.flow.id);
+            Ok(Answer::Accepted(()))
         }
         ElicitOutcome::Accept(_) => match role.wait_for_flow(call, &ask.flow.id).await? {
             Progress::Complete => {

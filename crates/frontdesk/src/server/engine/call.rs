@@ -61,7 +61,7 @@ pub(crate) trait Conversation: UrlRole {
     ) -> BoxFuture<'a, ToolError> {
         Box::pin(async move {
             let key = call.derived_key(&InputRequest::url(message.to_string(), String::new()));
-            match asking::ask_url(self, call, &key, message, make_url).await {
+            match asking::ask_url(self, call, &key, message, make_url, false).await {
                 Err(e) => ToolError::Ask(e),
                 Ok(_) => ToolError::execution(
                     "The interaction finished; call the tool again to continue.",
@@ -222,8 +222,9 @@ impl Call {
         key: &str,
         message: &str,
         make_url: UrlMaker<'_>,
+        relayed: bool,
     ) -> Result<Answer<()>, AskError> {
-        asking::ask_url(&*self.conversation(), self, key, message, make_url).await
+        asking::ask_url(&*self.conversation(), self, key, message, make_url, relayed).await
     }
 
     /// One step of progress with a message: the last value plus one.
@@ -314,8 +315,9 @@ impl CallPort for Call {
         key: String,
         message: String,
         make_url: UrlMaker<'a>,
+        relayed: bool,
     ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
-        Box::pin(async move { Call::ask_url(self, &key, &message, make_url).await })
+        Box::pin(async move { Call::ask_url(self, &key, &message, make_url, relayed).await })
     }
 
     fn ask_all<'a>(

@@ -336,6 +336,10 @@ impl UrlRole for Live {
             call.sink.send(m);
         }
     }
+
+    fn announce_later(&self, call: &Call, flow_id: &str) {
+        announce_when_complete(call, &self.session, flow_id.to_string());
+    }
 }
 
 /// Send a URL question and wait for the client's answer. The flow may
@@ -423,8 +427,20 @@ async fn url_required(
         Ok(flow) => flow,
         Err(e) => return ToolError::Ask(e),
     };
+    announce_when_complete(call, session, flow.id.clone());
+    ToolError::UrlElicitationRequired(UrlElicitations::one(UrlElicitation {
+        elicitation_id: flow.id,
+        message: message.to_string(),
+        url: flow.url,
+    }))
+}
+
+/// Send `notifications/elicitation/complete` on the session's unsolicited
+/// channel when the flow completes (within the human-wait budget), the call
+/// that asked being over by then perhaps.
+fn announce_when_complete(call: &Call, session: &Arc<Session>, flow_id: String) {
+    let server = Arc::clone(&call.server);
     let weak = Arc::downgrade(session);
-    let flow_id = flow.id.clone();
     let principal = call.principal.clone();
     tokio::spawn(async move {
         let status = server
@@ -438,11 +454,6 @@ async fn url_required(
             session.push_unsolicited(m);
         }
     });
-    ToolError::UrlElicitationRequired(UrlElicitations::one(UrlElicitation {
-        elicitation_id: flow.id,
-        message: message.to_string(),
-        url: flow.url,
-    }))
 }
 
 /// `notifications/elicitation/complete` for a finished URL flow.

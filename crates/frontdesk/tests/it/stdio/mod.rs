@@ -8,6 +8,7 @@ mod legacy;
 mod modern;
 mod notify;
 mod principal;
+mod relayed_url;
 mod resources;
 mod tasks;
 mod url;
