@@ -37,6 +37,13 @@ published="$(cargo metadata --format-version 1 --no-deps --locked |
 echo "-- cargo package (verified): $published, version $version"
 # A package left from an earlier run of another version would be verified again.
 rm -rf "$TARGET/package"
+# Cargo's verification unpacks the packages into $CARGO_HOME/registry/src/-<hash of the
+# overlay registry's path>/ and reuses what it finds there: a run on this machine from
+# the same checkout path with the same version left the old sources, which were then
+# "verified" instead of these (a new method missing from them). Drop our crates' copies.
+for stale in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/frontdesk*-"$version"; do
+  if [ -d "$stale" ]; then rm -rf "$stale"; fi
+done
 # (Cargo's progress lines and its notes that tests, benchmarks and examples stay out of
 # the packages are left out; anything else it says is shown.)
 cargo package --workspace --locked "${exclude[@]}" 2>&1 | {
