@@ -44,6 +44,10 @@ rm -rf "$TARGET/package"
 for stale in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/frontdesk*-"$version"; do
   if [ -d "$stale" ]; then rm -rf "$stale"; fi
 done
+# Cargo does not fingerprint a registry package's sources either: the verification of an
+# earlier run (same version, same target dir) would be reused as built. Our crates are
+# built again (the dependencies' builds stay).
+rm -rf "$TARGET"/debug/.fingerprint/frontdesk* "$TARGET"/debug/deps/*frontdesk*
 # (Cargo's progress lines and its notes that tests, benchmarks and examples stay out of
 # the packages are left out; anything else it says is shown.)
 cargo package --workspace --locked "${exclude[@]}" 2>&1 | {
