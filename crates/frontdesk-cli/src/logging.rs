@@ -9,9 +9,13 @@ use std::path::Path;
 use anyhow::Context;
 use frontdesk_host::logs::GatedStderr;
 use frontdesk_host::sanitize::display_line;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::field::MakeExt;
+use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::fmt::format::{Writer, debug_fn};
 use tracing_subscriber::fmt::writer::BoxMakeWriter;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 /// The most characters of one logged field.
 const MAX_FIELD_CHARS: usize = 2000;
@@ -38,8 +42,14 @@ pub fn escaped_fields() -> impl for<'w> tracing_subscriber::fmt::FormatFields<'w
 }
 
 /// Start logging: `RUST_LOG` or `default` as the filter; to `log_file` (appended)
-/// when given, else to stderr, held while a screen is interactive.
-pub fn init(default: &str, log_file: Option<&Path>) -> anyhow::Result<()> {
+/// when given, else to stderr, held while a screen is interactive. With a
+/// `tracer`, the library's spans (debug level and up, whatever the log's
+/// filter) and its warnings and errors also go to OpenTelemetry.
+pub fn init(
+    default: &str,
+    log_file: Option<&Path>,
+    tracer: Option<opentelemetry_sdk::trace::SdkTracer>,
+) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let (writer, ansi) = match log_file {
@@ -56,11 +66,22 @@ pub fn init(default: &str, log_file: Option<&Path>) -> anyhow::Result<()> {
             std::io::stderr().is_terminal(),
         ),
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let log = tracing_subscriber::fmt::layer()
         .fmt_fields(escaped_fields())
         .with_writer(writer)
         .with_ansi(ansi)
+        .with_filter(filter);
+    let traces = tracer.map(|tracer| {
+        tracing_opentelemetry::layer()
+            .with_tracer(tracer)
+            .with_filter(filter_fn(|meta| {
+                meta.target().starts_with("frontdesk")
+                    && (meta.is_span() || *meta.level() <= tracing::Level::WARN)
+            }))
+    });
+    tracing_subscriber::registry()
+        .with(log)
+        .with(traces)
         .try_init()
         .map_err(|e| anyhow::anyhow!("cannot start logging: {e}"))
 }

@@ -33,6 +33,7 @@ mod serve_config;
 mod server_process;
 mod signin;
 mod tools;
+mod traces;
 mod web;
 
 /// The allocator of the binary: mimalloc. Under the load benchmark
@@ -111,11 +112,26 @@ fn main() -> ExitCode {
         Command::Audit(_) => "error",
         _ => "warn,frontdesk::state::sealer=error,frontdesk::server_stderr=info",
     };
-    if let Err(e) = logging::init(filter, cli.log_file.as_deref()) {
+    // Traces go out while the command runs; the last ones when it ends.
+    let traces = match &cli.command {
+        Command::Serve(args) => match args.otlp_endpoint() {
+            Some(endpoint) => match traces::Traces::start(endpoint, "frontdesk") {
+                Ok(traces) => Some(traces),
+                Err(e) => return exit::cannot_start("serve", format!("{e:#}")),
+            },
+            None => None,
+        },
+        _ => None,
+    };
+    if let Err(e) = logging::init(
+        filter,
+        cli.log_file.as_deref(),
+        traces.as_ref().map(traces::Traces::tracer),
+    ) {
         output::note(&format!("frontdesk: {e:#}"));
         return exit::code(exit::CANNOT_START);
     }
-    match cli.command {
+    let code = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Audit(args) => audit::run(&args),
         Command::Keys(args) => keys::run(&args),
@@ -128,5 +144,7 @@ fn main() -> ExitCode {
         Command::Respond(args) => park::respond(&args),
         Command::ConformanceClient { url } => conformance_client::run(&url),
         Command::ParkKeeper(args) => park::keep(&args),
-    }
+    };
+    drop(traces);
+    code
 }

@@ -152,6 +152,33 @@ pub struct ServeArgs {
     /// `127.0.0.1:9090`.
     #[arg(long, value_name = "ADDR", value_parser = listen_address)]
     metrics: Option<SocketAddr>,
+    /// Export traces over OTLP/HTTP (protobuf) to the collector at this base
+    /// URL (`/v1/traces` is added), e.g. `http://127.0.0.1:4318`: a span per
+    /// request with the MCP attributes, a span for each wait for a person,
+    /// the rounds of a 2026-07-28 call as one trace. No answer or token is
+    /// exported.
+    #[arg(long, value_name = "URL", env = "OTEL_EXPORTER_OTLP_ENDPOINT", value_parser = collector_url)]
+    otlp_endpoint: Option<String>,
+}
+
+impl ServeArgs {
+    /// The OTLP collector traces go to, if any.
+    pub(crate) fn otlp_endpoint(&self) -> Option<&str> {
+        self.otlp_endpoint.as_deref()
+    }
+}
+
+/// `--otlp-endpoint URL`: an `http` or `https` URL.
+fn collector_url(text: &str) -> Result<String, String> {
+    match reqwest::Url::parse(text) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+            Ok(text.to_string())
+        }
+        _ => Err(format!(
+            "`{text}` is not a collector's URL: give its http or https base URL, like \
+             http://127.0.0.1:4318"
+        )),
+    }
 }
 
 /// `--http ADDR`: an IP address and port, or `localhost:PORT` (loopback).

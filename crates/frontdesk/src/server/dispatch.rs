@@ -11,6 +11,7 @@ use frontdesk_wire::{
 };
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use tracing::Instrument as _;
 
 use crate::server::api::error::{Failure, RpcError};
 use crate::server::api::tool::ToolDef;
@@ -22,6 +23,7 @@ use crate::server::engine::requests::{ObjectRequest, Reply};
 use crate::server::engine::session::{ClientReply, Session};
 use crate::server::legacy;
 use crate::server::modern;
+use crate::server::trace;
 
 /// Handle one message; a request's work owns `held` (the transport's place
 /// in its count of requests in flight, if any) and the server's place.
@@ -166,12 +168,29 @@ async fn request_handled(
     // The places the request holds are its work's: a 2026-07-28 retry's
     // round that outlives the request takes them along.
     let held = held.with_server(slot);
+    let span = trace::request_span(
+        &method,
+        revision,
+        &id,
+        tool.as_deref().map(ToolDef::name),
+        session.map(|s| s.id()),
+    );
+    // A 2026-07-28 retry's span joins its call's trace, which its state
+    // carries: it is entered once the state is open.
+    let retry_span = (revision == Revision::V2026_07_28
+        && matches!(&params, Params::ToolCall(call) if call.retry.state.is_some()))
+    .then(|| span.clone());
+    let span = if retry_span.is_some() {
+        tracing::Span::none()
+    } else {
+        span
+    };
     let work = async {
         let params = match params {
             Params::ToolCall(call) => {
                 return match revision {
                     Revision::V2026_07_28 => {
-                        modern::call_tool(server, *call, tool, sink, caller, held).await
+                        modern::call_tool(server, *call, tool, sink, caller, held, retry_span).await
                     }
                     Revision::V2025_11_25 => {
                         let reply =
@@ -198,7 +217,8 @@ async fn request_handled(
                 reply
             }
         }
-    };
+    }
+    .instrument(span);
     let reply = match (session, token) {
         (Some(s), Some(token)) => {
             let r = tokio::select! {

@@ -211,6 +211,7 @@ mod modern;
 #[cfg(feature = "stdio")]
 pub mod stdio;
 mod task;
+mod trace;
 
 pub use api::config::ServerConfig;
 pub use api::context::ToolContext;

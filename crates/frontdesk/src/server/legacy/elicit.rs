@@ -13,6 +13,7 @@ use frontdesk_wire::{
     RequestId, Revision, method,
 };
 use serde_json::{Map, Value, json};
+use tracing::Instrument as _;
 
 use crate::BoxFuture;
 use crate::Reason;
@@ -165,46 +166,51 @@ async fn round_trip(
     };
     let request = JsonRpcRequest::new(id, method, Some(params));
     call.sink.send(JsonRpcMessage::from(request).to_value());
-    loop {
-        let tick = tokio::time::Instant::now() + config.keepalive_interval;
-        tokio::select! {
-            reply = &mut rx => {
-                guard.answered = true;
-                if mode.is_some() {
-                    crate::metrics::answer_time(Revision::V2025_11_25, asked_at.elapsed());
+    let waiting = mode.map_or_else(tracing::Span::none, crate::server::trace::wait_span);
+    async {
+        loop {
+            let tick = tokio::time::Instant::now() + config.keepalive_interval;
+            tokio::select! {
+                reply = &mut rx => {
+                    guard.answered = true;
+                    if mode.is_some() {
+                        crate::metrics::answer_time(Revision::V2025_11_25, asked_at.elapsed());
+                    }
+                    return match reply {
+                        Ok(ClientReply::Result(result)) => Ok(Value::Object(result)),
+                        Ok(ClientReply::Error(error)) => Err(AskError::ClientError {
+                            code: i64::from(error.code.0),
+                            message: error.message,
+                        }),
+                        Ok(ClientReply::Malformed(reason)) => Err(AskError::InvalidResponse {
+                            key: String::new(),
+                            reason,
+                        }),
+                        Err(_) => Err(AskError::Disconnected),
+                    };
                 }
-                return match reply {
-                    Ok(ClientReply::Result(result)) => Ok(Value::Object(result)),
-                    Ok(ClientReply::Error(error)) => Err(AskError::ClientError {
-                        code: i64::from(error.code.0),
-                        message: error.message,
-                    }),
-                    Ok(ClientReply::Malformed(reason)) => Err(AskError::InvalidResponse {
-                        key: String::new(),
-                        reason,
-                    }),
-                    Err(_) => Err(AskError::Disconnected),
-                };
-            }
-            () = session.closed.cancelled() => {
-                ended("abandoned");
-                return Err(AskError::Disconnected);
-            }
-            () = drain.begun() => {
-                guard.reason = drain::WITHDRAWN;
-                ended("withdrawn");
-                return Err(AskError::ShuttingDown);
-            }
-            () = tokio::time::sleep_until(deadline.min(tick)) => {
-                if tokio::time::Instant::now() >= deadline {
-                    tracing::info!(method, "no answer within the human-wait budget");
-                    ended("timed_out");
-                    return Err(AskError::TimedOut);
+                () = session.closed.cancelled() => {
+                    ended("abandoned");
+                    return Err(AskError::Disconnected);
                 }
-                call.progress("Waiting for the person to answer");
+                () = drain.begun() => {
+                    guard.reason = drain::WITHDRAWN;
+                    ended("withdrawn");
+                    return Err(AskError::ShuttingDown);
+                }
+                () = tokio::time::sleep_until(deadline.min(tick)) => {
+                    if tokio::time::Instant::now() >= deadline {
+                        tracing::info!(method, "no answer within the human-wait budget");
+                        ended("timed_out");
+                        return Err(AskError::TimedOut);
+                    }
+                    call.progress("Waiting for the person to answer");
+                }
             }
         }
     }
+    .instrument(waiting)
+    .await
 }
 
 /// The mode of an `elicitation/create`'s params, as a metrics label.

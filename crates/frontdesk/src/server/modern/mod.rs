@@ -34,6 +34,7 @@ use crate::server::engine::replies::Claim;
 use crate::server::engine::requests;
 use crate::server::engine::requests::{ObjectRequest, Reply};
 use crate::server::task;
+use crate::server::trace;
 use finishing::Finishing;
 use round::Round;
 use tracing::Instrument;
@@ -46,6 +47,7 @@ pub(crate) async fn call_tool(
     sink: &OutboundSink,
     caller: Caller,
     held: Held,
+    retry_span: Option<tracing::Span>,
 ) -> Reply {
     let meta = meta::validate(params.meta)?;
     let target = Target::Tool(requests::known_tool(tool, &params.name)?);
@@ -54,6 +56,7 @@ pub(crate) async fn call_tool(
         retry: params.retry,
         caller,
         meta,
+        retry_span,
     };
     run(server, target, round, sink, held).await
 }
@@ -134,6 +137,7 @@ pub(crate) async fn serve(
                 retry,
                 caller,
                 meta,
+                retry_span: None,
             };
             run(server, Target::Resource(read), round, sink, held).await
         }
@@ -160,6 +164,7 @@ pub(crate) async fn serve(
                 retry,
                 caller,
                 meta,
+                retry_span: None,
             };
             let target = Target::Tool(requests::known_tool(tool, &p.name)?);
             run(server, target, round, sink, held).await
@@ -172,6 +177,7 @@ pub(crate) async fn serve(
                 retry,
                 caller,
                 meta,
+                retry_span: None,
             };
             run(server, target, round, sink, held).await
         }
@@ -221,6 +227,9 @@ struct CallInput {
     retry: Retry,
     caller: Caller,
     meta: meta::RequestMeta,
+    /// A retry's request span, not yet entered: it joins the call's trace
+    /// once the state is open (`None`: the request's span is entered already).
+    retry_span: Option<tracing::Span>,
 }
 
 /// One round of a tool call, prompt or resource read; a tool may continue
@@ -243,6 +252,7 @@ async fn run(
         retry,
         caller,
         meta,
+        retry_span,
     } = input;
     let args = Value::Object(args);
     let binding = state::binding(&caller.principal, target.method(), target.name(), &args);
@@ -263,6 +273,15 @@ async fn run(
         return play(server, target, round, sink, &binding).await;
     };
     let opened = state::open(server, token, &binding)?;
+    // Not entered before: a span's parent is set before it starts.
+    let span = match retry_span {
+        Some(span) => {
+            let asked = !opened.state.pending.is_empty();
+            trace::adopt(&span, opened.state.trace.as_ref(), asked);
+            span
+        }
+        None => tracing::Span::current(),
+    };
     let claim = server.retries.claim(opened.id, &opened.state.owner);
     let running = match claim {
         Claim::Repeat(reply) => {
@@ -296,7 +315,7 @@ async fn run(
             }
             reply
         }
-        .in_current_span()
+        .instrument(span)
     };
     Finishing::new(detached, held).await
 }
@@ -365,6 +384,8 @@ async fn play(
                 tracing::error!("a handler suspended with no question recorded");
                 return Err(RpcError::internal("Internal error"));
             };
+            let mut next = next;
+            next.trace = trace::carry();
             let token = state::seal(server, &next, binding)?;
             crate::metrics::input_required(target.method());
             let r = InputRequiredResult::new(Some(requests), Some(token));

@@ -230,6 +230,7 @@ impl Round {
             flows: std::mem::take(&mut rec.flows),
             once: std::mem::take(&mut rec.once),
             owner: self.owner.clone(),
+            trace: None,
         };
         Some((requests, state))
     }

@@ -57,6 +57,10 @@ pub(crate) struct RoundState {
     /// round to round (so presenting a state from elsewhere changes nothing).
     #[serde(rename = "o", default, skip_serializing_if = "String::is_empty")]
     pub(crate) owner: String,
+    /// The trace context of the round that asked (only while traces are
+    /// exported), so the call's rounds are one trace.
+    #[serde(rename = "t", default, skip_serializing_if = "Option::is_none")]
+    pub(crate) trace: Option<crate::server::trace::Carried>,
 }
 
 /// The one error every unacceptable `requestState` gets.
