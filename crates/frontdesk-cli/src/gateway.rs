@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, bail};
 use clap::Args;
 use frontdesk::http::{HttpOptions, OriginPolicy, bind};
-use frontdesk_gateway::{Gateway, GatewayOptions};
+use frontdesk_gateway::{AuditLog, Gateway, GatewayOptions};
 
 use crate::client_args::{Reach, TimeoutArg};
 use crate::hosting::{Connection, ProtocolArg, Target, client_error};
@@ -28,10 +28,14 @@ Examples:
   frontdesk gateway --http 127.0.0.1:8080 -- python server.py   # a stdio server over HTTP
   frontdesk gateway --stdio --url https://mcp.example.com/mcp   # a remote server, for a stdio host
 
-Forms the server asks pass frontdesk's checks on the way: a schema outside the elicitation
-subset is refused to the server (-32602), answers are validated against the schema, and a
-2026-07-28 client answers in input_required rounds whatever the server speaks. URL-mode
-elicitation is not relayed yet (the gateway does not declare it to the server).
+Questions the server asks pass frontdesk's checks on the way: a form outside the elicitation
+subset is refused to the server (-32602), answers are validated against the schema, a URL
+question's URL is reviewed (a refused URL never reaches the person), server text loses
+control characters, and the server may ask at most 60 questions a minute (--no-url-review,
+--no-scrub, --questions-per-minute switch these). A 2026-07-28 client answers in
+input_required rounds whatever the server speaks, and a 2025-11-25 client live. Each question
+is a line of the log (target frontdesk_gateway::audit) and, with --audit-log FILE, a JSON line
+of that file.
 
 A server command that ends is started again (after 0.5 s, doubling while it keeps ending, at
 most 30 s). The server's stderr goes to this command's log (stderr); stdout is the stdio
@@ -57,6 +61,27 @@ pub struct GatewayArgs {
     allow_origins: Vec<String>,
     #[command(flatten)]
     remote: RemoteArgs,
+    /// Record each question of the server as a JSON line of this file
+    /// (appended; `-`: stderr): when, server, tool, mode, message, outcome,
+    /// how long the person took. No answer content unless --audit-answers.
+    #[arg(long, value_name = "FILE")]
+    audit_log: Option<std::path::PathBuf>,
+    /// Also record accepted answers' content in the audit file.
+    #[arg(long, requires = "audit_log")]
+    audit_answers: bool,
+    /// Most questions the server may ask a minute (a burst of this many, then
+    /// one every 60 s / N); past it a question is refused to the server. 0: no
+    /// limit.
+    #[arg(long, value_name = "N", default_value_t = 60)]
+    questions_per_minute: u32,
+    /// Do not review URL-mode URLs (a URL the review refuses reaches the
+    /// client's own review).
+    #[arg(long)]
+    no_url_review: bool,
+    /// Pass the server's messages, titles and descriptions with their control
+    /// and bidirectional formatting characters.
+    #[arg(long)]
+    no_scrub: bool,
     /// The server to front: a command that speaks MCP on stdio (after `--`).
     #[arg(last = true, value_name = "CMD")]
     command: Vec<String>,
@@ -65,6 +90,24 @@ pub struct GatewayArgs {
 /// Run `frontdesk gateway` until the front transport closes, Ctrl-C or SIGTERM.
 pub fn run(args: &GatewayArgs) -> ExitCode {
     crate::run::block_on("gateway", gateway(args))
+}
+
+/// The gateway's checks and audit file, as the command line sets them.
+fn options(args: &GatewayArgs) -> anyhow::Result<GatewayOptions> {
+    let mut options = GatewayOptions::default();
+    options.checks.questions_per_minute = args.questions_per_minute;
+    options.checks.review_urls = !args.no_url_review;
+    options.checks.scrub = !args.no_scrub;
+    if let Some(path) = &args.audit_log {
+        let log = if path.as_os_str() == "-" {
+            AuditLog::stderr()
+        } else {
+            AuditLog::append_to(path)
+                .with_context(|| format!("cannot open the audit file {}", path.display()))?
+        };
+        options.audit = Some(std::sync::Arc::new(log.with_answers(args.audit_answers)));
+    }
+    Ok(options)
 }
 
 /// The upstream named on the command line.
@@ -147,7 +190,7 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     )
     .remote(&args.remote)?;
     let target = upstream.target.clone();
-    let gateway = Gateway::new(GatewayOptions::default());
+    let gateway = Gateway::new(options(args)?);
     // The upstream's sampling and roots requests go to the client in front.
     upstream.config = gateway.upstream_config(upstream.config);
     let connection = upstream.connect(gateway.upstream_handler()).await?;

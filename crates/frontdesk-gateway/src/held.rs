@@ -92,6 +92,8 @@ pub(crate) struct Open {
 pub(crate) struct HeldCall {
     id: String,
     principal: String,
+    /// The upstream tool called (for the audit file).
+    pub(crate) tool: String,
     started: Instant,
     /// What the downstream client declared: elicitation modes, sampling,
     /// roots.
@@ -106,7 +108,7 @@ pub(crate) struct HeldCall {
 }
 
 impl HeldCall {
-    fn new(principal: String, modes: Modes) -> Arc<Self> {
+    fn new(principal: String, tool: String, modes: Modes) -> Arc<Self> {
         let mut bytes = [0u8; 16];
         rand::fill(&mut bytes[..]);
         let id = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -114,6 +116,7 @@ impl HeldCall {
         Arc::new(Self {
             id,
             principal,
+            tool,
             started: Instant::now(),
             modes,
             relayed: Mutex::new(Vec::new()),
@@ -306,7 +309,7 @@ fn start(
     let Some(upstream) = shared.upstream() else {
         return Err(ToolError::internal("no upstream server is attached"));
     };
-    let call = HeldCall::new(principal, modes);
+    let call = HeldCall::new(principal, tool.clone(), modes);
     shared.held.insert(&call)?;
     let task = {
         let shared = Arc::clone(shared);

@@ -78,6 +78,8 @@
 //! [`ToolOutput::from_result`]: frontdesk::server::ToolOutput::from_result
 //! [`ToolForward`]: frontdesk::server::tool::ToolForward
 
+mod audit;
+mod checks;
 mod held;
 mod relay;
 mod scrub;
@@ -96,6 +98,9 @@ use held::Held;
 use relay::Relay;
 use scrub::scrub;
 
+pub use audit::AuditLog;
+pub use checks::Checks;
+
 /// How the gateway holds upstream calls.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -106,15 +111,22 @@ pub struct GatewayOptions {
     /// How long an upstream call is held for a client's next round; then it
     /// is stopped and a retry is refused.
     pub hold_for: Duration,
+    /// The checks on the upstream's questions that may be switched off.
+    pub checks: Checks,
+    /// Where each question is recorded as a JSON line (none: the log's
+    /// `frontdesk_gateway::audit` lines only).
+    pub audit: Option<Arc<AuditLog>>,
 }
 
 impl Default for GatewayOptions {
     /// 256 calls, 11 minutes (the server's human-wait budget, 10 minutes,
-    /// and one more).
+    /// and one more), every check on, no audit file.
     fn default() -> Self {
         Self {
             max_held_calls: 256,
             hold_for: Duration::from_secs(11 * 60),
+            checks: Checks::default(),
+            audit: None,
         }
     }
 }
@@ -156,7 +168,7 @@ impl Gateway {
         Self {
             shared: Arc::new(Shared {
                 held: Held::new(options.max_held_calls, options.hold_for),
-                relay: Arc::new(Relay::default()),
+                relay: Arc::new(Relay::new(options.checks, options.audit)),
                 upstream: RwLock::new(None),
                 tools: RwLock::new(Tools::default()),
                 lane: tokio::sync::Mutex::new(()),
@@ -179,9 +191,15 @@ impl Gateway {
     /// request, only when that client declared them; to a 2025-11-25
     /// upstream at `initialize`, then refused per call, `-32601`, when the
     /// client in front did not declare them).
+    ///
+    /// The client runtime's own limit of questions per minute (which answers
+    /// `cancel` on the person's behalf) is lifted: the gateway's
+    /// [`Checks::questions_per_minute`] refuses the excess with an error the
+    /// server can read, and records it in the audit file.
     pub fn upstream_config(&self, mut config: ClientConfig) -> ClientConfig {
         config.sampling = Some(self.shared.relay.clone());
         config.roots = Some(self.shared.relay.clone());
+        config.rate_limit_per_minute = u32::MAX;
         config
     }
 
@@ -193,14 +211,23 @@ impl Gateway {
     /// server's name and its instructions are kept free of control and
     /// bidirectional formatting characters on the way (see `scrub`).
     pub async fn attach(&self, upstream: Client) -> Result<ServerBuilder, ClientError> {
+        let scrubbing = self.shared.relay.checks.scrub;
+        let clean = |text: &str| {
+            if scrubbing {
+                scrub(text).into_owned()
+            } else {
+                text.to_owned()
+            }
+        };
         let listing: Vec<Tool> = upstream
             .list_tools()
             .await?
             .into_iter()
-            .map(scrub_tool)
+            .map(|tool| if scrubbing { scrub_tool(tool) } else { tool })
             .collect();
         let info = upstream.server_info();
-        let instructions = upstream.instructions().map(|t| scrub(&t).into_owned());
+        let instructions = upstream.instructions().map(|t| clean(&t));
+        self.shared.relay.set_server(&clean(&info.name));
         let defs = listing
             .iter()
             .map(|t| (t.name.clone(), Arc::new(self.forwarding_tool(&t.name))))
@@ -217,7 +244,7 @@ impl Gateway {
         if let Ok(mut slot) = self.shared.upstream.write() {
             *slot = Some(upstream);
         }
-        let mut builder = Server::builder(scrub(&info.name).into_owned(), info.version)
+        let mut builder = Server::builder(clean(&info.name), info.version)
             .forward_tools(Arc::new(Forward(Arc::clone(&self.shared))));
         if let Some(text) = instructions {
             builder = builder.instructions(text);

@@ -20,6 +20,8 @@ use frontdesk::wire::ElicitRequestParams;
 use frontdesk::wire::Root;
 use serde_json::Value;
 
+use crate::audit::{AuditLog, Record};
+use crate::checks::{Checks, QuestionRate};
 use crate::held::{Asks, Event, HeldCall, Modes, Open, Reply};
 use frontdesk_url::{Severity, UrlPolicy, review};
 
@@ -31,12 +33,16 @@ tokio::task_local! {
 }
 
 /// The gateway's handler of upstream questions.
-#[derive(Default)]
 pub(crate) struct Relay {
     /// The 2025-11-25 upstream call running now (one at a time: its live
     /// requests come on the connection's own task, with nothing that names
     /// the call), whose questions these are.
     current: Mutex<Option<Arc<HeldCall>>>,
+    pub(crate) checks: Checks,
+    rate: QuestionRate,
+    audit: Option<Arc<AuditLog>>,
+    /// The upstream server's name, for the audit file.
+    server: Mutex<String>,
 }
 
 /// Clears [`Relay::current`] when the upstream call ends.
@@ -51,6 +57,27 @@ impl Drop for Entered<'_> {
 }
 
 impl Relay {
+    pub(crate) fn new(checks: Checks, audit: Option<Arc<AuditLog>>) -> Self {
+        Self {
+            current: Mutex::new(None),
+            rate: QuestionRate::new(checks.questions_per_minute),
+            checks,
+            audit,
+            server: Mutex::new(String::new()),
+        }
+    }
+
+    /// The attached upstream's name, for the audit file.
+    pub(crate) fn set_server(&self, name: &str) {
+        if let Ok(mut server) = self.server.lock() {
+            name.clone_into(&mut server);
+        }
+    }
+
+    fn server(&self) -> String {
+        self.server.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
     /// `call` runs upstream until the guard is dropped.
     pub(crate) fn enter(&self, call: Arc<HeldCall>) -> Entered<'_> {
         if let Ok(mut c) = self.current.lock() {
@@ -70,10 +97,14 @@ impl Relay {
 }
 
 /// Why `params` must not reach the downstream client, if it must not.
-pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> Option<String> {
+pub(crate) fn refusal(
+    params: &ElicitRequestParams,
+    call: Option<&HeldCall>,
+    checks: &Checks,
+) -> Option<String> {
     let form = match params {
         ElicitRequestParams::Form(form) => form,
-        ElicitRequestParams::Url(url) => return url_refusal(&url.url, call),
+        ElicitRequestParams::Url(url) => return url_refusal(&url.url, call, checks),
         _ => return Some("an elicitation mode this gateway does not know".into()),
     };
     // Labels are scrubbed on the way (see `scrub`), so a control character
@@ -97,9 +128,9 @@ pub(crate) fn refusal(params: &ElicitRequestParams, call: Option<&HeldCall>) -> 
 /// Why a URL question must not reach the downstream client: its URL
 /// refused by the review (every finding that refuses it named), or a client
 /// in front that did not declare URL mode.
-fn url_refusal(url: &str, call: Option<&HeldCall>) -> Option<String> {
+fn url_refusal(url: &str, call: Option<&HeldCall>, checks: &Checks) -> Option<String> {
     let reviewed = review(url, &UrlPolicy::default());
-    if !reviewed.may_open() {
+    if checks.review_urls && !reviewed.may_open() {
         let why: Vec<String> = reviewed
             .findings()
             .iter()
@@ -147,14 +178,38 @@ impl ElicitationHandler for Relay {
     }
 
     fn refusal(&self, params: &ElicitRequestParams) -> Option<String> {
-        let reason = refusal(params, self.current().as_deref());
+        let reason = if self.rate.admit(std::time::Instant::now()) {
+            refusal(params, self.current().as_deref(), &self.checks)
+        } else {
+            Some(format!(
+                "the server asked too many questions: at most {} a minute pass this gateway; \
+                 ask again in {} ms",
+                self.checks.questions_per_minute,
+                self.rate.period().as_millis()
+            ))
+        };
         if let Some(reason) = &reason {
-            let (mode, message) = match params {
-                ElicitRequestParams::Form(p) => ("form", p.message.as_str()),
-                ElicitRequestParams::Url(p) => ("url", p.message.as_str()),
-                _ => ("unknown", ""),
+            let (mode, message, url) = match params {
+                ElicitRequestParams::Form(p) => ("form", p.message.as_str(), None),
+                ElicitRequestParams::Url(p) => ("url", p.message.as_str(), Some(p.url.as_str())),
+                _ => ("unknown", "", None),
             };
             tracing::warn!(target: AUDIT, mode, question = ?message, outcome = "refused", %reason, "elicitation");
+            if let Some(audit) = &self.audit {
+                let server = self.server();
+                let tool = self.current().map(|c| c.tool.clone()).unwrap_or_default();
+                audit.write(&Record {
+                    server: &server,
+                    tool: &tool,
+                    mode,
+                    message,
+                    url,
+                    outcome: "refused",
+                    reason: Some(reason),
+                    took: None,
+                    content: None,
+                });
+            }
         }
         reason
     }
@@ -163,32 +218,59 @@ impl ElicitationHandler for Relay {
         Box::pin(async move {
             let started = std::time::Instant::now();
             let (response, outcome) = self.relay(&request).await;
-            audit(&request, outcome, started.elapsed());
+            self.audit(&request, &response, outcome, started.elapsed());
             response
         })
     }
 }
 
-/// One line of the audit log per question the upstream asked: who asked,
-/// for which tool, the mode, the message (escaped), what came of it and
-/// how long the person took; never the answer's content. Refusals are
-/// logged where they are decided (`refusal`).
-fn audit(request: &Elicitation, outcome: &str, took: std::time::Duration) {
-    let mode = match request.kind {
-        ElicitationKind::Form { .. } => "form",
-        ElicitationKind::Url { .. } => "url",
-        _ => "other",
-    };
-    tracing::info!(
-        target: AUDIT,
-        server = %request.origin.server.name,
-        tool = request.origin.tool().unwrap_or(""),
-        mode,
-        question = ?request.message,
-        outcome,
-        took_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
-        "elicitation"
-    );
+impl Relay {
+    /// One line of the audit log per question the upstream asked: who asked,
+    /// for which tool, the mode, the message (escaped), what came of it and
+    /// how long the person took; never the answer's content. With an audit
+    /// file, the same as a JSON line (the content only when it asks for
+    /// it). Refusals are recorded where they are decided (`refusal`).
+    fn audit(
+        &self,
+        request: &Elicitation,
+        response: &ElicitationResponse,
+        outcome: &str,
+        took: std::time::Duration,
+    ) {
+        let (mode, url) = match &request.kind {
+            ElicitationKind::Form { .. } => ("form", None),
+            ElicitationKind::Url { review, .. } => ("url", review.url()),
+            _ => ("other", None),
+        };
+        let tool = request.origin.tool().unwrap_or("");
+        tracing::info!(
+            target: AUDIT,
+            server = %request.origin.server.name,
+            tool,
+            mode,
+            question = ?request.message,
+            outcome,
+            took_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+            "elicitation"
+        );
+        if let Some(audit) = &self.audit {
+            let content = match response {
+                ElicitationResponse::Accept(content) => Some(content),
+                _ => None,
+            };
+            audit.write(&Record {
+                server: &request.origin.server.name,
+                tool,
+                mode,
+                message: &request.message,
+                url,
+                outcome,
+                reason: None,
+                took: Some(took),
+                content,
+            });
+        }
+    }
 }
 
 /// The log target of the audit lines.
@@ -209,7 +291,7 @@ impl Relay {
         let asks = match &request.kind {
             ElicitationKind::Form { form, .. } => {
                 let mut schema = form.schema.to_json();
-                if crate::scrub::scrub_labels(&mut schema) > 0 {
+                if self.checks.scrub && crate::scrub::scrub_labels(&mut schema) > 0 {
                     tracing::warn!("control characters removed from an upstream form's labels");
                 }
                 match schema_from_value_strict(&schema) {
@@ -225,10 +307,12 @@ impl Relay {
                 elicitation_id,
             } => match review.url() {
                 // The URL as reviewed (ASCII; punycode for an IDN host).
-                Some(url) if review.may_open() && call.modes.url => Asks::Url {
-                    url: url.to_string(),
-                    upstream_id: elicitation_id.clone(),
-                },
+                Some(url) if (review.may_open() || !self.checks.review_urls) && call.modes.url => {
+                    Asks::Url {
+                        url: url.to_string(),
+                        upstream_id: elicitation_id.clone(),
+                    }
+                }
                 _ => {
                     tracing::warn!("a URL question the gateway does not pass on; answering cancel");
                     return (cancel, "cancel (not passed on)");
@@ -237,7 +321,11 @@ impl Relay {
             _ => return (cancel, "cancel (unknown kind)"),
         };
         let cancelled = request.cancelled.clone();
-        let message = crate::scrub::scrub(&request.message).into_owned();
+        let message = if self.checks.scrub {
+            crate::scrub::scrub(&request.message).into_owned()
+        } else {
+            request.message.clone()
+        };
         match put(&call, message, asks, &cancelled).await {
             Put::Answered(Reply::Elicit(response)) => {
                 let outcome = match &response {
@@ -391,4 +479,28 @@ impl RootsHandler for Relay {
 /// the elicitation subset is refused, naming the field and what is wrong.
 fn schema_from_value_strict(schema: &Value) -> Result<FormSchema, String> {
     FormSchema::parse_strict(schema).map_err(|e| format!("invalid requestedSchema: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lookalike_url_is_refused_unless_the_review_is_off() {
+        let lookalike = "https://xn--80ak6aa92e.com/login";
+        let on = Checks::default();
+        let refused = url_refusal(lookalike, None, &on).unwrap_or_default();
+        assert!(
+            refused
+                .starts_with("the URL was refused by the gateway's URL review (lookalike_domain"),
+            "{refused}"
+        );
+        let mut off = Checks::default();
+        off.review_urls = false;
+        // Past the review, the next question is whom to ask: no call here.
+        assert_eq!(
+            url_refusal(lookalike, None, &off).as_deref(),
+            Some("no call of this gateway is in progress to ask for")
+        );
+    }
 }
