@@ -495,8 +495,10 @@ mod tests {
                 .starts_with("the URL was refused by the gateway's URL review (lookalike_domain"),
             "{refused}"
         );
-        let mut off = Checks::default();
-        off.review_urls = false;
+        let off = Checks {
+            review_urls: false,
+            ..Checks::default()
+        };
         // Past the review, the next question is whom to ask: no call here.
         assert_eq!(
             url_refusal(lookalike, None, &off).as_deref(),
