@@ -22,6 +22,7 @@ use frontdesk::server::Server;
 use frontdesk::state::{InMemoryNonceStore, KEYS_ENV, NonceStore, StateSealer};
 use frontdesk::stores::redis::RedisStore;
 use frontdesk::stores::sqlite::{Durability, SqliteStore};
+use frontdesk::wire::Revision;
 use frontdesk_demo::DemoOptions;
 use frontdesk_demo::signin::SignIn;
 
@@ -159,6 +160,22 @@ pub struct ServeArgs {
     /// exported.
     #[arg(long, value_name = "URL", env = "OTEL_EXPORTER_OTLP_ENDPOINT", value_parser = collector_url)]
     otlp_endpoint: Option<String>,
+    /// Serve one revision only, as a server written for it would (the other
+    /// gets the unsupported-version error): for testing clients and gateways
+    /// against single-revision servers. By default both are served.
+    #[arg(long, value_enum, value_name = "REVISION")]
+    revision: Option<RevisionArg>,
+}
+
+/// `serve --revision`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RevisionArg {
+    /// Live `elicitation/create` on a session.
+    #[value(name = "2025-11-25")]
+    Legacy,
+    /// `input_required` results, no session.
+    #[value(name = "2026-07-28")]
+    Modern,
 }
 
 impl ServeArgs {
@@ -359,6 +376,11 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
             .state_sealer(sealer.clone())
             .flow_store(Arc::clone(&stores.flows))
             .nonce_store(Some(Arc::clone(&stores.nonces)));
+        let builder = match args.revision {
+            Some(RevisionArg::Legacy) => builder.only_revision(Revision::V2025_11_25),
+            Some(RevisionArg::Modern) => builder.only_revision(Revision::V2026_07_28),
+            None => builder,
+        };
         let server = frontdesk_demo::register(builder, base, &demo).build();
         let mut page = SignIn::new(server.clone())
             .cookie_sealer(sealer.clone())

@@ -57,6 +57,23 @@ pub(crate) async fn handle(
             notification(session, &method, params.as_deref());
             Handled::nothing(Some(revision))
         }
+        Message::Request(request) if !server.serves(revision) => {
+            // A server limited to one revision knows nothing of the other.
+            let requested = match &request.params {
+                Params::Raw(Some(raw)) if request.method == frontdesk_wire::method::INITIALIZE => {
+                    serde_json::from_str::<Value>(raw.get())
+                        .ok()
+                        .and_then(|p| p.get("protocolVersion")?.as_str().map(str::to_owned))
+                }
+                _ => None,
+            }
+            .unwrap_or_else(|| revision.as_str().to_owned());
+            let error = frontdesk_wire::ErrorObject::unsupported_protocol_version(
+                requested,
+                server.supported_versions(),
+            );
+            refused(error.into(), &request.id, revision)
+        }
         Message::Request(request) => {
             let work = Work {
                 revision,

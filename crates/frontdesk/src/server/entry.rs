@@ -50,6 +50,7 @@ impl Server {
             sealer: None,
             nonces: Some(Arc::new(InMemoryNonceStore::new())),
             flows: None,
+            only: None,
         }
     }
 
@@ -240,6 +241,7 @@ pub struct ServerBuilder {
     sealer: Option<StateSealer>,
     nonces: Option<Arc<dyn NonceStore>>,
     flows: Option<Arc<dyn FlowStore>>,
+    only: Option<Revision>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -340,6 +342,26 @@ impl ServerBuilder {
         self
     }
 
+    /// Serve `revision` only, as a server written for one revision would: a
+    /// request of the other is answered with the unsupported-version error
+    /// listing the one served, and `server/discover` lists it alone. For
+    /// testing clients and gateways against single-revision servers
+    /// (`frontdesk serve --revision`); a real server serves both.
+    ///
+    /// ```
+    /// use frontdesk::server::Server;
+    /// use frontdesk::wire::Revision;
+    ///
+    /// let server = Server::builder("old-style", "1.0.0")
+    ///     .only_revision(Revision::V2025_11_25)
+    ///     .build();
+    /// # drop(server);
+    /// ```
+    pub fn only_revision(mut self, revision: Revision) -> Self {
+        self.only = Some(revision);
+        self
+    }
+
     /// Finish.
     pub fn build(self) -> Server {
         Server {
@@ -368,6 +390,7 @@ impl ServerBuilder {
                 ),
                 config: self.config,
                 drain: drain::Drain::default(),
+                only: self.only,
             }),
         }
     }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use frontdesk_wire::{Implementation, JsonRpcMessage, JsonRpcNotification};
+use frontdesk_wire::{Implementation, JsonRpcMessage, JsonRpcNotification, Revision};
 use serde_json::Value;
 
 use crate::server::api::config::ServerConfig;
@@ -35,6 +35,25 @@ pub(crate) struct ServerInner {
     pub(crate) retries: replies::RetryReplies,
     /// Whether the server is shutting down ([`Server::drain`](crate::server::Server::drain)).
     pub(crate) drain: drain::Drain,
+    /// The one revision served, when limited to one
+    /// ([`ServerBuilder::only_revision`](crate::server::ServerBuilder::only_revision)).
+    pub(crate) only: Option<Revision>,
+}
+
+impl ServerInner {
+    /// Whether requests of `revision` are served.
+    pub(crate) fn serves(&self, revision: Revision) -> bool {
+        self.only.is_none_or(|only| only == revision)
+    }
+
+    /// The revisions served, newest first, as `supportedVersions` lists them.
+    pub(crate) fn supported_versions(&self) -> Vec<String> {
+        frontdesk_wire::version::SUPPORTED
+            .iter()
+            .filter(|v| self.only.is_none_or(|only| only.as_str() == **v))
+            .map(|v| (*v).to_string())
+            .collect()
+    }
 }
 
 /// Who made a request: the principal state is bound to, and the key its

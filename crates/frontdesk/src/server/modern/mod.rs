@@ -16,7 +16,6 @@ use frontdesk_wire::{
     CacheScope, CallToolRequestParams, CompleteRequestParams, DiscoverResult, ErrorCode,
     GetPromptRequestParams, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, ReadResourceRequestParams, ResultType, Revision, method,
-    version,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -84,10 +83,7 @@ pub(crate) async fn serve(
     match method {
         method::SERVER_DISCOVER => {
             let mut r = DiscoverResult::new(
-                version::SUPPORTED
-                    .iter()
-                    .map(|v| (*v).to_string())
-                    .collect(),
+                server.supported_versions(),
                 requests::capabilities(server, Revision::V2026_07_28),
                 ttl,
                 CacheScope::Public,

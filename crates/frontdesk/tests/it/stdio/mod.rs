@@ -7,6 +7,7 @@ mod forward;
 mod legacy;
 mod modern;
 mod notify;
+mod one_revision;
 mod principal;
 mod relayed_url;
 mod resources;
