@@ -24,9 +24,14 @@
 # Each client runs all its cases in one process. Prints one line per case, PASS or
 # FAIL, then `N passed, N failed`; exits 0 only when nothing failed.
 #
+# Then their clients through `frontdesk gateway` to their servers, each client on
+# the revision its server is not spoken to in (the gateway bridges), stdio and
+# HTTP on each side (see gateway_matrix); these lines name the pairing.
+#
 # Environment: INTEROP_DIR (default <repo>/target/interop), FRONTDESK_EXAMPLES
-# (default <repo>/target/debug/examples), NODE (default node, >= 20), PYTHON
-# (default python3, >= 3.10).
+# (default <repo>/target/debug/examples), FRONTDESK (the frontdesk command, default
+# <repo>/target/debug/frontdesk), NODE (default node, >= 20), PYTHON (default
+# python3, >= 3.10).
 
 set -euo pipefail
 
@@ -35,6 +40,7 @@ DIR="${INTEROP_DIR:-$ROOT/target/interop}"
 EXAMPLES="${FRONTDESK_EXAMPLES:-$ROOT/target/debug/examples}"
 NODE="${NODE:-node}"
 PYTHON="${PYTHON:-python3}"
+FRONTDESK="${FRONTDESK:-$ROOT/target/debug/frontdesk}"
 PEERS="$ROOT/scripts/interop"
 
 say() { echo "interop: $*" >&2; }
@@ -96,21 +102,42 @@ start_http() { # <log> <command…>
   die "no endpoint from: $*"
 }
 
+# Start `frontdesk gateway --http` (stopped when the script ends); its endpoint
+# (the line "frontdesk: MCP endpoint at URL" on stderr) goes into $URL.
+start_gateway_http() { # <log> <gateway arguments after --http ADDR…>
+  local log="$1"
+  shift
+  : > "$log"
+  "$FRONTDESK" gateway --http 127.0.0.1:0 "$@" > "$log" 2>&1 < /dev/null &
+  PIDS+=($!)
+  local i
+  for ((i = 0; i < 150; i++)); do
+    if grep -q '^frontdesk: MCP endpoint at ' "$log" 2> /dev/null; then
+      URL="$(grep -m1 '^frontdesk: MCP endpoint at ' "$log" | cut -d' ' -f5)"
+      return 0
+    fi
+    sleep 0.1
+  done
+  cat "$log" >&2
+  die "no endpoint from: frontdesk gateway --http $*"
+}
+
 PASSED=0
 FAILED=0
-# Run one client process; count its PASS/FAIL lines.
+# Run one client process; count its PASS/FAIL lines (each shown after $LABEL).
+LABEL=""
 cases() { # <command…>
   local out line
   out="$(timeout 300 "$@" 2>&1 < /dev/null)" || true
   while IFS= read -r line; do
     case "$line" in
-      PASS\ *) PASSED=$((PASSED + 1)); echo "$line" ;;
-      FAIL\ *) FAILED=$((FAILED + 1)); echo "$line" ;;
+      PASS\ *) PASSED=$((PASSED + 1)); echo "${line/#PASS /PASS $LABEL}" ;;
+      FAIL\ *) FAILED=$((FAILED + 1)); echo "${line/#FAIL /FAIL $LABEL}" ;;
     esac
   done <<< "$out"
   if ! grep -qE '^(PASS|FAIL) ' <<< "$out"; then
     FAILED=$((FAILED + 1))
-    echo "FAIL $* (no case ran): $(tail -n 3 <<< "$out" | tr '\n' ' ')"
+    echo "FAIL $LABEL$* (no case ran): $(tail -n 3 <<< "$out" | tr '\n' ' ')"
   fi
 }
 
@@ -156,8 +183,46 @@ run() {
   cases "$fd_client" ts1 2025-11-25 stdio "$NODE" "$DIR/node/ts1-server.mjs" stdio
   cases "$fd_client" ts1 2025-11-25 http "$ts1_url"
 
+  gateway_matrix "$py" "$logs" "$py_url" "$ts2_url"
+
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]
+}
+
+# Their clients through `frontdesk gateway` to their servers, each client on a
+# revision its server is not spoken to in (the gateway's --upstream-protocol is
+# the other one): stdio and HTTP in front, stdio and HTTP behind. The client's
+# cases are the same as against a server directly: what the server's tool
+# reports is what the person answered.
+gateway_matrix() { # <python> <logs> <py server url> <ts2 server url>
+  local py="$1" logs="$2" py_url="$3" ts2_url="$4"
+  local gw=("$FRONTDESK" gateway --stdio --upstream-protocol)
+  [ -x "$FRONTDESK" ] || die "build the frontdesk command first: cargo build -p frontdesk-cli"
+  # stdio in front, a stdio server behind.
+  LABEL="[ts1 2025 → gateway → ts2 server at 2026] "
+  cases "$NODE" "$DIR/node/ts1-client.mjs" 2025-11-25 stdio \
+    "${gw[@]}" 2026-07-28 -- "$NODE" "$DIR/node/ts2-server.mjs" stdio
+  LABEL="[ts2 2026 → gateway → ts1 server at 2025] "
+  cases "$NODE" "$DIR/node/ts2-client.mjs" 2026-07-28 stdio \
+    "${gw[@]}" 2025-11-25 -- "$NODE" "$DIR/node/ts1-server.mjs" stdio
+  LABEL="[py 2026 → gateway → py server at 2025] "
+  cases "$py" "$DIR/py/py-client.py" 2026-07-28 stdio \
+    "${gw[@]}" 2025-11-25 -- "$py" "$DIR/py/py-server.py" stdio
+  LABEL="[py 2025 → gateway → ts2 server at 2026] "
+  cases "$py" "$DIR/py/py-client.py" 2025-11-25 stdio \
+    "${gw[@]}" 2026-07-28 -- "$NODE" "$DIR/node/ts2-server.mjs" stdio
+  # HTTP in front: a stdio server, then HTTP servers, behind.
+  start_gateway_http "$logs/gateway-ts1.log" --upstream-protocol 2025-11-25 -- \
+    "$NODE" "$DIR/node/ts1-server.mjs" stdio
+  LABEL="[py 2026 over HTTP → gateway → ts1 server at 2025] "
+  cases "$py" "$DIR/py/py-client.py" 2026-07-28 http "$URL"
+  start_gateway_http "$logs/gateway-py.log" --upstream-protocol 2026-07-28 --url "$py_url"
+  LABEL="[ts1 2025 over HTTP → gateway → py server at 2026 over HTTP] "
+  cases "$NODE" "$DIR/node/ts1-client.mjs" 2025-11-25 http "$URL"
+  start_gateway_http "$logs/gateway-ts2.log" --upstream-protocol 2026-07-28 --url "$ts2_url"
+  LABEL="[ts2 2025 over HTTP → gateway → ts2 server at 2026 over HTTP] "
+  cases "$NODE" "$DIR/node/ts2-client.mjs" 2025-11-25 http "$URL"
+  LABEL=""
 }
 
 case "${1:-}" in

@@ -83,6 +83,7 @@ mod checks;
 mod held;
 mod relay;
 mod scrub;
+mod surface;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -227,6 +228,8 @@ impl Gateway {
             .collect();
         let info = upstream.server_info();
         let instructions = upstream.instructions().map(|t| clean(&t));
+        let surface = surface::Surface::read(&upstream).await?;
+        let (prompts, resources, templates) = surface.counts();
         self.shared.relay.set_server(&clean(&info.name));
         let defs = listing
             .iter()
@@ -236,6 +239,9 @@ impl Gateway {
             server = %info.name,
             revision = %upstream.revision(),
             tools = listing.len(),
+            prompts,
+            resources,
+            templates,
             "upstream attached"
         );
         if let Ok(mut tools) = self.shared.tools.write() {
@@ -249,7 +255,7 @@ impl Gateway {
         if let Some(text) = instructions {
             builder = builder.instructions(text);
         }
-        Ok(builder)
+        Ok(surface.offer(builder, &self.shared, &clean))
     }
 
     /// Let the upstream go (it ended; a new one will be attached): calls
