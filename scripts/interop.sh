@@ -103,7 +103,7 @@ start_http() { # <log> <command…>
 }
 
 # Start `frontdesk gateway --http` (stopped when the script ends); its endpoint
-# (the line "frontdesk: MCP endpoint at URL" on stderr) goes into $URL.
+# (the line "frontdesk gateway: MCP endpoint at URL" on stderr) goes into $URL.
 start_gateway_http() { # <log> <gateway arguments after --http ADDR…>
   local log="$1"
   shift
@@ -112,8 +112,8 @@ start_gateway_http() { # <log> <gateway arguments after --http ADDR…>
   PIDS+=($!)
   local i
   for ((i = 0; i < 150; i++)); do
-    if grep -q '^frontdesk: MCP endpoint at ' "$log" 2> /dev/null; then
-      URL="$(grep -m1 '^frontdesk: MCP endpoint at ' "$log" | cut -d' ' -f5)"
+    if grep -q '^frontdesk gateway: MCP endpoint at ' "$log" 2> /dev/null; then
+      URL="$(grep -m1 '^frontdesk gateway: MCP endpoint at ' "$log" | cut -d' ' -f6)"
       return 0
     fi
     sleep 0.1

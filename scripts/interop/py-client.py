@@ -8,6 +8,7 @@ Usage: python py-client.py <revision> stdio <server command...>
 """
 
 import sys
+import urllib.parse
 import urllib.request
 
 import anyio
@@ -28,8 +29,11 @@ async def run_case(tool: str, action: str) -> str:
         if action != "accept":
             return types.ElicitResult(action=action)
         if getattr(params, "mode", None) == "url":
-            # The person finishes in the browser: the page completes the flow.
-            await anyio.to_thread.run_sync(lambda: urllib.request.urlopen(params.url).read())
+            # The person finishes in the browser: a local page (frontdesk's
+            # sign-in page) completes the flow; a remote one (the SDK peers'
+            # example.com) cannot be reached from the test machine.
+            if urllib.parse.urlsplit(params.url).hostname in ("127.0.0.1", "localhost"):
+                await anyio.to_thread.run_sync(lambda: urllib.request.urlopen(params.url).read())
             return types.ElicitResult(action="accept")
         return types.ElicitResult(action="accept", content={"name": "Ann"})
 

@@ -74,6 +74,12 @@ pub struct GatewayArgs {
     /// limit.
     #[arg(long, value_name = "N", default_value_t = 60)]
     questions_per_minute: u32,
+    /// Most connections to a 2025-11-25 server, so that calls run side by
+    /// side (each connection carries one call at a time: its live questions
+    /// do not say which call they are for); more are opened as calls need
+    /// them (a stdio server is started once more for each).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+    upstream_connections: u16,
     /// Do not review URL-mode URLs (a URL the review refuses reaches the
     /// client's own review).
     #[arg(long)]
@@ -203,6 +209,22 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
             bail!("cannot list the tools of {}: {reason}", target.describe());
         }
     };
+    // Calls to a 2025-11-25 server run side by side on more connections.
+    if args.upstream_connections > 1 {
+        let target = upstream.target.clone();
+        let config = upstream.config.clone();
+        let timeout = upstream.timeout;
+        gateway.connect_more(usize::from(args.upstream_connections - 1), move |lane| {
+            let target = target.clone();
+            let config = lane.config(config.clone());
+            Box::pin(async move {
+                crate::hosting::connect(&target, config, lane.handler(), timeout)
+                    .await
+                    .map(crate::hosting::Connection::detach)
+                    .map_err(|e| format!("{e:#}").into())
+            })
+        });
+    }
     let server = builder.state_sealer(sealer()?).build();
     tracing::info!(upstream = %target.describe(), %revision, "gateway: upstream connected");
     let stop = CancellationToken::new();
@@ -243,5 +265,6 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     // if it lingers).
     stop.cancel();
     let _ = supervisor.await;
+    gateway.close_extra_connections().await;
     Ok(served?)
 }

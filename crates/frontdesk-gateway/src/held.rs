@@ -321,10 +321,18 @@ fn start(
                 let calling = upstream.call_tool(&tool, Value::Object(args));
                 crate::relay::ASKING.scope(Arc::clone(&call), calling).await
             } else {
-                // One 2025-11-25 call at a time: its questions are this call's.
-                let _lane = shared.lane.lock().await;
-                let _entered = shared.relay.enter(Arc::clone(&call));
-                upstream.call_tool(&tool, Value::Object(args)).await
+                // One 2025-11-25 call at a time on a connection: its
+                // questions are this call's (see `lanes`).
+                let lane = crate::lanes::take(&shared).await;
+                let (client, relay) = lane.parts(&shared, &upstream);
+                let result = {
+                    let _entered = relay.enter(Arc::clone(&call));
+                    client.call_tool(&tool, Value::Object(args)).await
+                };
+                if matches!(result, Err(ClientError::Closed | ClientError::Transport(_))) {
+                    lane.forget(&shared).await;
+                }
+                result
             };
             let _ = call.send(Event::Done(Box::new(result))).await;
         })

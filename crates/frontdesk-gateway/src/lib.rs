@@ -67,11 +67,16 @@
 //! - The upstream's messages, titles, descriptions, name and instructions
 //!   lose control and bidirectional formatting characters on the way.
 //!
+//! - The upstream's prompts, resources, resource templates and completions
+//!   are offered as the gateway's own, each request forwarded.
+//!
 //! Calls of a 2026-07-28 upstream run side by side: the client runtime
 //! answers a call's rounds on the task that awaits the call, where the
 //! gateway finds which call asks. Calls of a 2025-11-25 upstream run one at a
-//! time: a live `elicitation/create` (on stdio above all) does not say which
-//! call it belongs to, so the one call in flight is the one that asks.
+//! time on each connection: a live `elicitation/create` (on stdio above all)
+//! does not say which call it belongs to, so the one call in flight is the
+//! one that asks; with [`Gateway::connect_more`] a call that finds every
+//! connection busy opens another.
 //!
 //! [`Question::schema`]: frontdesk::server::Question::schema
 //! [`Question::relayed_url`]: frontdesk::server::Question::relayed_url
@@ -81,6 +86,7 @@
 mod audit;
 mod checks;
 mod held;
+mod lanes;
 mod relay;
 mod scrub;
 mod surface;
@@ -89,6 +95,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use frontdesk::BoxFuture;
 use frontdesk::client::{Client, ClientConfig, ClientError, ElicitationHandler};
 use frontdesk::server::tool::ToolForward;
 use frontdesk::server::{RpcError, Server, ServerBuilder, ToolDef, ToolError};
@@ -101,6 +108,7 @@ use scrub::scrub;
 
 pub use audit::AuditLog;
 pub use checks::Checks;
+pub use lanes::{Connect, ConnectError, Lane};
 
 /// How the gateway holds upstream calls.
 #[derive(Debug, Clone)]
@@ -153,8 +161,11 @@ pub(crate) struct Shared {
     upstream: RwLock<Option<Client>>,
     /// The upstream's tools, by name, with the tool that forwards each.
     tools: RwLock<Tools>,
-    /// One 2025-11-25 upstream call at a time (see the crate docs).
+    /// One 2025-11-25 upstream call at a time on the attached connection
+    /// (see `lanes`).
     pub(crate) lane: tokio::sync::Mutex<()>,
+    /// More connections, for 2025-11-25 calls side by side.
+    pub(crate) extras: lanes::Extras,
 }
 
 #[derive(Default)]
@@ -173,6 +184,7 @@ impl Gateway {
                 upstream: RwLock::new(None),
                 tools: RwLock::new(Tools::default()),
                 lane: tokio::sync::Mutex::new(()),
+                extras: lanes::Extras::default(),
             }),
         }
     }
@@ -197,11 +209,42 @@ impl Gateway {
     /// `cancel` on the person's behalf) is lifted: the gateway's
     /// [`Checks::questions_per_minute`] refuses the excess with an error the
     /// server can read, and records it in the audit file.
-    pub fn upstream_config(&self, mut config: ClientConfig) -> ClientConfig {
-        config.sampling = Some(self.shared.relay.clone());
-        config.roots = Some(self.shared.relay.clone());
-        config.rate_limit_per_minute = u32::MAX;
-        config
+    pub fn upstream_config(&self, config: ClientConfig) -> ClientConfig {
+        relayed_config(&self.shared.relay, config)
+    }
+
+    /// Let calls to a 2025-11-25 upstream run side by side: when every
+    /// connection has a call in flight (each connection carries one at a
+    /// time, since a live `elicitation/create` does not say which call it is
+    /// for), `connect` makes another (a new child process, a new session),
+    /// up to `most` besides the attached one. Without it, such calls wait
+    /// their turn, and one person taking their time holds the others.
+    ///
+    /// ```no_run
+    /// # use frontdesk::client::{Client, ClientConfig};
+    /// # use frontdesk_gateway::{Gateway, GatewayOptions};
+    /// let gateway = Gateway::new(GatewayOptions::default());
+    /// gateway.connect_more(7, |lane| {
+    ///     Box::pin(async move {
+    ///         let mut command = tokio::process::Command::new("python");
+    ///         command.arg("server.py");
+    ///         let config = lane.config(ClientConfig::default());
+    ///         Ok(Client::connect_stdio(command, config, lane.handler()).await?)
+    ///     })
+    /// });
+    /// ```
+    pub fn connect_more<F>(&self, most: usize, connect: F)
+    where
+        F: Fn(Lane) -> BoxFuture<'static, Result<Client, ConnectError>> + Send + Sync + 'static,
+    {
+        if let Ok(mut slot) = self.shared.extras.connect.write() {
+            *slot = Some((Arc::new(connect), most));
+        }
+    }
+
+    /// Close the connections [`connect_more`](Self::connect_more) opened.
+    pub async fn close_extra_connections(&self) {
+        lanes::close(&self.shared).await;
     }
 
     /// Attach the connected upstream: its tools are read (every page), and
@@ -326,6 +369,15 @@ impl ToolForward for Forward {
             .ok()
             .and_then(|t| t.defs.get(name).cloned())
     }
+}
+
+/// `config` with `relay` as its sampling and roots handlers, and the client
+/// runtime's own question limit lifted (the gateway's applies).
+pub(crate) fn relayed_config(relay: &Arc<Relay>, mut config: ClientConfig) -> ClientConfig {
+    config.sampling = Some(relay.clone());
+    config.roots = Some(relay.clone());
+    config.rate_limit_per_minute = u32::MAX;
+    config
 }
 
 /// An upstream failure as the downstream client's error: the upstream's

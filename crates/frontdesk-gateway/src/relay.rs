@@ -39,7 +39,8 @@ pub(crate) struct Relay {
     /// the call), whose questions these are.
     current: Mutex<Option<Arc<HeldCall>>>,
     pub(crate) checks: Checks,
-    rate: QuestionRate,
+    /// Shared by every lane: the limit is the upstream server's.
+    rate: Arc<QuestionRate>,
     audit: Option<Arc<AuditLog>>,
     /// The upstream server's name, for the audit file.
     server: Mutex<String>,
@@ -60,10 +61,22 @@ impl Relay {
     pub(crate) fn new(checks: Checks, audit: Option<Arc<AuditLog>>) -> Self {
         Self {
             current: Mutex::new(None),
-            rate: QuestionRate::new(checks.questions_per_minute),
+            rate: Arc::new(QuestionRate::new(checks.questions_per_minute)),
             checks,
             audit,
             server: Mutex::new(String::new()),
+        }
+    }
+
+    /// The relay of another connection to the same upstream: its own call
+    /// in flight, the same checks, limit and audit file.
+    pub(crate) fn sibling(&self) -> Self {
+        Self {
+            current: Mutex::new(None),
+            rate: Arc::clone(&self.rate),
+            checks: self.checks.clone(),
+            audit: self.audit.clone(),
+            server: Mutex::new(self.server()),
         }
     }
 

@@ -395,3 +395,60 @@ async fn calls_of_a_modern_upstream_run_side_by_side() {
         );
     }
 }
+
+/// Two calls to a 2025-11-25 upstream, with more connections allowed
+/// (`Gateway::connect_more`): the second call opens another connection
+/// instead of waiting for the first call's person, so both questions are
+/// open at once; without it the second waits its turn.
+#[tokio::test]
+async fn calls_of_a_legacy_upstream_run_side_by_side_on_more_connections() {
+    for more in [true, false] {
+        let gateway = Gateway::new(GatewayOptions::default());
+        let up = client_of(
+            brightgrid(),
+            gateway.upstream_config(ClientConfig::default().protocol(Revision::V2025_11_25)),
+            gateway.upstream_handler(),
+        )
+        .await;
+        let opened = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        if more {
+            let opened = Arc::clone(&opened);
+            gateway.connect_more(1, move |lane| {
+                opened.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Box::pin(async move {
+                    let config =
+                        lane.config(ClientConfig::default().protocol(Revision::V2025_11_25));
+                    Ok(client_of(brightgrid(), config, lane.handler()).await)
+                })
+            });
+        }
+        let server = gateway.attach(up).await.unwrap().build();
+        let person = Arc::new(Together::default());
+        let down = client_of(
+            server,
+            ClientConfig::default().protocol(Revision::V2026_07_28),
+            Arc::clone(&person) as Arc<dyn ElicitationHandler>,
+        )
+        .await;
+        let (a, b) = tokio::join!(
+            down.call_tool("book_return", json!({"order_id": "A"})),
+            down.call_tool("book_return", json!({"order_id": "B"})),
+        );
+        for r in [a, b] {
+            assert_eq!(
+                r.unwrap().content[0].as_text(),
+                Some("No return was booked: the person declined.")
+            );
+        }
+        let overlapped = person.overlapped.lock().unwrap().clone();
+        if more {
+            assert_eq!(overlapped, [true, true]);
+            assert_eq!(opened.load(std::sync::atomic::Ordering::SeqCst), 1);
+        } else {
+            // The first person answers alone (after Together's 3 s), only
+            // then is the second call's question put.
+            assert!(!overlapped[0], "one at a time: {overlapped:?}");
+        }
+        gateway.close_extra_connections().await;
+    }
+}
