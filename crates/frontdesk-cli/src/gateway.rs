@@ -13,6 +13,7 @@ use frontdesk::http::{HttpOptions, OriginPolicy, bind};
 use frontdesk_gateway::{AuditLog, Gateway, GatewayOptions};
 
 use crate::client_args::{Reach, TimeoutArg};
+use crate::front_auth::AuthArgs;
 use crate::hosting::{Connection, ProtocolArg, Target, client_error};
 use crate::serve::{ENDPOINT, listen_address, sealer};
 use crate::signin::RemoteArgs;
@@ -61,6 +62,10 @@ pub struct GatewayArgs {
     allow_origins: Vec<String>,
     #[command(flatten)]
     remote: RemoteArgs,
+    /// Who may use the gateway's HTTP endpoint (--http): bearer tokens or JWTs,
+    /// as `frontdesk serve` checks them.
+    #[command(flatten)]
+    auth: AuthArgs,
     /// Record each question of the server as a JSON line of this file
     /// (appended; `-`: stderr): when, server, tool, mode, message, outcome,
     /// how long the person took. No answer content unless --audit-answers.
@@ -196,6 +201,9 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     )
     .remote(&args.remote)?;
     let target = upstream.target.clone();
+    if args.http.is_none() && (args.auth.auth_tokens.is_some() || args.auth.auth_jwks.is_some()) {
+        bail!("--auth-tokens and --auth-jwks protect the HTTP endpoint: give --http ADDR");
+    }
     let gateway = Gateway::new(options(args)?);
     // The upstream's sampling and roots requests go to the client in front.
     upstream.config = gateway.upstream_config(upstream.config);
@@ -236,25 +244,36 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     ));
     let served = match args.http {
         Some(addr) => {
-            let options = HttpOptions::new()
+            let mut options = HttpOptions::new()
                 .endpoint(ENDPOINT)
                 .origins(OriginPolicy::SameOrigin(args.allow_origins.clone()));
+            let auth = args.auth.authenticator().await?;
+            let authenticated = auth.is_some();
+            let metadata = args.auth.protect(&mut options, auth);
             let listener = bind(addr, options)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
+            let name = format!("{} (through frontdesk gateway)", target.describe());
+            let routes =
+                args.auth
+                    .metadata_routes(&metadata, &listener.base_url(), ENDPOINT, &name);
             crate::output::note(&format!(
                 "frontdesk gateway: MCP endpoint at {}",
                 listener.endpoint_url()
             ));
             crate::output::note(&format!("  in front of {}", target.describe()));
-            if !addr.ip().is_loopback() {
+            if !addr.ip().is_loopback() && !authenticated {
                 crate::output::note(&format!(
                     "frontdesk gateway: WARNING: {addr} is reachable from other machines and \
                      no authentication is configured: anyone who can reach it can call every \
-                     tool of the server. Listen on 127.0.0.1."
+                     tool of the server. Add --auth-tokens FILE or --auth-jwks, or listen on \
+                     127.0.0.1."
                 ));
             }
-            listener.serve(server).await
+            match routes {
+                Some(routes) => listener.routes(routes).serve(server).await,
+                None => listener.serve(server).await,
+            }
         }
         None => {
             tracing::info!("gateway: speaking MCP on stdin and stdout");

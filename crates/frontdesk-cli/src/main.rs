@@ -19,6 +19,7 @@ mod client_args;
 mod conformance_client;
 mod connect;
 mod exit;
+mod front_auth;
 mod gateway;
 mod hosting;
 mod keys;

@@ -4,18 +4,12 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use axum::Router;
-use axum::http::HeaderMap;
 use clap::{Args, ValueEnum};
-use frontdesk::BoxFuture;
 use frontdesk::flows::{FlowStore, InMemoryFlowStore};
-use frontdesk::http::auth::jwt::{JwksSource, JwtAuthenticator, JwtConfig};
-use frontdesk::http::auth::metadata::ProtectedResource;
-use frontdesk::http::auth::tokens::StaticTokens;
-use frontdesk::http::auth::{Authenticate, Authenticator, Unauthorized};
 use frontdesk::http::tls::Tls;
 use frontdesk::http::{HttpOptions, OriginPolicy, bind};
 use frontdesk::server::Server;
@@ -25,6 +19,8 @@ use frontdesk::stores::sqlite::{Durability, SqliteStore};
 use frontdesk::wire::Revision;
 use frontdesk_demo::DemoOptions;
 use frontdesk_demo::signin::SignIn;
+
+use crate::front_auth::AuthArgs;
 
 /// The MCP endpoint's path.
 pub(crate) const ENDPOINT: &str = "/mcp";
@@ -111,18 +107,8 @@ pub struct ServeArgs {
     /// Prefix of every Redis key and channel (one per deployment sharing a Redis).
     #[arg(long, value_name = "PREFIX", default_value = "frontdesk:")]
     redis_prefix: String,
-    /// Check OAuth 2.1 bearer JWTs against this JWKS (a file, or an https URL).
-    #[arg(long, value_name = "FILE|URL", requires_all = ["auth_issuer", "auth_audience"], conflicts_with = "auth_tokens")]
-    auth_jwks: Option<String>,
-    /// The issuer (`iss`) the JWTs must name; listed as the authorization server.
-    #[arg(long, value_name = "ISSUER", requires = "auth_jwks")]
-    auth_issuer: Option<String>,
-    /// The audience (`aud`) the JWTs must name: this server's canonical URL.
-    #[arg(long, value_name = "URL", requires = "auth_jwks")]
-    auth_audience: Option<String>,
-    /// Accept the bearer tokens of this file (`PRINCIPAL TOKEN` lines), for development.
-    #[arg(long, value_name = "FILE")]
-    auth_tokens: Option<PathBuf>,
+    #[command(flatten)]
+    auth: AuthArgs,
     /// Who the person is on --stdio (state and URL flows are bound to it).
     #[arg(long, value_name = "NAME", conflicts_with = "http")]
     principal: Option<String>,
@@ -313,50 +299,6 @@ pub(crate) fn sealer() -> anyhow::Result<StateSealer> {
     })
 }
 
-/// An authenticator whose refusals name the protected-resource metadata,
-/// whose URL is known only once the listener is bound.
-struct NamingMetadata {
-    inner: Authenticator,
-    url: Arc<OnceLock<String>>,
-}
-
-impl Authenticate for NamingMetadata {
-    fn authenticate<'a>(
-        &'a self,
-        headers: &'a HeaderMap,
-    ) -> BoxFuture<'a, Result<Option<String>, Unauthorized>> {
-        Box::pin(async move {
-            self.inner
-                .authenticate(headers)
-                .await
-                .map_err(|e| e.resource_metadata(self.url.get().map(String::as_str)))
-        })
-    }
-}
-
-/// The configured authenticator, if any.
-async fn authenticator(args: &ServeArgs) -> anyhow::Result<Option<Authenticator>> {
-    if let Some(path) = &args.auth_tokens {
-        let tokens = StaticTokens::from_file(path)?;
-        tracing::info!(
-            tokens = tokens.len(),
-            "bearer tokens from a file (development)"
-        );
-        return Ok(Some(Arc::new(tokens)));
-    }
-    let (Some(jwks), Some(issuer), Some(audience)) =
-        (&args.auth_jwks, &args.auth_issuer, &args.auth_audience)
-    else {
-        return Ok(None);
-    };
-    let config = JwtConfig::new(JwksSource::parse(jwks), issuer, audience);
-    let jwt = JwtAuthenticator::new(config)
-        .await
-        .context("cannot set up JWT authentication")?;
-    tracing::info!(%issuer, %audience, "bearer JWTs checked against the JWKS");
-    Ok(Some(Arc::new(jwt)))
-}
-
 async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
     if let Some(file) = &args.config {
         tracing::info!(file = %file.display(), "flags from a config file");
@@ -367,7 +309,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
     }
     let sealer = sealer()?;
     let stores = open_stores(args).await?;
-    let auth = authenticator(args).await?;
+    let auth = args.auth.authenticator().await?;
     let demo = DemoOptions {
         conformance_fixtures: args.conformance_fixtures,
     };
@@ -395,24 +337,13 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
         // One listener serves the MCP endpoint, the sign-in page and, with
         // JWT authentication, the protected-resource metadata.
         Some(addr) => {
-            let metadata_url = Arc::new(OnceLock::new());
             let mut options = HttpOptions::new()
                 .endpoint(ENDPOINT)
                 .origins(OriginPolicy::SameOrigin(args.allow_origins.clone()));
             if let Some(base) = &args.public_url {
                 options = options.public_base_url(base.trim_end_matches('/'));
             }
-            let jwt = args.auth_jwks.is_some();
-            if let Some(inner) = auth.clone() {
-                options.authenticator = Some(if jwt {
-                    Arc::new(NamingMetadata {
-                        inner,
-                        url: Arc::clone(&metadata_url),
-                    })
-                } else {
-                    inner
-                });
-            }
+            let metadata = args.auth.protect(&mut options, auth.clone());
             let mut listener = bind(addr, options)
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
@@ -425,14 +356,11 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
             let base = listener.base_url();
             let (server, page) = build(&base);
             let mut routes: Router = page;
-            if let (true, Some(issuer), Some(audience)) =
-                (jwt, &args.auth_issuer, &args.auth_audience)
+            if let Some(resource) =
+                args.auth
+                    .metadata_routes(&metadata, &base, ENDPOINT, "brightgrid (frontdesk demo)")
             {
-                let _ = metadata_url.set(ProtectedResource::metadata_url(&base, ENDPOINT));
-                let resource = ProtectedResource::new(audience)
-                    .authorization_server(issuer)
-                    .name("brightgrid (frontdesk demo)");
-                routes = routes.merge(resource.router(ENDPOINT));
+                routes = routes.merge(resource);
             }
             banner(args, addr, &listener.endpoint_url(), auth.is_some());
             Ok(listener.routes(routes).serve(server).await?)

@@ -358,3 +358,99 @@ async fn a_url_sign_in_through_the_built_gateway() {
         }
     }
 }
+
+/// `--http` with `--auth-tokens`: a request without a token, or with a
+/// wrong one, is `401` with a bearer challenge and never reaches the server;
+/// with a token the call runs, and its state is bound to that principal
+/// (another's token cannot retry it).
+#[tokio::test]
+async fn over_http_only_with_a_token_and_the_state_bound_to_its_principal() {
+    use crate::serve_restart::{http, messages, meta, return_answer, temp_dir};
+    let dir = temp_dir("gateway-auth");
+    let tokens = dir.join("tokens.txt");
+    std::fs::write(
+        &tokens,
+        "alice gw-alice-token-0123456789\nbob gw-bob-token-0123456789\n",
+    )
+    .unwrap();
+    let mut command = std::process::Command::new(BIN);
+    command
+        .args(["gateway", "--http", "127.0.0.1:0", "--auth-tokens"])
+        .arg(&tokens)
+        .arg("--")
+        .args(upstream())
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null());
+    let gateway = Running::spawn(command);
+    let mcp = gateway
+        .first(Duration::from_secs(30), |line| {
+            line.strip_prefix("frontdesk gateway: MCP endpoint at ")
+                .map(str::to_string)
+        })
+        .expect("the gateway listens");
+    let post = |token: Option<&str>, retry: Option<(Value, String)>| {
+        let mut body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "book_return", "arguments": {"order_id": "G-1"}, "_meta": meta()}});
+        if let Some((responses, state)) = retry {
+            body["params"]["inputResponses"] = responses;
+            body["params"]["requestState"] = json!(state);
+        }
+        let mut req = http()
+            .post(&mcp)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "book_return");
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        req.body(body.to_string()).send()
+    };
+    for token in [None, Some("not-a-token")] {
+        let r = post(token, None).await.unwrap();
+        assert_eq!(r.status(), 401, "{token:?}");
+        let challenge = r.headers()["www-authenticate"].to_str().unwrap();
+        assert!(challenge.starts_with("Bearer"), "{challenge}");
+    }
+    let first = messages(post(Some("gw-alice-token-0123456789"), None).await.unwrap())
+        .await
+        .pop()
+        .unwrap();
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stolen = messages(
+        post(
+            Some("gw-bob-token-0123456789"),
+            Some((return_answer(), state.clone())),
+        )
+        .await
+        .unwrap(),
+    )
+    .await
+    .pop()
+    .unwrap();
+    assert_eq!(stolen["error"]["code"], -32602, "{stolen}");
+    let second = messages(
+        post(
+            Some("gw-alice-token-0123456789"),
+            Some((return_answer(), state)),
+        )
+        .await
+        .unwrap(),
+    )
+    .await
+    .pop()
+    .unwrap();
+    assert_eq!(second["result"]["resultType"], "input_required", "{second}");
+    assert_eq!(
+        second["result"]["inputRequests"]
+            .as_object()
+            .map(|m| m.keys().count()),
+        Some(1),
+        "the confirmation: {second}"
+    );
+}
