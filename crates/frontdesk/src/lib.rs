@@ -199,6 +199,8 @@ pub mod shutdown;
 pub mod state;
 pub mod store;
 pub mod stores;
+#[cfg(feature = "server")]
+pub mod tasks;
 #[cfg(any(feature = "http-client", feature = "jwt"))]
 mod tls_default;
 

@@ -20,6 +20,7 @@ use crate::server::engine::inner::ServerInner;
 use crate::server::engine::session::{Session, SessionLimits};
 use crate::server::engine::{drain, flow_port, invoke, load, notify, replies, states, tasks};
 use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
+use crate::tasks::TaskStore;
 
 /// An MCP server. Cheap to clone; share one between transports.
 #[derive(Clone)]
@@ -50,6 +51,7 @@ impl Server {
             sealer: None,
             nonces: Some(Arc::new(InMemoryNonceStore::new())),
             flows: None,
+            tasks: None,
         }
     }
 
@@ -240,6 +242,7 @@ pub struct ServerBuilder {
     sealer: Option<StateSealer>,
     nonces: Option<Arc<dyn NonceStore>>,
     flows: Option<Arc<dyn FlowStore>>,
+    tasks: Option<Arc<dyn TaskStore>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -340,6 +343,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Write tasks through to `store` (default: none; tasks live only in
+    /// the memory of the process running them), so that `tasks/get`,
+    /// `tasks/update` and `tasks/cancel` work on every instance sharing it
+    /// and a finished task stays readable after a restart (see
+    /// [`crate::tasks`]).
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks = Some(store);
+        self
+    }
+
     /// Finish.
     pub fn build(self) -> Server {
         Server {
@@ -352,7 +365,7 @@ impl ServerBuilder {
                 resources: self.resources,
                 list_changed: self.list_changed,
                 subscribers: Arc::new(notify::Subscribers::new(&self.config)),
-                tasks: tasks::Tasks::default(),
+                tasks: tasks::Tasks::new(self.tasks),
                 states: self.states,
                 sealer: self.sealer.unwrap_or_else(StateSealer::development),
                 nonces: self.nonces,

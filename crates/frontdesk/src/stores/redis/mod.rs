@@ -22,6 +22,9 @@
 //! - `ctok:<hex sha256>`: a connect token's flow and principal, expiring with
 //!   the token (only the hash of a token is stored);
 //! - `state:<state id>`: a redeemed request state, `SET NX` until it expires;
+//! - `task:<id>` and `tinbox:<id>`: a task's record and the answers waiting
+//!   for its owner, expiring with the task (see
+//!   [`TaskStore`](crate::tasks::TaskStore));
 //! - the channel `events`: one JSON [`FlowEvent`] per flow that leaves
 //!   `Pending`, published by the same Lua script that changes the status, so
 //!   a completion and its announcement are one atomic step.
@@ -46,6 +49,7 @@
 
 mod flows;
 mod nonces;
+mod tasks;
 
 use std::sync::Arc;
 use std::time::Duration;

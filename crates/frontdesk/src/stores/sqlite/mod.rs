@@ -62,6 +62,7 @@ mod nonces;
 mod private;
 mod schema;
 mod shares;
+mod tasks;
 mod writer;
 
 use std::path::{Path, PathBuf};

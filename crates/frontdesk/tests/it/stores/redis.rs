@@ -39,6 +39,12 @@ async fn keeps_the_contract() {
 }
 
 #[tokio::test]
+async fn keeps_the_task_contract() {
+    let Some(url) = redis_url() else { return };
+    contract::tasks(store(&url, &prefix()).await).await;
+}
+
+#[tokio::test]
 async fn keeps_the_share_contract() {
     let Some(url) = redis_url() else { return };
     let s = Arc::try_unwrap(store(&url, &prefix()).await)

@@ -28,6 +28,11 @@ async fn keeps_the_contract() {
 }
 
 #[tokio::test]
+async fn keeps_the_task_contract() {
+    contract::tasks(Arc::new(SqliteStore::open(&file("tasks")).unwrap())).await;
+}
+
+#[tokio::test]
 async fn keeps_the_share_contract() {
     let store = SqliteStore::open(&file("shares"))
         .unwrap()
