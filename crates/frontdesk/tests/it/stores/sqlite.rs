@@ -9,7 +9,7 @@ use frontdesk::flows::{FlowId, FlowStatus, FlowStore, NewFlow};
 use frontdesk::state::{NonceStore, Redemption, StateId};
 use frontdesk::stores::sqlite::SqliteStore;
 
-use super::contract;
+use super::{contract, tasks};
 
 /// A fresh file path for one test.
 fn file(name: &str) -> PathBuf {
@@ -30,6 +30,24 @@ async fn keeps_the_contract() {
 #[tokio::test]
 async fn keeps_the_task_contract() {
     contract::tasks(Arc::new(SqliteStore::open(&file("tasks")).unwrap())).await;
+}
+
+/// Issue 28: two servers on one SQLite file serve one task.
+#[tokio::test]
+async fn two_servers_share_tasks() {
+    let store = Arc::new(SqliteStore::open(&file("tasks-shared")).unwrap());
+    tasks::one_task_two_servers(store.clone()).await;
+    tasks::cancelled_on_another_server(store).await;
+}
+
+/// Issue 28: after a restart on the same file, a task that was running is
+/// failed with the reason and a completed one is still readable.
+#[test]
+fn tasks_survive_a_restart() {
+    let path = file("tasks-restart");
+    let open = || Arc::new(SqliteStore::open(&path).unwrap());
+    let before = tasks::in_a_runtime(tasks::first_life(open()));
+    tasks::in_a_runtime(async { tasks::second_life(open(), &before).await });
 }
 
 #[tokio::test]
