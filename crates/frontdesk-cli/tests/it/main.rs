@@ -27,6 +27,7 @@ mod serve_metrics;
 mod serve_pages;
 mod serve_restart;
 mod serve_signals;
+mod serve_tasks;
 mod signin;
 mod support;
 mod tmux;

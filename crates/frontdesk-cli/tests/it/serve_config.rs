@@ -197,7 +197,7 @@ fn a_wrong_key_type_or_value_stops_the_server_naming_the_line() {
             "unknown key `htp`; the keys are serve's flags without their dashes: stdio, http, \
              conformance-fixtures, store, redemptions-per-client, data-dir, redis-url, \
              redis-prefix, auth-jwks, auth-issuer, auth-audience, auth-tokens, principal, \
-             public-url, tls-cert, tls-key, sqlite-durability, allow-origin, metrics",
+             public-url, tls-cert, tls-key, task-lease, sqlite-durability, allow-origin, metrics",
         ),
         (
             "data_dir = \"/tmp\"",
