@@ -142,7 +142,7 @@
 //!
 //! | Feature | What it adds |
 //! | --- | --- |
-//! | `server` | [`server`], [`state`], [`flows`]: tools, prompts, resources, completion, logging, progress, subscriptions, tasks, `ask`, both revisions, sealed request state, URL flows |
+//! | `server` | [`server`], [`state`], [`flows`], [`tasks`]: tools, prompts, resources, completion, logging, progress, subscriptions, tasks, `ask`, both revisions, sealed request state, URL flows |
 //! | `client` | [`client`]: capabilities, the `input_required` loop, the elicitation handler interface, in-process connections |
 //! | `stdio` | newline-delimited JSON on stdin/stdout: `server::stdio::serve_stdio`, `Client::connect_stdio` |
 //! | `http-server` | [`http`]: Streamable HTTP for the server (axum), implies `server` |
@@ -162,6 +162,7 @@
 //! - [`state`]: sealed `requestState` (AEAD, key rotation, expiry, principal and
 //!   request binding) and single-use redemption through a nonce store.
 //! - [`flows`]: URL-mode elicitations as pending flows, with connect tokens.
+//! - [`tasks`]: task records in a store, so tasks outlive an instance.
 //! - [`http`]: the Streamable HTTP transport (both revisions on one endpoint).
 //! - [`shutdown`]: the signals that stop a `serve` function.
 //! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).

@@ -7,7 +7,9 @@
 //!   run out.
 //! - Redis (at `FRONTDESK_REDIS_URL`; skipped with a note without it,
 //!   failed with `FRONTDESK_REQUIRE_REDIS=1`): a task created on one
-//!   instance is read, answered and finished through the other.
+//!   instance is read, answered and finished through the other; a task
+//!   still running when one instance is stopped with `SIGTERM` reads
+//!   `failed` on the other at once (the drain ends it and writes that).
 
 use std::time::Duration;
 
@@ -15,6 +17,10 @@ use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
 
 use super::serve_restart::{Serve, generate_key, http, messages, temp_dir};
+
+/// Why a task still running when its server drained failed.
+const SHUT_DOWN: &str =
+    "The server running this task shut down before the task finished; call the tool again.";
 
 /// Why a task whose server stopped failed (the exact wire text).
 const LOST: &str =
@@ -174,4 +180,22 @@ async fn a_task_moves_between_instances_on_redis() {
         json!([{"type": "text", "text": "Deleted b.txt."}])
     );
     assert_eq!(wait_for(&a, &id, "completed").await, done);
+
+    // A SIGTERM ends the tasks A still runs, and B reads that at once.
+    let running = start(&a, "slow_compute", json!({"seconds": 3600})).await;
+    wait_for(&b, &running, "working").await;
+    let mut a = a;
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &a.process.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exited = a.process.exited_within(Duration::from_secs(15));
+    assert!(exited.is_some_and(|s| s.success()), "{exited:?}");
+    let failed = rpc(&b, "tasks/get", &running, json!({"taskId": running})).await;
+    assert_eq!(failed["result"]["status"], "failed", "{failed}");
+    assert_eq!(
+        failed["result"]["error"],
+        json!({"code": -32603, "message": SHUT_DOWN})
+    );
 }

@@ -197,8 +197,13 @@ impl Server {
     /// calls it when its shutdown signal arrives, before it ends the streams;
     /// a transport of your own calls it, then waits with
     /// [`settled`](Self::settled).
+    ///
+    /// A task still running cannot outlive the process: it ends `failed`,
+    /// telling the client to call the tool again, and with a task store
+    /// that is written through, so every instance reports it at once.
     pub fn drain(&self) {
         self.inner.drain.begin();
+        self.inner.tasks.abandon();
     }
 
     /// Whether [`drain`](Self::drain) was called (a readiness check answers
@@ -207,12 +212,17 @@ impl Server {
         self.inner.drain.is_draining()
     }
 
-    /// Wait until no request is being handled, for at most `within`; `true`
-    /// when none is left. Used after [`drain`](Self::drain) so the answers
-    /// of the calls it ended reach their clients before the streams close.
+    /// Wait until no request is being handled (and no task's end is still
+    /// being written to the task store), for at most `within`; `true` when
+    /// none is left. Used after [`drain`](Self::drain) so the answers of
+    /// the calls it ended reach their clients before the streams close.
     pub async fn settled(&self, within: std::time::Duration) -> bool {
-        let load = Arc::clone(&self.inner.load);
-        drain::settled(move || load.requests(), within).await
+        let inner = Arc::clone(&self.inner);
+        drain::settled(
+            move || inner.load.requests() + inner.tasks.keepers(),
+            within,
+        )
+        .await
     }
 
     /// Whether the state store answers (its [`NonceStore::ready`]); `Ok`

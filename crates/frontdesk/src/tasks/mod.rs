@@ -12,7 +12,8 @@
 //! waiting question), and cancels with `tasks/cancel` by writing the record
 //! `cancelled` (the owner sees it and stops the run).
 //!
-//! What survives, with [`SqliteStore`](crate::stores) or `RedisStore`:
+//! What survives, with the SQLite or the Redis store of [`crate::stores`]
+//! (features `sqlite`, `redis`):
 //!
 //! - a finished task (completed, failed, cancelled): readable with
 //!   `tasks/get` on every instance and after any restart, until it expires
@@ -24,6 +25,16 @@
 //!   handler's future cannot move to another process), with an error
 //!   telling the client to call the tool again. That outcome is written
 //!   back, so every instance reports the same.
+//!
+//! What needs the owning instance: the run itself, and so the pace of a
+//! task served elsewhere. Answers left on another instance reach the run
+//! when the owner next looks at the task's inbox (every
+//! [`task_inbox_poll`](crate::server::ServerConfig::task_inbox_poll),
+//! 250 ms, while the task waits for input); a cancel from elsewhere stops
+//! the run within that time while it waits for input, within a third of
+//! the [`task_lease`](crate::server::ServerConfig::task_lease) while it
+//! works. The bounds on tasks (`max_tasks`, `max_tasks_per_client`) are
+//! per instance: each counts the tasks it runs.
 //!
 //! Without a store (the library's default) tasks live only in the memory
 //! of the process that runs them, as they always did.

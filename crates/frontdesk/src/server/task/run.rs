@@ -72,6 +72,7 @@ pub(crate) async fn run(
             Arc::clone(&entry),
             instance,
             server.config.clone(),
+            server.tasks.keeping(),
         ));
     }
     let server = Arc::clone(server);

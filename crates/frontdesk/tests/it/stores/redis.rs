@@ -54,7 +54,8 @@ async fn two_servers_share_tasks() {
     let (a, b) = (store(&url, &p).await, store(&url, &p).await);
     let id = tasks::start(&tasks::server(a), "quick").await;
     tasks::wait_for(&tasks::server(b.clone()), &id, "completed").await;
-    tasks::cancelled_on_another_server(b).await;
+    tasks::cancelled_on_another_server(b.clone()).await;
+    tasks::drained(b).await;
 }
 
 /// Issue 28: a server started again on the same Redis reports a task that

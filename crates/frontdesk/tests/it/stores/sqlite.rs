@@ -37,7 +37,8 @@ async fn keeps_the_task_contract() {
 async fn two_servers_share_tasks() {
     let store = Arc::new(SqliteStore::open(&file("tasks-shared")).unwrap());
     tasks::one_task_two_servers(store.clone()).await;
-    tasks::cancelled_on_another_server(store).await;
+    tasks::cancelled_on_another_server(store.clone()).await;
+    tasks::drained(store).await;
 }
 
 /// Issue 28: after a restart on the same file, a task that was running is

@@ -220,6 +220,31 @@ pub async fn cancelled_on_another_server(store: Arc<dyn TaskStore>) {
     assert_eq!(send(&b, "alice", cancel).await, ack);
 }
 
+/// Why a task still running when its server drained failed.
+pub const SHUT_DOWN: &str =
+    "The server running this task shut down before the task finished; call the tool again.";
+
+/// A server that drains ends its running tasks `failed`, and has written
+/// that to the store once it has settled: another server reads it at once.
+pub async fn drained(store: Arc<dyn TaskStore>) {
+    let (a, b) = (server(Arc::clone(&store)), server(store));
+    let id = start(&a, "hold").await;
+    let working = wait_for(&b, &id, "working").await;
+    a.drain();
+    assert!(a.settled(Duration::from_secs(10)).await);
+    let on_b = get_as(&b, "alice", &id).await["result"].clone();
+    assert_eq!(
+        on_b,
+        json!({"resultType": "complete", "taskId": id, "status": "failed",
+            "statusMessage": SHUT_DOWN,
+            "createdAt": working["createdAt"], "lastUpdatedAt": on_b["lastUpdatedAt"],
+            "ttlMs": 3_600_000, "pollIntervalMs": 1000,
+            "error": {"code": -32603, "message": SHUT_DOWN},
+            "_meta": info()})
+    );
+    assert_eq!(get_as(&a, "alice", &id).await["result"], on_b);
+}
+
 /// Task ids from the first life of a server on a store: one still running
 /// (`hold`), one completed (`quick`).
 pub struct Before {

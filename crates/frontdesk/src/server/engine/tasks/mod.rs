@@ -348,6 +348,8 @@ pub(crate) struct Tasks {
     /// This server's name in the records of the tasks it runs (random,
     /// new with every start).
     instance: String,
+    /// Record keepers running ([`shared::keep`]).
+    keepers: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Tasks {
@@ -357,6 +359,7 @@ impl Tasks {
             entries: Mutex::new(Table::default()),
             store,
             instance: random_id(),
+            keepers: Arc::default(),
         }
     }
 

@@ -12,6 +12,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use frontdesk_wire::{ErrorObject, TaskStatus};
@@ -26,10 +27,32 @@ use crate::tasks::{TaskRecord, TaskStore, ms, now_ms};
 /// The longest a task waits for one store operation.
 pub(crate) const STORE_WAIT: Duration = Duration::from_secs(5);
 
+/// How long a task waits before it writes again a change the store did
+/// not take.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// How many times the end of a task is written before it is given up (a
+/// store down for longer: other instances report the task lost once its
+/// lease has run out).
+const MAX_FAILED_WRITES: u32 = 20;
+
 /// Why a task whose instance stopped has failed (its `statusMessage` and
 /// its error's message).
 pub(crate) const LOST: &str =
     "The server running this task stopped before the task finished; call the tool again.";
+
+/// Why a task still running when its server drained has failed.
+pub(crate) const SHUT_DOWN: &str =
+    "The server running this task shut down before the task finished; call the tool again.";
+
+/// Counts a task's record keeper while it runs (see [`Tasks::keepers`]).
+pub(crate) struct Keeping(Arc<AtomicUsize>);
+
+impl Drop for Keeping {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// `op`'s result, or `None` (logged) when the store failed or did not
 /// answer within [`STORE_WAIT`].
@@ -79,19 +102,37 @@ pub(crate) async fn keep(
     entry: Arc<TaskEntry>,
     instance: String,
     config: ServerConfig,
+    _keeping: Keeping,
 ) {
     let renew_every = (config.task_lease / 3).max(Duration::from_millis(10));
     let poll = config.task_inbox_poll.max(Duration::from_millis(10));
     let mut renew_at = Instant::now() + renew_every;
+    let mut failed_writes = 0;
     loop {
         let waiting = entry.waits_for_input();
         tokio::select! {
             () = entry.changed.notified() => {
                 let record = entry.record(&instance, lease_until(&config));
-                if bounded("write", store.put(&record)).await == Some(false)
-                    && adopt(&*store, &entry, &instance, &config).await
-                {
-                    return;
+                match bounded("write", store.put(&record)).await {
+                    Some(true) => failed_writes = 0,
+                    Some(false) => {
+                        if adopt(&*store, &entry, &instance, &config).await {
+                            return;
+                        }
+                    }
+                    None => {
+                        // Not written: write again in a while (the latest
+                        // state then), and give a finished task up only
+                        // after many tries.
+                        failed_writes += 1;
+                        if record.is_finished() && failed_writes >= MAX_FAILED_WRITES {
+                            tracing::warn!(task = %fingerprint(entry.id()), "the task's end could not be written to the store");
+                            return;
+                        }
+                        tokio::time::sleep(RETRY).await;
+                        entry.changed.notify_one();
+                        continue;
+                    }
                 }
                 if record.is_finished() {
                     return;
@@ -179,6 +220,37 @@ fn lost(mut record: TaskRecord, now: SystemTime) -> TaskRecord {
 }
 
 impl Tasks {
+    /// Count a new record keeper until the returned guard drops.
+    pub(crate) fn keeping(&self) -> Keeping {
+        self.keepers.fetch_add(1, Ordering::SeqCst);
+        Keeping(Arc::clone(&self.keepers))
+    }
+
+    /// How many tasks' records are being kept (a draining server waits for
+    /// them to write the tasks' ends).
+    pub(crate) fn keepers(&self) -> usize {
+        self.keepers.load(Ordering::SeqCst)
+    }
+
+    /// The server is shutting down: a task still running cannot outlive
+    /// the process, so it fails now with [`SHUT_DOWN`] (written through,
+    /// so every instance reports it at once instead of once its lease has
+    /// run out) and its run stops.
+    pub(crate) fn abandon(&self) {
+        let running: Vec<Arc<TaskEntry>> = self
+            .entries()
+            .entries
+            .values()
+            .filter(|e| !e.is_finished())
+            .cloned()
+            .collect();
+        for entry in running {
+            entry.fail(ErrorObject::internal_error(SHUT_DOWN));
+            entry.cancel.cancel();
+            tracing::info!(task = %fingerprint(entry.id()), "task ended by the shutdown");
+        }
+    }
+
     /// The task `id` of `principal`: this instance's own first, then the
     /// store's record (another principal's task is as unknown as a
     /// missing one). A record that is not finished and whose lease ran out
