@@ -166,7 +166,7 @@
 //! - [`http`]: the Streamable HTTP transport (both revisions on one endpoint).
 //! - [`shutdown`]: the signals that stop a `serve` function.
 //! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).
-//! - [`stores`]: durable and shared stores for flows and redeemed states
+//! - [`stores`]: durable and shared stores for flows, redeemed states and tasks
 //!   (SQLite, Redis), behind features.
 //!
 //! # Features
@@ -175,8 +175,8 @@
 //! | --- | --- |
 //! | `jwt` | `http::auth::jwt`: OAuth 2.1 bearer JWTs checked against a JWKS |
 //! | `tls` | `http::tls`: HTTPS for the HTTP server (rustls on ring), PEM files reloaded on `SIGHUP`, HTTP/2 by ALPN |
-//! | `sqlite` | `stores::sqlite`: flows and redeemed states in one SQLite file (bundled SQLite) |
-//! | `redis` | `stores::redis`: flows and redeemed states in Redis, completions over pub/sub, for several instances |
+//! | `sqlite` | `stores::sqlite`: flows, redeemed states and task records in one SQLite file (bundled SQLite) |
+//! | `redis` | `stores::redis`: flows, redeemed states and task records in Redis, completions over pub/sub, for several instances |
 
 #[cfg(feature = "client")]
 pub mod client;

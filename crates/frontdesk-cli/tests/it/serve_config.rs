@@ -81,7 +81,7 @@ fn a_config_file_starts_the_server_with_its_store_and_data_dir() {
     let mut metrics = None;
     let endpoint = server
         .first(Duration::from_secs(30), |line| {
-            if line.contains("flows and redeemed states in SQLite") {
+            if line.contains("flows, redeemed states and tasks in SQLite") {
                 sqlite_logged = Some(line.to_string());
             }
             if let Some(url) = line.strip_prefix("frontdesk: metrics at http://") {
