@@ -63,7 +63,10 @@ impl TaskStore for InMemoryTaskStore {
         })
     }
 
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+    fn get_task<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         Box::pin(async move {
             let mut tasks = self.tasks();
             Ok(Self::live(&mut tasks, id).and_then(|k| k.record.clone()))
@@ -126,7 +129,7 @@ impl TaskStore for InMemoryTaskStore {
         })
     }
 
-    fn purge_expired(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+    fn purge_expired_tasks(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
         Box::pin(async move {
             let now = now_ms();
             let mut tasks = self.tasks();

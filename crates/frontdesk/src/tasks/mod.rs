@@ -150,14 +150,15 @@ impl Inbox {
 ///
 /// Dyn-compatible (methods return [`BoxFuture`]): the server holds
 /// `Arc<dyn TaskStore>` ([`ServerBuilder::task_store`](crate::server::ServerBuilder::task_store)).
-/// An expired record does not exist: `get` returns `None` for it.
+/// An expired record does not exist: `get_task` returns `None` for it.
 pub trait TaskStore: Send + Sync {
     /// Write `record` (create it, or replace the one with its id) unless
     /// the stored one is finished: `Ok(false)` then, and nothing changes.
     fn put<'a>(&'a self, record: &'a TaskRecord) -> BoxFuture<'a, Result<bool, StoreError>>;
 
     /// The live record `id`, if any.
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
+    fn get_task<'a>(&'a self, id: &'a str)
+    -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
 
     /// Move the lease of the record `id` to `lease_until_ms`, if it is not
     /// finished and `instance` runs it; `Ok(false)` when it is finished,
@@ -189,7 +190,7 @@ pub trait TaskStore: Send + Sync {
     /// Delete expired records and their inboxes; how many records went.
     /// Stores also do this on their own as they are used (Redis expires its
     /// keys itself).
-    fn purge_expired(&self) -> BoxFuture<'_, Result<usize, StoreError>>;
+    fn purge_expired_tasks(&self) -> BoxFuture<'_, Result<usize, StoreError>>;
 }
 
 /// Unix milliseconds of `t` (before 1970: 0).

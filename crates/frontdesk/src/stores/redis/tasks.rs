@@ -112,7 +112,10 @@ impl TaskStore for RedisStore {
         })
     }
 
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+    fn get_task<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         Box::pin(self.load_task(id))
     }
 
@@ -193,7 +196,7 @@ impl TaskStore for RedisStore {
     }
 
     /// Redis expires the keys by itself: nothing to do.
-    fn purge_expired(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+    fn purge_expired_tasks(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
         Box::pin(async { Ok(0) })
     }
 }

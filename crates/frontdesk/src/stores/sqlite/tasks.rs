@@ -109,7 +109,10 @@ impl TaskStore for SqliteStore {
         })
     }
 
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+    fn get_task<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         let id = id.to_owned();
         Box::pin(self.read(move |conn, _| load(conn, &id, ms(now_ms()))))
     }
@@ -228,7 +231,7 @@ impl TaskStore for SqliteStore {
         }))
     }
 
-    fn purge_expired(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+    fn purge_expired_tasks(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
         Box::pin(self.write(move |conn, now| {
             let gone = sweep(conn, now, i64::MAX)?;
             Ok::<_, StoreError>(usize::try_from(gone).unwrap_or(usize::MAX))

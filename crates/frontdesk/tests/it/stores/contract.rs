@@ -239,7 +239,7 @@ fn now_ms() -> u64 {
 }
 
 /// A working task of "alice" run by `instance`, expiring in `ttl_ms`.
-fn task_record(instance: &str, ttl_ms: u64) -> TaskRecord {
+pub fn task_record(instance: &str, ttl_ms: u64) -> TaskRecord {
     let id = FlowId::random().as_str().to_string();
     let task = Task::new(id.clone(), TaskStatus::Working, "2026-12-04T10:00:00.000Z")
         .with_ttl_ms(Some(ttl_ms));
@@ -259,10 +259,13 @@ fn task_record(instance: &str, ttl_ms: u64) -> TaskRecord {
 pub async fn tasks(store: Arc<dyn TaskStore>) {
     let mut record = task_record("instance-a", 600_000);
     assert!(store.put(&record).await.unwrap());
-    assert_eq!(store.get(&record.id).await.unwrap(), Some(record.clone()));
-    assert_eq!(store.get("no-such-task").await.unwrap(), None);
+    assert_eq!(
+        store.get_task(&record.id).await.unwrap(),
+        Some(record.clone())
+    );
+    assert_eq!(store.get_task("no-such-task").await.unwrap(), None);
     // The snapshot round-trips as the wire JSON.
-    let read = store.get(&record.id).await.unwrap().unwrap();
+    let read = store.get_task(&record.id).await.unwrap().unwrap();
     assert_eq!(
         serde_json::to_value(&read.snapshot).unwrap(),
         json!({"resultType": "complete", "taskId": record.id, "status": "working",
@@ -273,13 +276,23 @@ pub async fn tasks(store: Arc<dyn TaskStore>) {
     // The owner renews its lease; nobody else can.
     assert!(store.renew(&record.id, "instance-a", 42).await.unwrap());
     assert_eq!(
-        store.get(&record.id).await.unwrap().unwrap().lease_until_ms,
+        store
+            .get_task(&record.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .lease_until_ms,
         42
     );
     assert!(!store.renew(&record.id, "instance-b", 43).await.unwrap());
     assert!(!store.renew("no-such-task", "instance-a", 43).await.unwrap());
     assert_eq!(
-        store.get(&record.id).await.unwrap().unwrap().lease_until_ms,
+        store
+            .get_task(&record.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .lease_until_ms,
         42
     );
 
@@ -287,7 +300,10 @@ pub async fn tasks(store: Arc<dyn TaskStore>) {
     record.snapshot.task.status = TaskStatus::InputRequired;
     record.snapshot.task.status_message = Some("asking".into());
     assert!(store.put(&record).await.unwrap());
-    assert_eq!(store.get(&record.id).await.unwrap(), Some(record.clone()));
+    assert_eq!(
+        store.get_task(&record.id).await.unwrap(),
+        Some(record.clone())
+    );
 
     // Answers wait in the inbox, in order, until taken once.
     let answer = |n: usize| {
@@ -337,7 +353,7 @@ pub async fn tasks(store: Arc<dyn TaskStore>) {
     record.snapshot.task.status = TaskStatus::Completed;
     assert!(!store.put(&record).await.unwrap());
     assert_eq!(
-        store.get(&record.id).await.unwrap(),
+        store.get_task(&record.id).await.unwrap(),
         Some(cancelled.clone())
     );
     assert!(!store.renew(&record.id, "instance-a", 99).await.unwrap());
@@ -345,17 +361,17 @@ pub async fn tasks(store: Arc<dyn TaskStore>) {
 
     // Removed: gone, inbox and all.
     store.remove(&record.id).await.unwrap();
-    assert_eq!(store.get(&record.id).await.unwrap(), None);
+    assert_eq!(store.get_task(&record.id).await.unwrap(), None);
 
     // Expired: gone.
     let short = task_record("instance-a", 300);
     assert!(store.put(&short).await.unwrap());
-    assert!(store.get(&short.id).await.unwrap().is_some());
+    assert!(store.get_task(&short.id).await.unwrap().is_some());
     tokio::time::sleep(Duration::from_millis(1_200)).await;
-    assert_eq!(store.get(&short.id).await.unwrap(), None);
+    assert_eq!(store.get_task(&short.id).await.unwrap(), None);
     assert!(store.take_inbox(&short.id).await.unwrap().finished);
-    store.purge_expired().await.unwrap();
-    assert_eq!(store.get(&short.id).await.unwrap(), None);
+    store.purge_expired_tasks().await.unwrap();
+    assert_eq!(store.get_task(&short.id).await.unwrap(), None);
 }
 
 /// The share per owner the stores get for [`shares`].

@@ -32,6 +32,42 @@ async fn keeps_the_task_contract() {
     contract::tasks(Arc::new(SqliteStore::open(&file("tasks")).unwrap())).await;
 }
 
+/// Task records are deleted from the file at expiry (the writer's sweep,
+/// on the store's clock), their inboxes with them.
+#[tokio::test]
+async fn expired_task_records_are_deleted() {
+    use frontdesk::tasks::TaskStore;
+    let now = frontdesk::clock::unix_secs(std::time::SystemTime::now());
+    let clock = ManualClock::new(now);
+    let store = SqliteStore::open(&file("tasks-expiry"))
+        .unwrap()
+        .with_clock(Arc::new(clock.clone()));
+    let record = contract::task_record("instance-a", 600_000);
+    assert!(store.put(&record).await.unwrap());
+    store
+        .push_answers(
+            &record.id,
+            vec![("k".into(), serde_json::json!({"action": "decline"}))],
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.purge_expired_tasks().await.unwrap(), 0);
+    clock.advance(599);
+    assert_eq!(store.purge_expired_tasks().await.unwrap(), 0);
+    assert!(store.get_task(&record.id).await.unwrap().is_some());
+    clock.advance(2);
+    assert_eq!(store.purge_expired_tasks().await.unwrap(), 1);
+    assert_eq!(store.get_task(&record.id).await.unwrap(), None);
+    assert!(
+        store
+            .take_inbox(&record.id)
+            .await
+            .unwrap()
+            .answers
+            .is_empty()
+    );
+}
+
 /// Issue 28: two servers on one SQLite file serve one task.
 #[tokio::test]
 async fn two_servers_share_tasks() {

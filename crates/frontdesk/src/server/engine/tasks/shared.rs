@@ -174,7 +174,7 @@ async fn adopt(
     instance: &str,
     config: &ServerConfig,
 ) -> bool {
-    let record = bounded("read", store.get(entry.id())).await.flatten();
+    let record = bounded("read", store.get_task(entry.id())).await.flatten();
     match record {
         Some(r) if r.is_finished() => {
             let status = r.status();
@@ -263,7 +263,7 @@ impl Tasks {
         let Some(store) = &self.store else {
             return Ok(None);
         };
-        let Some(record) = bounded("read", store.get(id)).await.ok_or(())? else {
+        let Some(record) = bounded("read", store.get_task(id)).await.ok_or(())? else {
             return Ok(None);
         };
         let now = SystemTime::now();
@@ -277,7 +277,7 @@ impl Tasks {
         tracing::info!(task = %fingerprint(id), "task lost its instance; failed");
         match bounded("write", store.put(&failed)).await {
             // Finished meanwhile: what it finished as.
-            Some(false) => Ok(bounded("read", store.get(id))
+            Some(false) => Ok(bounded("read", store.get_task(id))
                 .await
                 .flatten()
                 .filter(|r| r.principal == principal)
