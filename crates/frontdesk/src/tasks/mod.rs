@@ -39,6 +39,15 @@
 //! Without a store (the library's default) tasks live only in the memory
 //! of the process that runs them, as they always did.
 //!
+//! Cost: one store write per change of a task, one lease renewal per
+//! running task every third of the lease (5 s by default), and while a
+//! task waits for input one look at its inbox every `task_inbox_poll` (on
+//! SQLite a read while the inbox is empty). Leases compare wall clocks of
+//! different machines: keep them in sync (NTP) well within the lease, or a
+//! task may be reported lost while its instance still runs it (that
+//! instance then sees the failure and stops the run, so every instance
+//! still agrees).
+//!
 //! A record whose status is terminal is final: [`TaskStore::put`] does not
 //! overwrite it, which is what makes a cancel from another instance (or a
 //! failure for a lost lease) stick even if the owner writes a change at the
