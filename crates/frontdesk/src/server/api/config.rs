@@ -98,6 +98,10 @@ pub struct ServerConfig {
     /// finished task is forgotten; when all of them are still running, its
     /// call continues within the call instead. A running task is never
     /// forgotten to make room, so other clients are not affected.
+    ///
+    /// Both task bounds are per instance, also with a task store: each
+    /// instance counts the tasks it runs (and removes from the store a
+    /// finished task it forgets to make room).
     pub max_tasks_per_client: usize,
     /// Most resource subscriptions on the whole server (default 20 000):
     /// those of 2025-11-25 sessions (`resources/subscribe`) and of
