@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use axum::Router;
@@ -12,10 +13,11 @@ use clap::{Args, ValueEnum};
 use frontdesk::flows::{FlowStore, InMemoryFlowStore};
 use frontdesk::http::tls::Tls;
 use frontdesk::http::{HttpOptions, OriginPolicy, bind};
-use frontdesk::server::Server;
+use frontdesk::server::{Server, ServerConfig};
 use frontdesk::state::{InMemoryNonceStore, KEYS_ENV, NonceStore, StateSealer};
 use frontdesk::stores::redis::RedisStore;
 use frontdesk::stores::sqlite::{Durability, SqliteStore};
+use frontdesk::tasks::TaskStore;
 use frontdesk::wire::Revision;
 use frontdesk_demo::DemoOptions;
 use frontdesk_demo::signin::SignIn;
@@ -124,6 +126,12 @@ pub struct ServeArgs {
     /// The PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// With `--store sqlite` or `redis`: seconds a running task's record
+    /// says this instance runs it (renewed every third of that). A task
+    /// whose instance stopped is reported `failed` once its lease has run
+    /// out; longer rides out longer store outages.
+    #[arg(long, value_name = "SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    task_lease: u64,
     /// With `--store sqlite`: `full` answers a write once it is fsynced (it
     /// survives a power loss); `process` once it is in the log (it survives
     /// the process being killed, maybe not the machine crashing).
@@ -220,6 +228,8 @@ pub fn run(args: &ServeArgs) -> ExitCode {
 struct Stores {
     flows: Arc<dyn FlowStore>,
     nonces: Arc<dyn NonceStore>,
+    /// Task records (none in memory: tasks then live in the process only).
+    tasks: Option<Arc<dyn TaskStore>>,
 }
 
 async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
@@ -229,6 +239,7 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
             nonces: Arc::new(
                 InMemoryNonceStore::new().with_max_per_owner(args.redemptions_per_client),
             ),
+            tasks: None,
         },
         StoreKind::Sqlite => {
             let dir = match &args.data_dir {
@@ -249,10 +260,11 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
                 .with_context(|| format!("cannot open {}", file.display()))?
                 .with_max_per_owner(args.redemptions_per_client),
             );
-            tracing::info!(file = %file.display(), "flows and redeemed states in SQLite");
+            tracing::info!(file = %file.display(), "flows, redeemed states and tasks in SQLite");
             Stores {
                 flows: store.clone(),
-                nonces: store,
+                nonces: store.clone(),
+                tasks: Some(store),
             }
         }
         StoreKind::Redis => {
@@ -265,10 +277,11 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
                     .context("cannot connect to Redis")?
                     .with_max_per_owner(args.redemptions_per_client),
             );
-            tracing::info!(prefix = %args.redis_prefix, "flows and redeemed states in Redis");
+            tracing::info!(prefix = %args.redis_prefix, "flows, redeemed states and tasks in Redis");
             Stores {
                 flows: store.clone(),
-                nonces: store,
+                nonces: store.clone(),
+                tasks: Some(store),
             }
         }
     })
@@ -314,10 +327,15 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
         conformance_fixtures: args.conformance_fixtures,
     };
     let build = |base: &str| {
-        let builder = Server::builder("brightgrid", env!("CARGO_PKG_VERSION"))
+        let mut builder = Server::builder("brightgrid", env!("CARGO_PKG_VERSION"))
             .state_sealer(sealer.clone())
             .flow_store(Arc::clone(&stores.flows))
             .nonce_store(Some(Arc::clone(&stores.nonces)));
+        if let Some(tasks) = &stores.tasks {
+            builder = builder
+                .task_store(Arc::clone(tasks))
+                .config(ServerConfig::new().task_lease(Duration::from_secs(args.task_lease)));
+        }
         let builder = match args.revision {
             Some(RevisionArg::Legacy) => builder.only_revision(Revision::V2025_11_25),
             Some(RevisionArg::Modern) => builder.only_revision(Revision::V2026_07_28),

@@ -142,7 +142,7 @@
 //!
 //! | Feature | What it adds |
 //! | --- | --- |
-//! | `server` | [`server`], [`state`], [`flows`]: tools, prompts, resources, completion, logging, progress, subscriptions, tasks, `ask`, both revisions, sealed request state, URL flows |
+//! | `server` | [`server`], [`state`], [`flows`], [`tasks`]: tools, prompts, resources, completion, logging, progress, subscriptions, tasks, `ask`, both revisions, sealed request state, URL flows |
 //! | `client` | [`client`]: capabilities, the `input_required` loop, the elicitation handler interface, in-process connections |
 //! | `stdio` | newline-delimited JSON on stdin/stdout: `server::stdio::serve_stdio`, `Client::connect_stdio` |
 //! | `http-server` | [`http`]: Streamable HTTP for the server (axum), implies `server` |
@@ -162,10 +162,11 @@
 //! - [`state`]: sealed `requestState` (AEAD, key rotation, expiry, principal and
 //!   request binding) and single-use redemption through a nonce store.
 //! - [`flows`]: URL-mode elicitations as pending flows, with connect tokens.
+//! - [`tasks`]: task records in a store, so tasks outlive an instance.
 //! - [`http`]: the Streamable HTTP transport (both revisions on one endpoint).
 //! - [`shutdown`]: the signals that stop a `serve` function.
 //! - [`store`] and [`clock`]: what the stores share (errors, boxed futures, time).
-//! - [`stores`]: durable and shared stores for flows and redeemed states
+//! - [`stores`]: durable and shared stores for flows, redeemed states and tasks
 //!   (SQLite, Redis), behind features.
 //!
 //! # Features
@@ -174,8 +175,8 @@
 //! | --- | --- |
 //! | `jwt` | `http::auth::jwt`: OAuth 2.1 bearer JWTs checked against a JWKS |
 //! | `tls` | `http::tls`: HTTPS for the HTTP server (rustls on ring), PEM files reloaded on `SIGHUP`, HTTP/2 by ALPN |
-//! | `sqlite` | `stores::sqlite`: flows and redeemed states in one SQLite file (bundled SQLite) |
-//! | `redis` | `stores::redis`: flows and redeemed states in Redis, completions over pub/sub, for several instances |
+//! | `sqlite` | `stores::sqlite`: flows, redeemed states and task records in one SQLite file (bundled SQLite) |
+//! | `redis` | `stores::redis`: flows, redeemed states and task records in Redis, completions over pub/sub, for several instances |
 
 #[cfg(feature = "client")]
 pub mod client;
@@ -199,6 +200,8 @@ pub mod shutdown;
 pub mod state;
 pub mod store;
 pub mod stores;
+#[cfg(feature = "server")]
+pub mod tasks;
 #[cfg(any(feature = "http-client", feature = "jwt"))]
 mod tls_default;
 

@@ -27,6 +27,7 @@ mod serve_metrics;
 mod serve_pages;
 mod serve_restart;
 mod serve_signals;
+mod serve_tasks;
 mod serve_traces;
 mod signin;
 mod support;

@@ -81,7 +81,7 @@ fn a_config_file_starts_the_server_with_its_store_and_data_dir() {
     let mut metrics = None;
     let endpoint = server
         .first(Duration::from_secs(30), |line| {
-            if line.contains("flows and redeemed states in SQLite") {
+            if line.contains("flows, redeemed states and tasks in SQLite") {
                 sqlite_logged = Some(line.to_string());
             }
             if let Some(url) = line.strip_prefix("frontdesk: metrics at http://") {
@@ -197,7 +197,7 @@ fn a_wrong_key_type_or_value_stops_the_server_naming_the_line() {
             "unknown key `htp`; the keys are serve's flags without their dashes: stdio, http, \
              conformance-fixtures, store, redemptions-per-client, data-dir, redis-url, \
              redis-prefix, auth-jwks, auth-issuer, auth-audience, auth-tokens, principal, \
-             public-url, tls-cert, tls-key, sqlite-durability, allow-origin, metrics, \
+             public-url, tls-cert, tls-key, task-lease, sqlite-durability, allow-origin, metrics, \
              otlp-endpoint, revision",
         ),
         (

@@ -64,18 +64,20 @@ pub(crate) enum Transport {
     Tls(tokio_rustls::TlsAcceptor),
 }
 
-/// Serve `app` on `listener` until `signal`, then stop accepting, let open
-/// connections finish for up to the grace time, and return.
-pub(crate) async fn run<F>(
+/// Serve `app` on `listener` until `signal`, then stop accepting, run
+/// what `on_signal` returns (the server's drain), let open connections
+/// finish, and return once both are done or the grace time is over.
+pub(crate) async fn run<F, S>(
     listener: TcpListener,
     app: Router,
     limits: Limits,
     transport: Transport,
     signal: F,
-    on_signal: impl FnOnce(),
+    on_signal: impl FnOnce() -> S,
 ) -> std::io::Result<()>
 where
     F: Future<Output = ()> + Send,
+    S: Future<Output = ()> + Send + 'static,
 {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let per_client = Arc::new(PerClient::new(limits.max_connections_per_client));
@@ -153,10 +155,18 @@ where
             drop(mine);
         });
     }
-    on_signal();
+    // Its own task: ending the sessions' streams is what lets their
+    // connections finish.
+    let settling = tokio::spawn(on_signal());
     drop(listener);
+    let finished = async {
+        graceful.shutdown().await;
+        // What the drain still writes (a task's end) is done before the
+        // process may exit.
+        let _ = settling.await;
+    };
     tokio::select! {
-        () = graceful.shutdown() => tracing::debug!("every connection finished"),
+        () = finished => tracing::debug!("every connection finished"),
         () = tokio::time::sleep(limits.shutdown_grace) => {
             tracing::info!("connections still open after the grace time; stopping anyway");
         }

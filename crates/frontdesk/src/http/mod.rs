@@ -291,13 +291,13 @@ impl HttpListener {
             // answer; then end the streams (GET streams would otherwise
             // hold their connections for the whole grace time).
             server.drain();
-            tokio::spawn(async move {
+            async move {
                 if !server.settled(grace).await {
                     tracing::info!("requests still running at the end of the grace time");
                 }
                 token.cancel();
                 sessions.close_all();
-            });
+            }
         })
         .await
     }
@@ -316,7 +316,7 @@ impl HttpListener {
         let app = pages::bounded(routes, &self.options, loopback);
         tracing::info!(url = %self.base_url(), "pages listening");
         let transport = self.transport();
-        listen::run(self.listener, app, limits, transport, signal, || {}).await
+        listen::run(self.listener, app, limits, transport, signal, || async {}).await
     }
 
     fn limits(&self) -> listen::Limits {

@@ -20,6 +20,7 @@ use crate::server::engine::inner::ServerInner;
 use crate::server::engine::session::{Session, SessionLimits};
 use crate::server::engine::{drain, flow_port, invoke, load, notify, replies, states, tasks};
 use crate::state::{InMemoryNonceStore, NonceStore, StateSealer};
+use crate::tasks::TaskStore;
 
 /// An MCP server. Cheap to clone; share one between transports.
 #[derive(Clone)]
@@ -51,6 +52,7 @@ impl Server {
             nonces: Some(Arc::new(InMemoryNonceStore::new())),
             flows: None,
             only: None,
+            tasks: None,
         }
     }
 
@@ -196,8 +198,13 @@ impl Server {
     /// calls it when its shutdown signal arrives, before it ends the streams;
     /// a transport of your own calls it, then waits with
     /// [`settled`](Self::settled).
+    ///
+    /// A task still running cannot outlive the process: it ends `failed`,
+    /// telling the client to call the tool again, and with a task store
+    /// that is written through, so every instance reports it at once.
     pub fn drain(&self) {
         self.inner.drain.begin();
+        self.inner.tasks.abandon();
     }
 
     /// Whether [`drain`](Self::drain) was called (a readiness check answers
@@ -206,12 +213,17 @@ impl Server {
         self.inner.drain.is_draining()
     }
 
-    /// Wait until no request is being handled, for at most `within`; `true`
-    /// when none is left. Used after [`drain`](Self::drain) so the answers
-    /// of the calls it ended reach their clients before the streams close.
+    /// Wait until no request is being handled (and no task's end is still
+    /// being written to the task store), for at most `within`; `true` when
+    /// none is left. Used after [`drain`](Self::drain) so the answers of
+    /// the calls it ended reach their clients before the streams close.
     pub async fn settled(&self, within: std::time::Duration) -> bool {
-        let load = Arc::clone(&self.inner.load);
-        drain::settled(move || load.requests(), within).await
+        let inner = Arc::clone(&self.inner);
+        drain::settled(
+            move || inner.load.requests() + inner.tasks.keepers(),
+            within,
+        )
+        .await
     }
 
     /// Whether the state store answers (its [`NonceStore::ready`]); `Ok`
@@ -242,6 +254,7 @@ pub struct ServerBuilder {
     nonces: Option<Arc<dyn NonceStore>>,
     flows: Option<Arc<dyn FlowStore>>,
     only: Option<Revision>,
+    tasks: Option<Arc<dyn TaskStore>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -362,6 +375,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Write tasks through to `store` (default: none; tasks live only in
+    /// the memory of the process running them), so that `tasks/get`,
+    /// `tasks/update` and `tasks/cancel` work on every instance sharing it
+    /// and a finished task stays readable after a restart (see
+    /// [`crate::tasks`]).
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks = Some(store);
+        self
+    }
+
     /// Finish.
     pub fn build(self) -> Server {
         Server {
@@ -374,7 +397,7 @@ impl ServerBuilder {
                 resources: self.resources,
                 list_changed: self.list_changed,
                 subscribers: Arc::new(notify::Subscribers::new(&self.config)),
-                tasks: tasks::Tasks::default(),
+                tasks: tasks::Tasks::new(self.tasks),
                 states: self.states,
                 sealer: self.sealer.unwrap_or_else(StateSealer::development),
                 nonces: self.nonces,

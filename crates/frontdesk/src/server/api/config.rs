@@ -76,6 +76,18 @@ pub struct ServerConfig {
     pub task_ttl: Duration,
     /// The polling interval tasks suggest (`pollIntervalMs`, default 1 s).
     pub task_poll_interval: Duration,
+    /// With a task store ([`ServerBuilder::task_store`](crate::server::ServerBuilder::task_store)):
+    /// how long a running task's record says its instance runs it (default
+    /// 15 s). The instance renews it every third of that; a task whose
+    /// lease ran out is reported `failed` on every instance (its instance
+    /// stopped). Longer tolerates longer store outages; shorter reports a
+    /// lost task sooner.
+    pub task_lease: Duration,
+    /// With a task store: how often the instance running a task that
+    /// waits for input looks for answers and a cancel left on another
+    /// instance (default 250 ms). A working task learns of a cancel from
+    /// elsewhere when it renews its lease.
+    pub task_inbox_poll: Duration,
     /// Most tasks kept at once (default 10 000). To make room for a new
     /// task the oldest finished one (completed, failed or cancelled) is
     /// forgotten; when every task is still running, a call that would make
@@ -86,6 +98,10 @@ pub struct ServerConfig {
     /// finished task is forgotten; when all of them are still running, its
     /// call continues within the call instead. A running task is never
     /// forgotten to make room, so other clients are not affected.
+    ///
+    /// Both task bounds are per instance, also with a task store: each
+    /// instance counts the tasks it runs (and removes from the store a
+    /// finished task it forgets to make room).
     pub max_tasks_per_client: usize,
     /// Most resource subscriptions on the whole server (default 20 000):
     /// those of 2025-11-25 sessions (`resources/subscribe`) and of
@@ -125,6 +141,8 @@ impl Default for ServerConfig {
             max_retry_replies: 4_096,
             task_ttl: Duration::from_secs(3600),
             task_poll_interval: Duration::from_secs(1),
+            task_lease: Duration::from_secs(15),
+            task_inbox_poll: Duration::from_millis(250),
             max_tasks: 10_000,
             max_tasks_per_client: 256,
             max_subscriptions: 20_000,
@@ -245,6 +263,18 @@ impl ServerConfig {
     /// The polling interval tasks suggest.
     pub fn task_poll_interval(mut self, every: Duration) -> Self {
         self.task_poll_interval = every;
+        self
+    }
+
+    /// How long a running task's record holds its instance's lease.
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.task_lease = lease;
+        self
+    }
+
+    /// How often a task waiting for input looks for answers left elsewhere.
+    pub fn task_inbox_poll(mut self, every: Duration) -> Self {
+        self.task_inbox_poll = every;
         self
     }
 

@@ -432,6 +432,13 @@ impl ToolContext {
     /// running tasks). The handler then simply continues within the call.
     /// Calling it again after `true` returns `true`.
     ///
+    /// The handler runs on in this process. With a task store
+    /// ([`ServerBuilder::task_store`](crate::server::ServerBuilder::task_store))
+    /// the task can be read, answered and cancelled on any instance sharing
+    /// it, and after a restart; if this process stops first, the task is
+    /// reported failed and the client is told to call the tool again (see
+    /// [`crate::tasks`]).
+    ///
     /// ```
     /// # use frontdesk::server::{NoArgs, ToolContext, ToolError, ToolOutput};
     /// async fn rebuild_index(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {

@@ -151,7 +151,7 @@ pub(crate) async fn serve(
         method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL
             if server.tools.has_tasks() =>
         {
-            task::serve(server, &*request, &meta.capabilities, &caller.principal)
+            task::serve(server, &*request, &meta.capabilities, &caller.principal).await
         }
         method::TOOLS_CALL => {
             let (p, retry) = retry_params::<CallToolRequestParams>(request)?;
@@ -391,6 +391,7 @@ async fn play(
             task::run(server, work, started, move |server, result| {
                 settle(server, &target, result, caching)
             })
+            .await
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::server::engine::call::{Call, Conversation, TaskStarter};
 use crate::server::engine::inner::ServerInner;
 use crate::server::engine::invoke::{Completed, result_json};
 use crate::server::engine::requests::Reply;
-use crate::server::engine::tasks::{Started, TableFull, TaskEntry};
+use crate::server::engine::tasks::{Started, TableFull, TaskEntry, shared};
 use crate::server::task::conversation::InTask;
 
 /// What lets a call with these client capabilities continue as a task.
@@ -51,8 +51,11 @@ pub(crate) fn starter(caps: Value) -> TaskStarter {
 
 /// Run the rest of the handler (`work`) as the task `started`, and answer
 /// the call with its `CreateTaskResult`. `settle` turns the handler's
-/// outcome into the result or error the call would have had.
-pub(crate) fn run(
+/// outcome into the result or error the call would have had. With a task
+/// store, the task's record is written before the answer (so another
+/// instance knows the id the client gets) and kept up to date while the
+/// task runs.
+pub(crate) async fn run(
     server: &Arc<ServerInner>,
     work: BoxFuture<'static, Result<Completed, ToolError>>,
     started: Started,
@@ -61,6 +64,17 @@ pub(crate) fn run(
     let entry = started.entry;
     let mut created = CreateTaskResult::new(entry.task());
     created.meta = Some(server.info_meta.meta());
+    if let Some(store) = server.tasks.store() {
+        let instance = server.tasks.instance().to_string();
+        shared::publish(&**store, &entry, &instance, &server.config).await;
+        tokio::spawn(shared::keep(
+            Arc::clone(store),
+            Arc::clone(&entry),
+            instance,
+            server.config.clone(),
+            server.tasks.keeping(),
+        ));
+    }
     let server = Arc::clone(server);
     let task = Arc::clone(&entry);
     tokio::spawn(async move {

@@ -3,6 +3,13 @@
 //! `-32021`). Unknown tasks (or another principal's) are `-32602` on get
 //! and cancel; an update for one is acknowledged and ignored, as are
 //! answers to keys that are not outstanding.
+//!
+//! With a task store, a task this instance does not run is served from its
+//! record: `tasks/get` answers the record (a running task whose instance
+//! stopped is `failed`), `tasks/update` leaves the answers in the task's
+//! inbox for the instance running it, and `tasks/cancel` writes the record
+//! `cancelled`, which that instance sees and stops the run. A store that
+//! fails is `-32603`.
 
 use frontdesk_wire::{
     EmptyResult, ErrorCode, ResultType, TaskRequestParams, UpdateTaskRequestParams, extension,
@@ -16,6 +23,7 @@ use crate::server::engine::inner::ServerInner;
 use crate::server::engine::invoke::result_json;
 use crate::server::engine::requests;
 use crate::server::engine::requests::{ObjectRequest, Reply};
+use crate::server::engine::tasks::shared::Found;
 
 /// Whether `caps` (a request's client capabilities) declare the extension.
 pub(crate) fn negotiated(caps: &Value) -> bool {
@@ -46,8 +54,23 @@ fn ack(server: &ServerInner) -> Reply {
     })
 }
 
+/// The task store failed: the client may try again.
+fn store_failed() -> RpcError {
+    RpcError::internal("Internal error")
+}
+
+/// The task `id` of `principal`, here or in the store.
+async fn find(server: &ServerInner, id: &str, principal: &str) -> Result<Found, RpcError> {
+    server
+        .tasks
+        .find(id, principal)
+        .await
+        .map_err(|()| store_failed())?
+        .ok_or_else(|| unknown(id))
+}
+
 /// Serve one of the task methods.
-pub(crate) fn serve(
+pub(crate) async fn serve(
     server: &ServerInner,
     request: &ObjectRequest<'_>,
     caps: &Value,
@@ -59,38 +82,48 @@ pub(crate) fn serve(
     match request.method {
         method::TASKS_GET => {
             let p: TaskRequestParams = requests::typed(request)?;
-            let entry = server
-                .tasks
-                .get(&p.task_id, principal)
-                .ok_or_else(|| unknown(&p.task_id))?;
-            let mut detailed = entry.detailed();
+            let mut detailed = match find(server, &p.task_id, principal).await? {
+                Found::Here(entry) => entry.detailed(),
+                Found::Elsewhere(record) => record.snapshot,
+            };
             detailed.meta = Some(server.info_meta.meta());
             result_json(&detailed)
         }
         method::TASKS_UPDATE => {
             let p: UpdateTaskRequestParams = requests::typed(request)?;
-            match server.tasks.get(&p.task_id, principal) {
-                Some(entry) => {
-                    for (key, response) in p.input_responses.0 {
-                        let raw = serde_json::to_value(&response).unwrap_or(Value::Null);
+            let answers = p.input_responses.0.into_iter().map(|(key, response)| {
+                (key, serde_json::to_value(&response).unwrap_or(Value::Null))
+            });
+            match find(server, &p.task_id, principal).await {
+                Ok(Found::Here(entry)) => {
+                    for (key, raw) in answers {
                         if !entry.answer(&key, raw) {
                             tracing::debug!(task = %fingerprint(&p.task_id), key, "answer for no outstanding question; ignored");
                         }
                     }
                 }
-                None => {
+                Ok(Found::Elsewhere(record)) => server
+                    .tasks
+                    .answer_elsewhere(&record, answers.collect())
+                    .await
+                    .map_err(|()| store_failed())?,
+                Err(e) if e.error_object().code == ErrorCode::INVALID_PARAMS => {
                     tracing::debug!(task = %fingerprint(&p.task_id), "update for an unknown task; acknowledged")
                 }
+                Err(e) => return Err(e),
             }
             ack(server)
         }
         method::TASKS_CANCEL => {
             let p: TaskRequestParams = requests::typed(request)?;
-            let entry = server
-                .tasks
-                .get(&p.task_id, principal)
-                .ok_or_else(|| unknown(&p.task_id))?;
-            entry.cancel();
+            match find(server, &p.task_id, principal).await? {
+                Found::Here(entry) => entry.cancel(),
+                Found::Elsewhere(record) => server
+                    .tasks
+                    .cancel_elsewhere(*record)
+                    .await
+                    .map_err(|()| store_failed())?,
+            }
             ack(server)
         }
         other => Err(RpcError::method_not_found(other)),

@@ -1,5 +1,5 @@
-//! Flows and redeemed states in Redis, shared by several instances, with
-//! completions announced over pub/sub.
+//! Flows, redeemed states and task records in Redis, shared by several
+//! instances, with completions announced over pub/sub.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -10,7 +10,8 @@
 //! let store = Arc::new(RedisStore::connect("redis://127.0.0.1:6379", "frontdesk:").await?);
 //! let server = Server::builder("shop", "1.0.0")
 //!     .flow_store(store.clone())
-//!     .nonce_store(Some(store))
+//!     .nonce_store(Some(store.clone()))
+//!     .task_store(store)
 //!     .build();
 //! # let _ = server; Ok(()) }
 //! ```
@@ -22,6 +23,9 @@
 //! - `ctok:<hex sha256>`: a connect token's flow and principal, expiring with
 //!   the token (only the hash of a token is stored);
 //! - `state:<state id>`: a redeemed request state, `SET NX` until it expires;
+//! - `task:<id>` and `tinbox:<id>`: a task's record and the answers waiting
+//!   for its owner, expiring with the task (see
+//!   [`TaskStore`](crate::tasks::TaskStore));
 //! - the channel `events`: one JSON [`FlowEvent`] per flow that leaves
 //!   `Pending`, published by the same Lua script that changes the status, so
 //!   a completion and its announcement are one atomic step.
@@ -46,6 +50,7 @@
 
 mod flows;
 mod nonces;
+mod tasks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -63,8 +68,9 @@ use crate::store::StoreError;
 /// How often a waiter looks at a flow again without an event.
 pub const RECHECK: Duration = Duration::from_secs(1);
 
-/// A [`FlowStore`](crate::flows::FlowStore) and
-/// [`NonceStore`](crate::state::NonceStore) in Redis.
+/// A [`FlowStore`](crate::flows::FlowStore),
+/// [`NonceStore`](crate::state::NonceStore) and
+/// [`TaskStore`](crate::tasks::TaskStore) in Redis.
 pub struct RedisStore {
     conn: ConnectionManager,
     prefix: String,

@@ -1,5 +1,5 @@
-//! Flows and redeemed states in one SQLite file: durable across restarts of
-//! one instance.
+//! Flows, redeemed states and task records in one SQLite file: durable
+//! across restarts of one instance.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -12,7 +12,8 @@
 //! let server = Server::builder("shop", "1.0.0")
 //!     .state_sealer(StateSealer::from_env(frontdesk::state::KEYS_ENV)?)
 //!     .flow_store(store.clone())
-//!     .nonce_store(Some(store))
+//!     .nonce_store(Some(store.clone()))
+//!     .task_store(store)
 //!     .build();
 //! # let _ = server; Ok(()) }
 //! ```
@@ -55,6 +56,10 @@
 //! Completion events are delivered within this
 //! process; several processes on one file are not a supported way to scale
 //! out (use Redis).
+//!
+//! Tasks: a finished task stays readable after a restart; a task that was
+//! running when the process stopped is reported `failed` once its lease
+//! has run out (see [`crate::tasks`]).
 
 mod flows;
 mod nonces;
@@ -62,6 +67,7 @@ mod nonces;
 mod private;
 mod schema;
 mod shares;
+mod tasks;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -104,8 +110,9 @@ impl Durability {
     }
 }
 
-/// A [`FlowStore`](crate::flows::FlowStore) and
-/// [`NonceStore`](crate::state::NonceStore) in one SQLite file.
+/// A [`FlowStore`](crate::flows::FlowStore),
+/// [`NonceStore`](crate::state::NonceStore) and
+/// [`TaskStore`](crate::tasks::TaskStore) in one SQLite file.
 pub struct SqliteStore {
     /// The writer's queue; `None` only while dropping.
     queue: Option<mpsc::Sender<Job>>,

@@ -1,8 +1,9 @@
 //! The file's tables, and the step from each older schema to this one.
 //!
 //! `PRAGMA user_version` says which schema a file has: 0 a new file, 1 the
-//! first (redeemed states without owners), 2 this one (each redeemed state
-//! charged to an owner, owners with their floors).
+//! first (redeemed states without owners), 2 (each redeemed state charged
+//! to an owner, owners with their floors), 3 this one (task records and
+//! their inboxes, new tables only: a file of version 2 gets them added).
 
 use rusqlite::Connection;
 
@@ -10,7 +11,7 @@ use super::backend;
 use crate::store::StoreError;
 
 /// The schema this code writes.
-pub(super) const VERSION: i64 = 2;
+pub(super) const VERSION: i64 = 3;
 
 /// Flows and connect tokens (unchanged since version 1).
 const FLOWS: &str = "
@@ -60,6 +61,33 @@ CREATE INDEX IF NOT EXISTS redeemed_states_by_owner ON redeemed_states (owner, i
 CREATE INDEX IF NOT EXISTS redeemed_states_by_expiry ON redeemed_states (expires_at);
 ";
 
+/// Task records and the answers waiting for their owners (version 3).
+///
+/// `finished` is 1 once the snapshot's status is terminal: such a row is
+/// never overwritten. Times are unix milliseconds. `task_inbox` keeps the
+/// answers `tasks/update` left on another instance, in arrival order, until
+/// the task's owner takes them.
+const TASKS: &str = "
+CREATE TABLE IF NOT EXISTS tasks (
+    id TEXT PRIMARY KEY,
+    principal TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    finished INTEGER NOT NULL,
+    snapshot TEXT NOT NULL,
+    expires_at_ms INTEGER NOT NULL,
+    lease_until_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tasks_by_expiry ON tasks (expires_at_ms);
+CREATE TABLE IF NOT EXISTS task_inbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    task_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    answer TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS task_inbox_by_task ON task_inbox (task_id, seq);
+";
+
 /// Version 1 → 2: every state redeemed before is charged to the owner `""`
 /// (nobody: version 1 did not record owners), as issued when it expires, so
 /// that if its share ever pushes it out the floor covers it whenever it
@@ -97,6 +125,7 @@ pub(super) fn prepare(conn: &Connection, path: &std::path::Path) -> Result<(), S
     } else {
         sql.push_str(REDEMPTIONS);
     }
+    sql.push_str(TASKS);
     sql.push_str(&format!("PRAGMA user_version = {VERSION}; COMMIT;"));
     conn.execute_batch(&sql).map_err(|e| {
         let _ = conn.execute_batch("ROLLBACK");

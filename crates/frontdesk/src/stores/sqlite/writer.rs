@@ -303,6 +303,7 @@ impl Writer {
     /// sweeps again soon instead of a second later.
     fn sweep(&mut self, now: i64, limit: i64) -> Result<(usize, Vec<FlowEvent>), StoreError> {
         let (gone, expired, mut full) = sweep_flows(&self.conn, now, limit)?;
+        full |= super::tasks::sweep(&self.conn, now, limit)? >= limit;
         let mut owners = self
             .conn
             .prepare_cached(

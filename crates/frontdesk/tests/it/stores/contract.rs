@@ -6,6 +6,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use frontdesk::flows::{FlowError, FlowId, FlowStatus, FlowStore, NewFlow};
 use frontdesk::state::{NonceStore, Redemption, StateId};
+use frontdesk::tasks::{Inbox, MAX_INBOX, TaskRecord, TaskStore};
+use frontdesk::wire::{GetTaskResult, Task, TaskStatus};
+use serde_json::json;
 
 const MIN: Duration = Duration::from_secs(60);
 
@@ -228,6 +231,149 @@ pub async fn shares(store: Arc<dyn NonceStore>) {
     );
 }
 
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// A working task of "alice" run by `instance`, expiring in `ttl_ms`.
+pub fn task_record(instance: &str, ttl_ms: u64) -> TaskRecord {
+    let id = FlowId::random().as_str().to_string();
+    let task = Task::new(id.clone(), TaskStatus::Working, "2026-12-04T10:00:00.000Z")
+        .with_ttl_ms(Some(ttl_ms));
+    let now = now_ms();
+    TaskRecord::new(
+        id,
+        "alice",
+        "10.0.0.1",
+        instance,
+        GetTaskResult::new(task),
+        now + ttl_ms,
+        now + 15_000,
+    )
+}
+
+/// The task store contract.
+pub async fn tasks(store: Arc<dyn TaskStore>) {
+    let mut record = task_record("instance-a", 600_000);
+    assert!(store.put(&record).await.unwrap());
+    assert_eq!(
+        store.get_task(&record.id).await.unwrap(),
+        Some(record.clone())
+    );
+    assert_eq!(store.get_task("no-such-task").await.unwrap(), None);
+    // The snapshot round-trips as the wire JSON.
+    let read = store.get_task(&record.id).await.unwrap().unwrap();
+    assert_eq!(
+        serde_json::to_value(&read.snapshot).unwrap(),
+        json!({"resultType": "complete", "taskId": record.id, "status": "working",
+            "createdAt": "2026-12-04T10:00:00.000Z", "lastUpdatedAt": "2026-12-04T10:00:00.000Z",
+            "ttlMs": 600_000})
+    );
+
+    // The owner renews its lease; nobody else can.
+    assert!(store.renew(&record.id, "instance-a", 42).await.unwrap());
+    assert_eq!(
+        store
+            .get_task(&record.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .lease_until_ms,
+        42
+    );
+    assert!(!store.renew(&record.id, "instance-b", 43).await.unwrap());
+    assert!(!store.renew("no-such-task", "instance-a", 43).await.unwrap());
+    assert_eq!(
+        store
+            .get_task(&record.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .lease_until_ms,
+        42
+    );
+
+    // A change replaces the record.
+    record.snapshot.task.status = TaskStatus::InputRequired;
+    record.snapshot.task.status_message = Some("asking".into());
+    assert!(store.put(&record).await.unwrap());
+    assert_eq!(
+        store.get_task(&record.id).await.unwrap(),
+        Some(record.clone())
+    );
+
+    // Answers wait in the inbox, in order, until taken once.
+    let answer = |n: usize| {
+        (
+            format!("k{n}"),
+            json!({"action": "accept", "content": {"n": n}}),
+        )
+    };
+    store
+        .push_answers(&record.id, vec![answer(1), answer(2)])
+        .await
+        .unwrap();
+    store
+        .push_answers(&record.id, vec![answer(3)])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.take_inbox(&record.id).await.unwrap(),
+        Inbox::new(vec![answer(1), answer(2), answer(3)], false)
+    );
+    assert_eq!(
+        store.take_inbox(&record.id).await.unwrap(),
+        Inbox::new(vec![], false)
+    );
+    // Bounded: the newest MAX_INBOX are kept.
+    let many: Vec<_> = (0..MAX_INBOX + 6).map(answer).collect();
+    store.push_answers(&record.id, many.clone()).await.unwrap();
+    assert_eq!(
+        store.take_inbox(&record.id).await.unwrap().answers,
+        many[6..].to_vec()
+    );
+    // No record, no inbox: the answers go nowhere, and the owner is told.
+    store
+        .push_answers("no-such-task", vec![answer(1)])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.take_inbox("no-such-task").await.unwrap(),
+        Inbox::new(vec![], true)
+    );
+
+    // A finished record is final: not overwritten, not renewed.
+    let mut cancelled = record.clone();
+    cancelled.snapshot.task.status = TaskStatus::Cancelled;
+    cancelled.snapshot.input_requests = None;
+    assert!(store.put(&cancelled).await.unwrap());
+    record.snapshot.task.status = TaskStatus::Completed;
+    assert!(!store.put(&record).await.unwrap());
+    assert_eq!(
+        store.get_task(&record.id).await.unwrap(),
+        Some(cancelled.clone())
+    );
+    assert!(!store.renew(&record.id, "instance-a", 99).await.unwrap());
+    assert!(store.take_inbox(&record.id).await.unwrap().finished);
+
+    // Removed: gone, inbox and all.
+    store.remove(&record.id).await.unwrap();
+    assert_eq!(store.get_task(&record.id).await.unwrap(), None);
+
+    // Expired: gone.
+    let short = task_record("instance-a", 300);
+    assert!(store.put(&short).await.unwrap());
+    assert!(store.get_task(&short.id).await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    assert_eq!(store.get_task(&short.id).await.unwrap(), None);
+    assert!(store.take_inbox(&short.id).await.unwrap().finished);
+    store.purge_expired_tasks().await.unwrap();
+    assert_eq!(store.get_task(&short.id).await.unwrap(), None);
+}
+
 /// The share per owner the stores get for [`shares`].
 pub const SHARE: usize = 3;
 
@@ -235,6 +381,7 @@ pub const SHARE: usize = 3;
 async fn the_memory_stores_keep_the_contract() {
     flows(Arc::new(frontdesk::flows::InMemoryFlowStore::new())).await;
     nonces(Arc::new(frontdesk::state::InMemoryNonceStore::new())).await;
+    tasks(Arc::new(frontdesk::tasks::InMemoryTaskStore::new())).await;
     shares(Arc::new(
         frontdesk::state::InMemoryNonceStore::new().with_max_per_owner(SHARE),
     ))

@@ -7,3 +7,5 @@ pub mod contract;
 mod redis;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(any(feature = "sqlite", feature = "redis"))]
+pub mod tasks;

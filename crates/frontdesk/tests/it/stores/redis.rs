@@ -9,7 +9,7 @@ use frontdesk::flows::{FlowId, FlowStore, NewFlow};
 use frontdesk::state::{NonceStore, Redemption, StateId};
 use frontdesk::stores::redis::RedisStore;
 
-use super::contract;
+use super::{contract, tasks};
 
 /// The Redis URL, or `None` (skip) when none is configured.
 pub fn redis_url() -> Option<String> {
@@ -36,6 +36,36 @@ async fn keeps_the_contract() {
     let s = store(&url, &prefix()).await;
     contract::flows(s.clone()).await;
     contract::nonces(s).await;
+}
+
+#[tokio::test]
+async fn keeps_the_task_contract() {
+    let Some(url) = redis_url() else { return };
+    contract::tasks(store(&url, &prefix()).await).await;
+}
+
+/// Issue 28: two servers on one Redis serve one task.
+#[tokio::test]
+async fn two_servers_share_tasks() {
+    let Some(url) = redis_url() else { return };
+    let p = prefix();
+    tasks::one_task_two_servers(store(&url, &p).await).await;
+    // Each server with a connection of its own, as two processes have.
+    let (a, b) = (store(&url, &p).await, store(&url, &p).await);
+    let id = tasks::start(&tasks::server(a), "quick").await;
+    tasks::wait_for(&tasks::server(b.clone()), &id, "completed").await;
+    tasks::cancelled_on_another_server(b.clone()).await;
+    tasks::drained(b).await;
+}
+
+/// Issue 28: a server started again on the same Redis reports a task that
+/// was running as failed with the reason, a completed one as it was.
+#[test]
+fn tasks_survive_a_restart() {
+    let Some(url) = redis_url() else { return };
+    let p = prefix();
+    let before = tasks::in_a_runtime(async { tasks::first_life(store(&url, &p).await).await });
+    tasks::in_a_runtime(async { tasks::second_life(store(&url, &p).await, &before).await });
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@ use frontdesk::flows::{FlowId, FlowStatus, FlowStore, NewFlow};
 use frontdesk::state::{NonceStore, Redemption, StateId};
 use frontdesk::stores::sqlite::SqliteStore;
 
-use super::contract;
+use super::{contract, tasks};
 
 /// A fresh file path for one test.
 fn file(name: &str) -> PathBuf {
@@ -25,6 +25,66 @@ async fn keeps_the_contract() {
     let store = Arc::new(SqliteStore::open(&file("contract")).unwrap());
     contract::flows(store.clone()).await;
     contract::nonces(store).await;
+}
+
+#[tokio::test]
+async fn keeps_the_task_contract() {
+    contract::tasks(Arc::new(SqliteStore::open(&file("tasks")).unwrap())).await;
+}
+
+/// Task records are deleted from the file at expiry (the writer's sweep,
+/// on the store's clock), their inboxes with them.
+#[tokio::test]
+async fn expired_task_records_are_deleted() {
+    use frontdesk::tasks::TaskStore;
+    let now = frontdesk::clock::unix_secs(std::time::SystemTime::now());
+    let clock = ManualClock::new(now);
+    let store = SqliteStore::open(&file("tasks-expiry"))
+        .unwrap()
+        .with_clock(Arc::new(clock.clone()));
+    let record = contract::task_record("instance-a", 600_000);
+    assert!(store.put(&record).await.unwrap());
+    store
+        .push_answers(
+            &record.id,
+            vec![("k".into(), serde_json::json!({"action": "decline"}))],
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.purge_expired_tasks().await.unwrap(), 0);
+    clock.advance(599);
+    assert_eq!(store.purge_expired_tasks().await.unwrap(), 0);
+    assert!(store.get_task(&record.id).await.unwrap().is_some());
+    clock.advance(2);
+    assert_eq!(store.purge_expired_tasks().await.unwrap(), 1);
+    assert_eq!(store.get_task(&record.id).await.unwrap(), None);
+    assert!(
+        store
+            .take_inbox(&record.id)
+            .await
+            .unwrap()
+            .answers
+            .is_empty()
+    );
+}
+
+/// Issue 28: two servers on one SQLite file serve one task.
+#[tokio::test]
+async fn two_servers_share_tasks() {
+    let store = Arc::new(SqliteStore::open(&file("tasks-shared")).unwrap());
+    tasks::one_task_two_servers(store.clone()).await;
+    tasks::cancelled_on_another_server(store.clone()).await;
+    tasks::drained(store).await;
+}
+
+/// Issue 28: after a restart on the same file, a task that was running is
+/// failed with the reason and a completed one is still readable.
+#[test]
+fn tasks_survive_a_restart() {
+    let path = file("tasks-restart");
+    let open = || Arc::new(SqliteStore::open(&path).unwrap());
+    let before = tasks::in_a_runtime(tasks::first_life(open()));
+    tasks::in_a_runtime(async { tasks::second_life(open(), &before).await });
 }
 
 #[tokio::test]

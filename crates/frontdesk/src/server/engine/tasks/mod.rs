@@ -16,7 +16,17 @@
 //! room from finished tasks (the client's own oldest for its share, the
 //! oldest overall for the table). A running task is never forgotten to make
 //! room; with none finished, the call continues without a task.
+//!
+//! With a task store ([`crate::tasks`]) each task is also written through
+//! as a record, so other instances (and this one after a restart) can read
+//! it; [`shared`] keeps the record of a running task up to date and serves
+//! tasks this instance does not run. The shares above stay per instance:
+//! each instance counts the tasks it runs, and the store holds at most
+//! what the instances' tables hold (a task forgotten to make room is
+//! removed from the store too), plus the records of stopped instances
+//! until they expire.
 
+pub(crate) mod shared;
 pub(crate) mod time;
 
 use std::collections::{HashMap, HashSet};
@@ -28,11 +38,12 @@ use frontdesk_wire::{
 };
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::fingerprint::fingerprint;
 use crate::server::api::config::ServerConfig;
+use crate::tasks::{TaskRecord, TaskStore, ms, unix_ms};
 
 /// A task a call just became, handed from the call to the runtime.
 pub(crate) struct Started {
@@ -67,6 +78,8 @@ pub(crate) struct TaskEntry {
     poll_interval_ms: u64,
     /// Cancelled by `tasks/cancel` or expiry: the run stops.
     pub(crate) cancel: CancellationToken,
+    /// Signalled on every change, for the writer of the task's record.
+    pub(crate) changed: Notify,
     state: Mutex<TaskState>,
 }
 
@@ -79,8 +92,32 @@ impl TaskEntry {
     }
 
     /// Completed, failed or cancelled: its run is over.
-    fn is_finished(&self) -> bool {
+    pub(crate) fn is_finished(&self) -> bool {
         self.state().status.is_terminal()
+    }
+
+    /// Whether the task waits for answers (`input_required`).
+    pub(crate) fn waits_for_input(&self) -> bool {
+        self.state().status == TaskStatus::InputRequired
+    }
+
+    /// The task's id.
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The task as a record for a store, run by `instance` with a lease
+    /// until `lease_until_ms`.
+    pub(crate) fn record(&self, instance: &str, lease_until_ms: u64) -> TaskRecord {
+        TaskRecord::new(
+            self.id.clone(),
+            self.principal.clone(),
+            self.owner.clone(),
+            instance,
+            self.detailed(),
+            unix_ms(self.created).saturating_add(ms(self.ttl)),
+            lease_until_ms,
+        )
     }
 
     fn expired(&self, now: SystemTime) -> bool {
@@ -149,6 +186,8 @@ impl TaskEntry {
             state.status = TaskStatus::InputRequired;
         }
         state.updated = SystemTime::now();
+        drop(state);
+        self.changed.notify_one();
         (unique, rx)
     }
 
@@ -157,6 +196,8 @@ impl TaskEntry {
         let mut state = self.state();
         if state.pending.shift_remove(key).is_some() {
             Self::settle_input(&mut state);
+            drop(state);
+            self.changed.notify_one();
         }
     }
 
@@ -169,6 +210,8 @@ impl TaskEntry {
             return false;
         };
         Self::settle_input(&mut state);
+        drop(state);
+        self.changed.notify_one();
         if pending.answer.send(raw).is_err() {
             tracing::debug!(key, "answer for a question nobody waits for");
         }
@@ -189,6 +232,8 @@ impl TaskEntry {
         if !state.status.is_terminal() {
             state.message = Some(message.to_string());
             state.updated = SystemTime::now();
+            drop(state);
+            self.changed.notify_one();
         }
     }
 
@@ -208,6 +253,8 @@ impl TaskEntry {
         state.pending.clear();
         state.updated = SystemTime::now();
         fill(&mut state);
+        drop(state);
+        self.changed.notify_one();
         true
     }
 
@@ -278,32 +325,54 @@ impl Table {
         }
     }
 
-    /// Forget the oldest finished task (of `owner`, when given); `false`
-    /// when there is none.
-    fn forget_finished(&mut self, owner: Option<&str>) -> bool {
+    /// Forget the oldest finished task (of `owner`, when given); its id,
+    /// or `None` when there is none.
+    fn forget_finished(&mut self, owner: Option<&str>) -> Option<String> {
         let oldest = self
             .entries
             .iter()
             .find(|(_, e)| owner.is_none_or(|o| e.owner == o) && e.is_finished())
             .map(|(id, _)| id.clone());
-        match oldest {
-            Some(id) => {
-                tracing::debug!("a finished task forgotten to make room");
-                self.remove(&id);
-                true
-            }
-            None => false,
-        }
+        let id = oldest?;
+        tracing::debug!("a finished task forgotten to make room");
+        self.remove(&id);
+        Some(id)
     }
 }
 
 /// The live tasks of a server.
-#[derive(Default)]
 pub(crate) struct Tasks {
     entries: Mutex<Table>,
+    /// Where the tasks are written through, if anywhere.
+    store: Option<Arc<dyn TaskStore>>,
+    /// This server's name in the records of the tasks it runs (random,
+    /// new with every start).
+    instance: String,
+    /// Record keepers running ([`shared::keep`]).
+    keepers: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Tasks {
+    /// The tasks of a new server, written through to `store` when given.
+    pub(crate) fn new(store: Option<Arc<dyn TaskStore>>) -> Self {
+        Self {
+            entries: Mutex::new(Table::default()),
+            store,
+            instance: random_id(),
+            keepers: Arc::default(),
+        }
+    }
+
+    /// The task store, if any.
+    pub(crate) fn store(&self) -> Option<&Arc<dyn TaskStore>> {
+        self.store.as_ref()
+    }
+
+    /// This server's instance id.
+    pub(crate) fn instance(&self) -> &str {
+        &self.instance
+    }
+
     fn entries(&self) -> std::sync::MutexGuard<'_, Table> {
         match self.entries.lock() {
             Ok(e) => e,
@@ -338,17 +407,21 @@ impl Tasks {
         let now = SystemTime::now();
         let mut entries = self.entries();
         Self::sweep(&mut entries, now);
-        if entries.count(owner) >= config.max_tasks_per_client.max(1)
-            && !entries.forget_finished(Some(owner))
-        {
-            return Err(TableFull::Client);
+        if entries.count(owner) >= config.max_tasks_per_client.max(1) {
+            let forgotten = entries.forget_finished(Some(owner));
+            self.unstore(forgotten.as_deref());
+            if forgotten.is_none() {
+                return Err(TableFull::Client);
+            }
         }
-        if entries.entries.len() >= config.max_tasks && !entries.forget_finished(None) {
-            return Err(TableFull::Server);
+        if entries.entries.len() >= config.max_tasks {
+            let forgotten = entries.forget_finished(None);
+            self.unstore(forgotten.as_deref());
+            if forgotten.is_none() {
+                return Err(TableFull::Server);
+            }
         }
-        let mut id = [0u8; 16];
-        rand::fill(&mut id[..]);
-        let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let id = random_id();
         let entry = Arc::new(TaskEntry {
             id,
             principal: principal.to_string(),
@@ -359,6 +432,7 @@ impl Tasks {
                 .unwrap_or(u64::MAX)
                 .max(1),
             cancel: CancellationToken::new(),
+            changed: Notify::new(),
             state: Mutex::new(TaskState {
                 status: TaskStatus::Working,
                 message: None,
@@ -374,6 +448,17 @@ impl Tasks {
         Ok(entry)
     }
 
+    /// Remove the record of a task forgotten to make room, in the
+    /// background (the store holds no more than the tables).
+    fn unstore(&self, id: Option<&str>) {
+        if let (Some(store), Some(id)) = (&self.store, id) {
+            let (store, id) = (Arc::clone(store), id.to_string());
+            tokio::spawn(async move {
+                shared::bounded("remove", store.remove(&id)).await;
+            });
+        }
+    }
+
     /// The task `id` of `principal` (another principal's task is as unknown
     /// as a missing one).
     pub(crate) fn get(&self, id: &str, principal: &str) -> Option<Arc<TaskEntry>> {
@@ -387,4 +472,11 @@ impl Tasks {
         }
         (entry.principal == principal).then_some(entry)
     }
+}
+
+/// 128 random bits in hex: a task id, an instance id.
+fn random_id() -> String {
+    let mut id = [0u8; 16];
+    rand::fill(&mut id[..]);
+    id.iter().map(|b| format!("{b:02x}")).collect()
 }
