@@ -5,6 +5,10 @@
 //! SIGKILL. The figures are printed (`fleet |` lines); asserted: no
 //! 2025-11-25 call is lost silently, the drain fails no 2026-07-28 call and
 //! tells waiting people why, and the last instance serves everyone after.
+//! Tasks (the Tasks extension, kept in Redis) started on every instance
+//! before the drain are read through the balancer after the kill: each is
+//! found, the finished ones with their result, the long ones still working
+//! or failed with the reason.
 //!
 //! Needs `haproxy` on the PATH (or `FRONTDESK_HAPROXY`) and
 //! `FRONTDESK_REDIS_URL`; skipped with a note without them, failed instead
@@ -170,6 +174,47 @@ async fn modern(url: &str, params: Value) -> Result<Value, String> {
     Err(last)
 }
 
+/// One 2026-07-28 request of `method` about `name` (a tool, or a task),
+/// declaring the Tasks extension, through the balancer: the response message.
+async fn task_rpc(url: &str, method: &str, name: &str, mut params: Value) -> Result<Value, String> {
+    params["_meta"] = frontdesk_testkit::TestClient::new("fleet-tasks", "1")
+        .capabilities(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
+        .meta();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let r = http()
+        .post(format!("{url}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .body(body.to_string())
+        .send()
+        .await
+        .map_err(|e| format!("transport: {e}"))?;
+    messages(r)
+        .await
+        .pop()
+        .ok_or_else(|| "an empty response".to_string())
+}
+
+/// Start `slow_compute` for `seconds` as a task: its id.
+async fn start_task(url: &str, seconds: f64) -> String {
+    let v = task_rpc(
+        url,
+        "tools/call",
+        "slow_compute",
+        json!({"name": "slow_compute", "arguments": {"seconds": seconds}}),
+    )
+    .await
+    .expect("a task starts");
+    assert_eq!(v["result"]["resultType"], "task", "{v}");
+    v["result"]["taskId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// One whole `book_return` on 2026-07-28: three requests.
 async fn modern_booking(url: &str) -> Result<(), String> {
     let args = json!({"order_id": "F-1"});
@@ -310,6 +355,11 @@ async fn fleet_survives_a_drain_and_a_kill() {
         &redis,
         "--redis-prefix",
         &prefix,
+        // `slow_compute`, a tool that runs as a task; a short lease, so a
+        // killed instance's tasks read failed soon.
+        "--conformance-fixtures",
+        "--task-lease",
+        "2",
     ];
     let mut instances: Vec<Serve> = (0..3).map(|_| Serve::start(&keys, &args)).collect();
     let backends: Vec<String> = instances
@@ -319,6 +369,19 @@ async fn fleet_survives_a_drain_and_a_kill() {
     let balancer = Haproxy::start(&binary, &backends);
     balancer.ready().await;
     let url = balancer.url.clone();
+
+    // Tasks on every instance (the balancer takes turns, so the 1st, 5th
+    // and 9th land on three different ones): six that finish at once, three
+    // that run for an hour.
+    let mut quick_tasks = Vec::new();
+    let mut long_tasks = Vec::new();
+    for i in 0..9 {
+        if i % 4 == 0 {
+            long_tasks.push(start_task(&url, 3600.0).await);
+        } else {
+            quick_tasks.push(start_task(&url, 0.05).await);
+        }
+    }
 
     let started = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));
@@ -363,6 +426,40 @@ async fn fleet_survives_a_drain_and_a_kill() {
     modern_booking(&url)
         .await
         .expect("the last instance serves");
+
+    // Every task read through the balancer after the drain and the kill.
+    let (mut completed, mut working, mut failed, mut unknown) = (0, 0, 0, Vec::new());
+    for id in quick_tasks.iter().chain(&long_tasks) {
+        let got = task_rpc(&url, "tasks/get", id, json!({"taskId": id})).await;
+        match got.as_ref().map(|v| &v["result"]["status"]) {
+            Ok(Value::String(status)) if status == "completed" => completed += 1,
+            Ok(Value::String(status)) if status == "working" => working += 1,
+            Ok(Value::String(status)) if status == "failed" => {
+                let why = got.as_ref().map(|v| v["result"]["statusMessage"].clone());
+                assert!(
+                    why.as_ref().is_ok_and(|w| w
+                        .as_str()
+                        .is_some_and(|w| w.ends_with("call the tool again."))),
+                    "a failed task says why: {got:?}"
+                );
+                failed += 1;
+            }
+            _ => unknown.push(format!("{id}: {got:?}")),
+        }
+    }
+    eprintln!(
+        "fleet | tasks: {} started before the drain; after the drain and the kill through the \
+         balancer: {completed} completed, {working} still working, {failed} failed with the \
+         reason, {} not found",
+        quick_tasks.len() + long_tasks.len(),
+        unknown.len()
+    );
+    assert!(unknown.is_empty(), "every task is readable: {unknown:?}");
+    assert_eq!(
+        completed,
+        quick_tasks.len(),
+        "the finished tasks keep their result"
+    );
 
     let t = tally.lock().unwrap();
     let after_kill_done = t.modern_done - before_stop.min(t.modern_done);
