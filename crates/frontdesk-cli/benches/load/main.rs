@@ -8,7 +8,14 @@
 //! cargo bench -p frontdesk-cli --bench load -- --pin        # generator and servers on CPUs of their own
 //! cargo bench -p frontdesk-cli --bench load -- --duration 600  # soak (issue 10)
 //! cargo bench -p frontdesk-cli --bench load -- --store memory,sqlite,redis  # a row per store
+//! cargo bench -p frontdesk-cli --bench load -- --gateway    # and through frontdesk gateway
 //! ```
+//!
+//! `--gateway` (issue 26) adds the 2026-07-28 row through `frontdesk gateway
+//! --http` in front of `frontdesk serve --stdio --revision 2025-11-25` (the
+//! gateway turns each live question into an `input_required` round; up to
+//! 8 upstream connections, its default): the CPU is the gateway's own, its
+//! upstream processes' not counted.
 //!
 //! `--store` (issue 27) runs one `frontdesk serve --store S` per store
 //! named and gives each its 2026-07-28 row (the 2025-11-25 and HTTP/2 rows
@@ -132,11 +139,12 @@ struct Options {
     stores: Vec<Store>,
     http2: bool,
     sqlite_durability: Option<String>,
+    gateway: bool,
 }
 
 const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
 [--concurrency C,C…] [--store memory|sqlite|redis[,…]] [--no-legacy] [--no-rmcp] [--no-http2] \
-[--sqlite-durability full|process] [--pin] [--frontdesk PATH] [--duration S (soak)]";
+[--sqlite-durability full|process] [--gateway] [--pin] [--frontdesk PATH] [--duration S (soak)]";
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
@@ -153,6 +161,7 @@ impl Options {
             stores: vec![Store::Memory],
             http2: true,
             sqlite_durability: None,
+            gateway: false,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -178,6 +187,7 @@ impl Options {
                 "--no-legacy" => o.legacy = false,
                 "--no-rmcp" => o.rmcp = false,
                 "--no-http2" => o.http2 = false,
+                "--gateway" => o.gateway = true,
                 "--sqlite-durability" => o.sqlite_durability = Some(value()?.clone()),
                 "--store" => {
                     o.stores = value()?
@@ -299,6 +309,9 @@ async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
             servers_cpu,
         )?);
     }
+    if o.gateway {
+        servers.push(spawn_gateway(&o.frontdesk, servers_cpu)?);
+    }
     let ticks = clock_ticks_per_second();
     let rows = rows(o);
     println!(
@@ -391,7 +404,48 @@ fn rows(o: &Options) -> Vec<Row> {
     if o.rmcp {
         rows.push(row(Kind::Rmcp, Http::One, 1 + o.stores.len(), None));
     }
+    if o.gateway {
+        let mut through = row(
+            Kind::Modern,
+            Http::One,
+            1 + o.stores.len() + usize::from(o.rmcp),
+            None,
+        );
+        through.label = "gateway 2026-07-28 → 2025-11-25".into();
+        rows.push(through);
+    }
     rows
+}
+
+/// `frontdesk gateway --http 127.0.0.1:0` in front of `frontdesk serve
+/// --stdio --revision 2025-11-25` (memory store), as a child on `cpu` alone
+/// when one is given; its upstreams are its own children.
+fn spawn_gateway(path: &str, cpu: Option<core_affinity::CoreId>) -> anyhow::Result<ServerProcess> {
+    let mut command = Command::new(path);
+    command
+        // No question limit: the load is the point (the default is 60 a minute).
+        .args([
+            "gateway",
+            "--http",
+            "127.0.0.1:0",
+            "--questions-per-minute",
+            "0",
+        ])
+        .args(["--", path])
+        .args([
+            "serve",
+            "--stdio",
+            "--conformance-fixtures",
+            "--store",
+            "memory",
+        ])
+        .args(["--revision", "2025-11-25"])
+        // Only the gateway's endpoint line on stderr: the upstream's own
+        // log (its sign-in page's address) would be read as the endpoint.
+        .env("RUST_LOG", "warn")
+        .env_remove("FRONTDESK_DATA_DIR")
+        .env_remove("FRONTDESK_STATE_KEYS");
+    ServerProcess::spawn_on("frontdesk gateway", command, cpu)
 }
 
 /// The placement line of the report: where the generator and the servers

@@ -113,7 +113,13 @@ impl Client {
         let Some(state) = result["requestState"].as_str() else {
             bail!("round 1 has no requestState: {reply}");
         };
-        let answers = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+        // The question's key: `confirm` from frontdesk serve; one of its
+        // own from a gateway in front of a 2025-11-25 server.
+        let key = result["inputRequests"]
+            .as_object()
+            .and_then(|r| r.keys().next())
+            .context("round 1 asked nothing")?;
+        let answers = json!({key: {"action": "accept", "content": {"ok": true}}});
         let retry = modern_call(2 * n + 1, TOOL, json!({"n": n}), Some((answers, state)));
         let (status, _, body) = self.main.post(&headers, retry).await?;
         let reply: Value = serde_json::from_slice(&body).context("round 2 is not JSON")?;
