@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+use super::archive::{Owner, Record, Tap, Writer};
 use super::sse::EventLog;
 use crate::fingerprint::fingerprint;
 use crate::server::transport::Session;
@@ -29,6 +30,8 @@ pub(crate) struct Entry {
     pub(crate) get_log: Arc<EventLog>,
     streams: Mutex<BTreeMap<u64, Arc<EventLog>>>,
     next_stream: AtomicU64,
+    /// Where the streams' events are archived, if anywhere.
+    tap: Option<Tap>,
     replay: usize,
     closed: CancellationToken,
     last_seen: Mutex<Instant>,
@@ -36,16 +39,30 @@ pub(crate) struct Entry {
 
 impl Entry {
     /// Wrap `session`; starts the task moving its unsolicited messages onto
-    /// the GET stream's log.
+    /// the GET stream's log. With `archive`, the session's record and every
+    /// event of its streams are archived.
     pub(crate) fn new(
         session: Arc<Session>,
         principal: Option<String>,
         client: String,
         replay: usize,
+        archive: Option<&Arc<Writer>>,
     ) -> Arc<Self> {
         crate::metrics::gauge(crate::metrics::SESSIONS_OPEN, 1.0);
+        let tap = archive.map(|writer| {
+            let tap = Tap {
+                writer: Arc::clone(writer),
+                session: Arc::from(session.id()),
+            };
+            writer.send(Record::Session {
+                session: Arc::clone(&tap.session),
+                owner: Owner::of(principal.as_deref()),
+            });
+            tap
+        });
         let entry = Arc::new(Self {
-            get_log: Arc::new(EventLog::new(0, replay)),
+            get_log: Arc::new(EventLog::archived(0, replay, tap.clone())),
+            tap,
             session,
             principal,
             client,
@@ -92,7 +109,7 @@ impl Entry {
     /// A new POST stream (older ended streams beyond the bound are dropped).
     pub(crate) fn new_stream(&self) -> Arc<EventLog> {
         let n = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let log = Arc::new(EventLog::new(n, self.replay));
+        let log = Arc::new(EventLog::archived(n, self.replay, self.tap.clone()));
         if let Ok(mut map) = self.streams.lock() {
             map.insert(n, Arc::clone(&log));
             let ended: Vec<u64> = map
@@ -138,6 +155,15 @@ impl Entry {
             .lock()
             .map(|t| t.elapsed())
             .unwrap_or_default()
+    }
+
+    /// The client ended the session: the archive forgets who may use it.
+    pub(crate) fn forget(&self) {
+        if let Some(tap) = &self.tap {
+            tap.writer.send(Record::Forget {
+                session: Arc::clone(&tap.session),
+            });
+        }
     }
 
     /// End the session: waiting questions end, streams end.
