@@ -12,6 +12,7 @@ use axum::http::HeaderMap;
 use clap::{Args, ValueEnum};
 use frontdesk::BoxFuture;
 use frontdesk::flows::{FlowStore, InMemoryFlowStore};
+use frontdesk::http::archive::Archive;
 use frontdesk::http::auth::jwt::{JwksSource, JwtAuthenticator, JwtConfig};
 use frontdesk::http::auth::metadata::ProtectedResource;
 use frontdesk::http::auth::tokens::StaticTokens;
@@ -20,7 +21,7 @@ use frontdesk::http::tls::Tls;
 use frontdesk::http::{HttpOptions, OriginPolicy, bind};
 use frontdesk::server::Server;
 use frontdesk::state::{InMemoryNonceStore, KEYS_ENV, NonceStore, StateSealer};
-use frontdesk::stores::redis::RedisStore;
+use frontdesk::stores::redis::{RedisEventArchive, RedisStore};
 use frontdesk::stores::sqlite::{Durability, SqliteStore};
 use frontdesk_demo::DemoOptions;
 use frontdesk_demo::signin::SignIn;
@@ -37,7 +38,10 @@ pub enum StoreKind {
     Sqlite,
     /// Process memory: lost on restart; redeemed states can be replayed after one.
     Memory,
-    /// Redis at --redis-url: shared by several instances.
+    /// Redis at --redis-url: shared by several instances, with the events
+    /// of 2025-11-25 session streams (a broken stream can be resumed with
+    /// `Last-Event-ID` on any instance; POSTs of a session still need the
+    /// instance holding it).
     Redis,
 }
 
@@ -190,6 +194,8 @@ pub fn run(args: &ServeArgs) -> ExitCode {
 struct Stores {
     flows: Arc<dyn FlowStore>,
     nonces: Arc<dyn NonceStore>,
+    /// Where 2025-11-25 session events are archived (with `--store redis`).
+    archive: Option<Archive>,
 }
 
 async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
@@ -199,6 +205,7 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
             nonces: Arc::new(
                 InMemoryNonceStore::new().with_max_per_owner(args.redemptions_per_client),
             ),
+            archive: None,
         },
         StoreKind::Sqlite => {
             let dir = match &args.data_dir {
@@ -223,6 +230,7 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
             Stores {
                 flows: store.clone(),
                 nonces: store,
+                archive: None,
             }
         }
         StoreKind::Redis => {
@@ -235,10 +243,17 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
                     .context("cannot connect to Redis")?
                     .with_max_per_owner(args.redemptions_per_client),
             );
-            tracing::info!(prefix = %args.redis_prefix, "flows and redeemed states in Redis");
+            let events = RedisEventArchive::connect(url, &args.redis_prefix)
+                .await
+                .context("cannot connect to Redis")?;
+            tracing::info!(
+                prefix = %args.redis_prefix,
+                "flows, redeemed states and 2025-11-25 session events in Redis"
+            );
             Stores {
                 flows: store.clone(),
                 nonces: store,
+                archive: Some(Archive::new(Arc::new(events))),
             }
         }
     })
@@ -352,6 +367,9 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
                 .origins(OriginPolicy::SameOrigin(args.allow_origins.clone()));
             if let Some(base) = &args.public_url {
                 options = options.public_base_url(base.trim_end_matches('/'));
+            }
+            if let Some(archive) = &stores.archive {
+                options = options.event_archive(archive.clone());
             }
             let jwt = args.auth_jwks.is_some();
             if let Some(inner) = auth.clone() {
