@@ -320,8 +320,9 @@ impl Writer {
     }
 }
 
-/// Take what is queued, write it, repeat; on `stop`, write what is left and
-/// end.
+/// Take what is queued, write it, repeat; on `stop`, once the queue is
+/// empty, end. (At a shutdown, what is queued last is the end of the
+/// instance's streams, a drain's withdrawals and answers: written first.)
 async fn write_loop(
     store: Arc<dyn EventArchive>,
     mut rx: mpsc::Receiver<Record>,
@@ -331,27 +332,16 @@ async fn write_loop(
     let mut batch = Vec::with_capacity(BATCH);
     loop {
         let n = tokio::select! {
+            // Queued records before the stop: the queue is emptied first.
             biased;
             n = rx.recv_many(&mut batch, BATCH) => n,
-            () = stop.cancelled() => break,
+            () = stop.cancelled() => return,
         };
         if n == 0 {
             return;
         }
         write(&*store, &batch, keep).await;
         batch.clear();
-    }
-    // Stopping: what is queued now is the end of the instance's streams
-    // (a drain's withdrawals and answers); write it.
-    while let Ok(r) = rx.try_recv() {
-        batch.push(r);
-        if batch.len() == BATCH {
-            write(&*store, &batch, keep).await;
-            batch.clear();
-        }
-    }
-    if !batch.is_empty() {
-        write(&*store, &batch, keep).await;
     }
 }
 
@@ -375,6 +365,65 @@ pub(crate) struct Tap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Keeps every batch it is given.
+    #[derive(Default)]
+    struct Kept(std::sync::Mutex<Vec<Record>>);
+
+    impl EventArchive for Kept {
+        fn write<'a>(
+            &'a self,
+            batch: &'a [Record],
+            _: Keep,
+        ) -> BoxFuture<'a, Result<(), StoreError>> {
+            Box::pin(async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                self.0.lock().unwrap().extend_from_slice(batch);
+                Ok(())
+            })
+        }
+
+        fn session<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> BoxFuture<'a, Result<Option<ArchivedSession>, StoreError>> {
+            Box::pin(async { Ok(None) })
+        }
+
+        fn reader<'a>(
+            &'a self,
+            _: &'a str,
+            _: u64,
+        ) -> BoxFuture<'a, Result<Option<Box<dyn ArchiveReader>>, StoreError>> {
+            Box::pin(async { Ok(None) })
+        }
+    }
+
+    #[tokio::test]
+    async fn finishing_writes_everything_queued_first() {
+        let kept = Arc::new(Kept::default());
+        let archive = Archive::new(kept.clone()).queue(1000);
+        let keep = Keep {
+            events: 8,
+            idle: Duration::from_secs(60),
+        };
+        let writer = Writer::start(&archive, keep);
+        let session: Arc<str> = Arc::from("s");
+        let sent: Vec<Record> = (1..=600)
+            .map(|seq| Record::Event {
+                session: Arc::clone(&session),
+                stream: 1,
+                seq,
+                data: format!("{{\"n\":{seq}}}"),
+            })
+            .collect();
+        for r in &sent {
+            writer.send(r.clone());
+        }
+        writer.finish(Duration::from_secs(5)).await;
+        assert_eq!(*kept.0.lock().unwrap(), sent);
+        assert_eq!(archive.dropped(), 0);
+    }
 
     #[test]
     fn owners_hold_a_digest_not_the_principal() {

@@ -5,5 +5,7 @@
 pub mod contract;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_events;
 #[cfg(feature = "sqlite")]
 mod sqlite;
