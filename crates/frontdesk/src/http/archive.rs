@@ -41,6 +41,13 @@
 //! its streams never get their end mark, so such a resumed stream ends at
 //! its bounds (the GET stream) or when the client gives up.
 //!
+//! The archive keeps a session's events until [`Keep::idle`] after its
+//! last write, whether or not its instance still holds it: a session its
+//! instance ended (idle, evicted for room, shut down) can be resumed until
+//! then, replaying what its streams carried (their end marks included).
+//! Only the client's `DELETE` makes the archive forget the session at once (a
+//! resume is then `404`; its events expire with their keys).
+//!
 //! A resumed stream on another instance does not know whether the client
 //! also reads the stream on the instance holding it (which refuses a second
 //! reader with `409`); such a client gets the events twice.
@@ -330,6 +337,7 @@ async fn write_loop(
     stop: CancellationToken,
 ) {
     let mut batch = Vec::with_capacity(BATCH);
+    let mut failures = 0u64;
     loop {
         let n = tokio::select! {
             // Queued records before the stop: the queue is emptied first.
@@ -340,17 +348,25 @@ async fn write_loop(
         if n == 0 {
             return;
         }
-        write(&*store, &batch, keep).await;
+        let started = std::time::Instant::now();
+        let result = store.write(&batch, keep).await;
+        crate::metrics::store("archive", started.elapsed(), result.is_ok());
+        match result {
+            // The first failure, then every 100th: a store that is down
+            // does not flood the log (the metric counts each).
+            Err(e) => {
+                failures += 1;
+                if failures == 1 || failures.is_multiple_of(100) {
+                    tracing::warn!(error = %e, failures, records = batch.len(), "event archive write failed");
+                }
+            }
+            Ok(()) if failures > 0 => {
+                tracing::info!(failures, "event archive writes succeed again");
+                failures = 0;
+            }
+            Ok(()) => {}
+        }
         batch.clear();
-    }
-}
-
-async fn write(store: &dyn EventArchive, batch: &[Record], keep: Keep) {
-    let started = std::time::Instant::now();
-    let result = store.write(batch, keep).await;
-    crate::metrics::store("archive", started.elapsed(), result.is_ok());
-    if let Err(e) = result {
-        tracing::warn!(error = %e, records = batch.len(), "event archive write failed");
     }
 }
 
