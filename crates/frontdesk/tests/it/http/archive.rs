@@ -269,11 +269,24 @@ mod redis {
         // A session A holds: without Last-Event-ID there is nothing to
         // resume (a new GET stream belongs on A).
         let sid = a.initialize(json!({"elicitation": {}})).await;
-        let (_, _) = call_broken_after_question(&a, &sid).await;
+        let (asked, _) = call_broken_after_question(&a, &sid).await;
         assert_eq!(refusal(b.get_stream(&sid, None).await).await, today);
         // A stream the archive never had.
         let r = b.get_stream(&sid, Some("99-1")).await;
         assert_eq!(r.status(), 400);
+        // The client ends the session on A: B forgets it too (once A's
+        // writer has written that).
+        assert_eq!(a.delete_session(&sid).await.status(), 204);
+        let mut last = None;
+        for _ in 0..100 {
+            let got = refusal(b.get_stream(&sid, Some(&asked)).await).await;
+            if got == today {
+                last = Some(got);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(last, Some(today), "B still resumes a deleted session");
     }
 
     /// `Bearer alice-token` is alice, `Bearer bob-token` is bob.
