@@ -22,6 +22,14 @@
 //! know, or another principal's, is `404 Session not found`, as without an
 //! archive. The instance holding the session serves it as before.
 //!
+//! Each instance also says, every [`HEARTBEAT`], that it is alive
+//! ([`EventArchive::heartbeat`]), and that it stopped when it shuts down
+//! (after its last writes). A stream followed elsewhere ends when the
+//! instance holding its session is no longer alive (killed, or stopped
+//! with the stream unfinished): what it archived is replayed first, and a
+//! resume with nothing left to replay is `404`, as the session is gone. So
+//! a client never waits on a stream nobody will finish.
+//!
 //! # What still needs stickiness
 //!
 //! The archive carries events, not the session: the session itself (the
@@ -37,9 +45,9 @@
 //! events it missed — a question, the withdrawal of a question
 //! (`notifications/cancelled`) and the "call again" result a drain sends —
 //! reach it through any instance. An instance killed outright (SIGKILL)
-//! loses its sessions: what it archived until then can still be read, and
-//! its streams never get their end mark, so such a resumed stream ends at
-//! its bounds (the GET stream) or when the client gives up.
+//! loses its sessions: what it archived until then is still replayed, and
+//! a stream followed elsewhere ends within [`HEARTBEAT_TTL`] of the kill
+//! (the client learns its call is lost, as without an archive).
 //!
 //! The archive keeps a session's events until [`Keep::idle`] after its
 //! last write, whether or not its instance still holds it: a session its
@@ -98,12 +106,14 @@ impl Owner {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Record {
-    /// A session started: who may use it.
+    /// A session started: who may use it, and which instance holds it.
     Session {
         /// The session id (`Mcp-Session-Id`).
         session: Arc<str>,
         /// Who may use it.
         owner: Owner,
+        /// The instance holding it (what it sends [`EventArchive::heartbeat`]s as).
+        instance: Arc<str>,
     },
     /// One event of a stream (`Last-Event-ID` `<stream>-<seq>`).
     Event {
@@ -149,6 +159,8 @@ pub struct Keep {
 pub struct ArchivedSession {
     /// Who may use it.
     pub owner: Owner,
+    /// The instance holding it.
+    pub instance: String,
 }
 
 /// One archived item of a stream.
@@ -183,6 +195,17 @@ pub trait EventArchive: Send + Sync + 'static {
         session_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<ArchivedSession>, StoreError>>;
 
+    /// Instance `instance` is alive for `ttl` more (`None`: it stopped).
+    fn heartbeat<'a>(
+        &'a self,
+        instance: &'a str,
+        ttl: Option<Duration>,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Whether instance `instance` is alive (its last heartbeat has not run
+    /// out).
+    fn alive<'a>(&'a self, instance: &'a str) -> BoxFuture<'a, Result<bool, StoreError>>;
+
     /// A reader of stream `stream` of the session, `None` when the archive
     /// has nothing of that stream. [`StoreError::Full`] when the archive
     /// serves as many readers as it is allowed to.
@@ -207,6 +230,13 @@ pub trait ArchiveReader: Send {
 
 /// Events the writer takes from its queue for one write.
 const BATCH: usize = 256;
+
+/// How often an instance says it is alive.
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// How long a heartbeat holds: an instance silent this long is taken for
+/// dead, and streams followed elsewhere end.
+pub const HEARTBEAT_TTL: Duration = Duration::from_secs(4);
 
 /// An [`EventArchive`] for [`HttpOptions::event_archive`](super::HttpOptions::event_archive),
 /// with the writer's queue bound and its count of dropped records.
@@ -261,10 +291,13 @@ impl Archive {
 /// The running background writer of one listener.
 pub(crate) struct Writer {
     store: Arc<dyn EventArchive>,
+    /// This instance, as its sessions' records and heartbeats name it.
+    instance: Arc<str>,
     tx: mpsc::Sender<Record>,
     dropped: Arc<AtomicU64>,
     stop: CancellationToken,
-    task: std::sync::Mutex<Option<JoinHandle<()>>>,
+    /// The writer's task and the heartbeat's.
+    tasks: std::sync::Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -278,7 +311,13 @@ impl Writer {
     pub(crate) fn start(archive: &Archive, keep: Keep) -> Arc<Self> {
         let (tx, rx) = mpsc::channel(archive.queue);
         let stop = CancellationToken::new();
-        let task = tokio::spawn(write_loop(
+        let instance: Arc<str> = Arc::from(crate::flows::random_token::<12>());
+        let beating = tokio::spawn(beat(
+            Arc::clone(&archive.store),
+            Arc::clone(&instance),
+            stop.clone(),
+        ));
+        let writing = tokio::spawn(write_loop(
             Arc::clone(&archive.store),
             rx,
             keep,
@@ -286,16 +325,22 @@ impl Writer {
         ));
         Arc::new(Self {
             store: Arc::clone(&archive.store),
+            instance,
             tx,
             dropped: Arc::clone(&archive.dropped),
             stop,
-            task: std::sync::Mutex::new(Some(task)),
+            tasks: std::sync::Mutex::new(vec![writing, beating]),
         })
     }
 
     /// The archive written to (and read from, to resume elsewhere).
     pub(crate) fn store(&self) -> &Arc<dyn EventArchive> {
         &self.store
+    }
+
+    /// This instance's name in the archive.
+    pub(crate) fn instance(&self) -> &Arc<str> {
+        &self.instance
     }
 
     /// Queue `record`; when the queue is full, drop it and count it.
@@ -315,14 +360,60 @@ impl Writer {
         }
     }
 
-    /// Write what is queued and stop, within `within`.
+    /// Write what is queued and stop, within `within`; then say this
+    /// instance stopped (streams followed elsewhere end once they have
+    /// read what it wrote).
     pub(crate) async fn finish(&self, within: Duration) {
         self.stop.cancel();
-        let task = self.task.lock().ok().and_then(|mut t| t.take());
-        if let Some(task) = task
-            && tokio::time::timeout(within, task).await.is_err()
+        let tasks = self
+            .tasks
+            .lock()
+            .map(|mut t| std::mem::take(&mut *t))
+            .unwrap_or_default();
+        // The last heartbeat too: none may land after the one saying the
+        // instance stopped.
+        if tokio::time::timeout(within, futures::future::join_all(tasks))
+            .await
+            .is_err()
         {
             tracing::warn!("event archive writer did not finish in time");
+        }
+        let gone = self.store.heartbeat(&self.instance, None);
+        match tokio::time::timeout(within, gone).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "event archive: could not say this instance stopped")
+            }
+            Err(_) => tracing::warn!("event archive: saying this instance stopped took too long"),
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // The heartbeat and the writer end with the last session using them.
+        self.stop.cancel();
+    }
+}
+
+/// Say every [`HEARTBEAT`] that `instance` is alive, until `stop`.
+async fn beat(store: Arc<dyn EventArchive>, instance: Arc<str>, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(HEARTBEAT);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut failures = 0u64;
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        match store.heartbeat(&instance, Some(HEARTBEAT_TTL)).await {
+            Ok(()) => failures = 0,
+            Err(e) => {
+                failures += 1;
+                if failures == 1 || failures.is_multiple_of(60) {
+                    tracing::warn!(error = %e, failures, "event archive heartbeat failed");
+                }
+            }
         }
     }
 }
@@ -404,6 +495,18 @@ mod tests {
             _: &'a str,
         ) -> BoxFuture<'a, Result<Option<ArchivedSession>, StoreError>> {
             Box::pin(async { Ok(None) })
+        }
+
+        fn heartbeat<'a>(
+            &'a self,
+            _: &'a str,
+            _: Option<Duration>,
+        ) -> BoxFuture<'a, Result<(), StoreError>> {
+            Box::pin(async { Ok(()) })
+        }
+
+        fn alive<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+            Box::pin(async { Ok(true) })
         }
 
         fn reader<'a>(

@@ -3,6 +3,7 @@
 //! the archive holds after `Last-Event-ID`, then follow the stream there
 //! until its end mark.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{HeaderValue, StatusCode, header};
@@ -11,7 +12,7 @@ use frontdesk_wire::ErrorCode;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::archive::{ArchiveReader, Archived, Owner};
+use super::archive::{ArchiveReader, Archived, EventArchive, Owner};
 use super::mcp::{AppState, get_bounds, session_error};
 use super::respond::{self, rpc_error};
 use super::sse::{Attached, Event, event_id, frame, parse_event_id};
@@ -66,6 +67,12 @@ pub(crate) async fn from_archive(
         Ok(None) => return gone(),
         Err(e) => return unavailable(&e),
     };
+    // Alive first, then read: what a stopped instance wrote before saying
+    // so is in the read.
+    let alive = match archive.alive(&session.instance).await {
+        Ok(a) => a,
+        Err(e) => return unavailable(&e),
+    };
     let first = match reader.read(seq, Duration::ZERO).await {
         Ok(items) => items,
         Err(e) => return unavailable(&e),
@@ -73,6 +80,12 @@ pub(crate) async fn from_archive(
     let mut replay = Vec::with_capacity(first.len());
     let mut after = seq;
     let ended = take(stream, first, &mut replay, &mut after);
+    if !ended && !alive && replay.is_empty() {
+        // Nobody will finish this stream, and it has nothing left to give:
+        // the session is gone, as without an archive.
+        tracing::info!(session = %fingerprint(sid), stream, "resume refused: the instance holding the session is gone");
+        return not_found();
+    }
     if let Some(e) = replay.first()
         && e.seq > seq.saturating_add(1)
     {
@@ -82,9 +95,21 @@ pub(crate) async fn from_archive(
             "the archive no longer holds every missed event"
         );
     }
-    let live = (!ended).then(|| {
+    // A stream of an instance that is gone is replayed, not followed.
+    let live = (!ended && alive).then(|| {
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(follow(reader, stream, after, tx, st.shutdown.clone()));
+        let holder = Holder {
+            archive: Arc::clone(archive),
+            instance: session.instance.clone(),
+        };
+        tokio::spawn(follow(
+            reader,
+            holder,
+            stream,
+            after,
+            tx,
+            st.shutdown.clone(),
+        ));
         rx
     });
     tracing::info!(
@@ -122,21 +147,35 @@ fn take(stream: u64, items: Vec<Archived>, out: &mut Vec<Event>, after: &mut u64
     false
 }
 
+/// The instance holding a followed stream's session.
+struct Holder {
+    archive: Arc<dyn EventArchive>,
+    instance: String,
+}
+
 /// Feed `tx` with the stream's events after `after` until its end mark, the
-/// client leaving, shutdown, or an archive error (the client may resume
+/// holder of its session being gone (after a last read of what it wrote),
+/// the client leaving, shutdown, or an archive error (the client may resume
 /// again from its last event).
 async fn follow(
     mut reader: Box<dyn ArchiveReader>,
+    holder: Holder,
     stream: u64,
     mut after: u64,
     tx: mpsc::UnboundedSender<Event>,
     shutdown: CancellationToken,
 ) {
     let mut batch = Vec::new();
+    let mut holder_gone = false;
     while !tx.is_closed() {
+        let wait = if holder_gone {
+            Duration::ZERO
+        } else {
+            FOLLOW_WAIT
+        };
         let read = tokio::select! {
             () = shutdown.cancelled() => return,
-            r = reader.read(after, FOLLOW_WAIT) => r,
+            r = reader.read(after, wait) => r,
         };
         let items = match read {
             Ok(items) => items,
@@ -145,6 +184,7 @@ async fn follow(
                 return;
             }
         };
+        let quiet = items.is_empty();
         let ended = take(stream, items, &mut batch, &mut after);
         for e in batch.drain(..) {
             if tx.send(e).is_err() {
@@ -153,6 +193,25 @@ async fn follow(
         }
         if ended {
             return;
+        }
+        if holder_gone {
+            // The last read after the holder went: what it wrote is out.
+            tracing::info!(
+                stream,
+                "resumed stream ended: the instance holding its session is gone"
+            );
+            return;
+        }
+        if quiet {
+            // Nothing came within the wait: is anyone still writing it?
+            match holder.archive.alive(&holder.instance).await {
+                Ok(true) => {}
+                Ok(false) => holder_gone = true,
+                Err(e) => {
+                    tracing::warn!(error = %e, stream, "event archive unavailable; resumed stream ended");
+                    return;
+                }
+            }
         }
     }
 }

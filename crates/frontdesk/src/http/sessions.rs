@@ -57,6 +57,7 @@ impl Entry {
             writer.send(Record::Session {
                 session: Arc::clone(&tap.session),
                 owner: Owner::of(principal.as_deref()),
+                instance: Arc::clone(writer.instance()),
             });
             tap
         });

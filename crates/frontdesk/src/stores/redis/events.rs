@@ -18,11 +18,14 @@
 //! session id (the id is a credential: it is not stored):
 //!
 //! - `sse:<sid>`: a hash, `owner` ([`Owner`]: `anonymous`, or the SHA-256 of
-//!   the principal), expiring [`Keep::idle`] after the session's last write;
+//!   the principal) and `instance` (the instance holding the session),
+//!   expiring [`Keep::idle`] after the session's last write;
 //! - `sse:<sid>:<stream>`: a Redis stream of the stream's events, the entry
 //!   of event `n` having the id `0-n` and the field `d` (its data); the end
 //!   mark is one more entry with the field `end`. Trimmed to
-//!   [`Keep::events`] entries (`MAXLEN`), expiring with the session.
+//!   [`Keep::events`] entries (`MAXLEN`), expiring with the session;
+//! - `inst:<instance>`: there while the instance is alive (set with a time
+//!   to live at each heartbeat, deleted when it stops).
 //!
 //! Writes go in one pipeline per batch over the shared multiplexed
 //! connection. Replays are one `XRANGE`; following a stream is `XREAD
@@ -162,9 +165,18 @@ impl EventArchive for RedisEventArchive {
             let mut touched: HashSet<String> = HashSet::new();
             for record in batch {
                 match record {
-                    Record::Session { session, owner } => {
+                    Record::Session {
+                        session,
+                        owner,
+                        instance,
+                    } => {
                         let key = self.session_key(session);
-                        pipe.cmd("HSET").arg(&key).arg("owner").arg(owner.as_str());
+                        pipe.cmd("HSET")
+                            .arg(&key)
+                            .arg("owner")
+                            .arg(owner.as_str())
+                            .arg("instance")
+                            .arg(&**instance);
                         touched.insert(key);
                     }
                     Record::Event {
@@ -234,15 +246,53 @@ impl EventArchive for RedisEventArchive {
     ) -> BoxFuture<'a, Result<Option<ArchivedSession>, StoreError>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let owner: Option<String> = redis::cmd("HGET")
+            let (owner, instance): (Option<String>, Option<String>) = redis::cmd("HMGET")
                 .arg(self.session_key(session_id))
                 .arg("owner")
+                .arg("instance")
                 .query_async(&mut conn)
                 .await
                 .map_err(backend)?;
             Ok(owner.map(|o| ArchivedSession {
                 owner: Owner::from_stored(o),
+                instance: instance.unwrap_or_default(),
             }))
+        })
+    }
+
+    fn heartbeat<'a>(
+        &'a self,
+        instance: &'a str,
+        ttl: Option<Duration>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let key = format!("{}inst:{instance}", self.prefix);
+            let mut conn = self.conn.clone();
+            let cmd = match ttl {
+                Some(ttl) => {
+                    let mut c = redis::cmd("SET");
+                    let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+                    c.arg(&key).arg("1").arg("PX").arg(millis);
+                    c
+                }
+                None => {
+                    let mut c = redis::cmd("DEL");
+                    c.arg(&key);
+                    c
+                }
+            };
+            cmd.query_async::<()>(&mut conn).await.map_err(backend)
+        })
+    }
+
+    fn alive<'a>(&'a self, instance: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            redis::cmd("EXISTS")
+                .arg(format!("{}inst:{instance}", self.prefix))
+                .query_async(&mut conn)
+                .await
+                .map_err(backend)
         })
     }
 

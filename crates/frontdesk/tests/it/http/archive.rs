@@ -78,6 +78,18 @@ impl EventArchive for Stalled {
         Box::pin(async { Ok(None) })
     }
 
+    fn heartbeat<'a>(
+        &'a self,
+        _: &'a str,
+        _: Option<Duration>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    fn alive<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async { Ok(true) })
+    }
+
     fn reader<'a>(
         &'a self,
         _: &'a str,
@@ -287,6 +299,88 @@ mod redis {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert_eq!(last, Some(today), "B still resumes a deleted session");
+    }
+
+    /// A session of an instance that is gone (killed: no end marks), as it
+    /// left the archive: B replays what it wrote and ends, and a resume
+    /// with nothing left is `404`; a holder that stops while B follows its
+    /// stream ends it after B read its last events.
+    #[tokio::test]
+    async fn streams_of_a_gone_instance_are_replayed_then_end() {
+        let Some(url) = frontdesk_testkit::redis_url("event archive test") else {
+            return;
+        };
+        let (_a, b, events) = pair(&url).await;
+        let keep = Keep {
+            events: 16,
+            idle: Duration::from_secs(60),
+        };
+        let record = |sid: &Arc<str>, instance: &str| Record::Session {
+            session: Arc::clone(sid),
+            owner: frontdesk::http::archive::Owner::of(None),
+            instance: Arc::from(instance),
+        };
+        let event = |sid: &Arc<str>, seq: u64, data: &str| Record::Event {
+            session: Arc::clone(sid),
+            stream: 1,
+            seq,
+            data: data.to_owned(),
+        };
+        let question = json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create",
+            "params": {"mode": "form", "message": "Which size?", "requestedSchema":
+                {"type": "object", "properties": {"size": {"type": "string"}}}}});
+        let killed: Arc<str> = Arc::from(format!("killed-{}", FlowId::random()));
+        events
+            .write(
+                &[
+                    record(&killed, "never-beat"),
+                    event(&killed, 1, ""),
+                    event(&killed, 2, &question.to_string()),
+                ],
+                keep,
+            )
+            .await
+            .unwrap();
+        let mut resumed = SseReader::new(b.get_stream(&killed, Some("1-1")).await);
+        let replayed = resumed.next().await.unwrap();
+        assert_eq!(replayed.id.as_deref(), Some("1-2"));
+        assert_eq!(replayed.json(), question);
+        let end = tokio::time::timeout(Duration::from_millis(500), resumed.next()).await;
+        assert!(matches!(end, Ok(None)), "ends at once: {end:?}");
+        let r = b.get_stream(&killed, Some("1-2")).await;
+        assert_eq!(r.status(), 404);
+        assert_eq!(
+            r.text().await.unwrap(),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}"#
+        );
+
+        // A holder alive while B follows, that then stops.
+        let holder = format!("holder-{}", FlowId::random());
+        events
+            .heartbeat(&holder, Some(Duration::from_secs(60)))
+            .await
+            .unwrap();
+        let sid: Arc<str> = Arc::from(format!("followed-{}", FlowId::random()));
+        events
+            .write(&[record(&sid, &holder), event(&sid, 1, "")], keep)
+            .await
+            .unwrap();
+        let mut followed = SseReader::new(b.get_stream(&sid, Some("1-1")).await);
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let last = json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [], "isError": false}});
+        events
+            .write(&[event(&sid, 2, &last.to_string())], keep)
+            .await
+            .unwrap();
+        events.heartbeat(&holder, None).await.unwrap();
+        let got = followed.next().await.unwrap();
+        assert_eq!(got.id.as_deref(), Some("1-2"));
+        assert_eq!(got.json(), last);
+        let end = tokio::time::timeout(Duration::from_secs(3), followed.next()).await;
+        assert!(
+            matches!(end, Ok(None)),
+            "ends once the holder is gone: {end:?}"
+        );
     }
 
     /// `Bearer alice-token` is alice, `Bearer bob-token` is bob.

@@ -52,6 +52,7 @@ async fn keeps_the_last_events_and_the_end_for_the_session_s_owner() {
     let mut batch = vec![Record::Session {
         session: Arc::clone(&sid),
         owner: Owner::of(Some("alice")),
+        instance: Arc::from("instance-a"),
     }];
     batch.extend((1..=10).map(|seq| event(&sid, 1, seq)));
     batch.push(Record::End {
@@ -65,6 +66,7 @@ async fn keeps_the_last_events_and_the_end_for_the_session_s_owner() {
     let b = archive(&url, &prefix).await;
     let session = b.session(&sid).await.unwrap().expect("known");
     assert_eq!(session.owner, Owner::of(Some("alice")));
+    assert_eq!(session.instance, "instance-a");
     assert!(b.session("session-two").await.unwrap().is_none());
     assert!(b.reader(&sid, 2).await.unwrap().is_none(), "no such stream");
     let mut reader = b.reader(&sid, 1).await.unwrap().expect("stream 1");
@@ -159,4 +161,29 @@ async fn a_reader_follows_the_stream_and_readers_are_bounded() {
     // Dropping the reader frees its place.
     drop(reader);
     assert!(b.reader(&sid, 0).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn an_instance_is_alive_while_it_beats_and_gone_when_it_says_so() {
+    let Some(url) = frontdesk_testkit::redis_url("event archive test") else {
+        return;
+    };
+    let prefix = format!("frontdesk-test:{}:", FlowId::random());
+    let (a, b) = (archive(&url, &prefix).await, archive(&url, &prefix).await);
+    assert!(!b.alive("instance-a").await.unwrap(), "never beat");
+    a.heartbeat("instance-a", Some(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    assert!(b.alive("instance-a").await.unwrap());
+    assert!(!b.alive("instance-b").await.unwrap());
+    // A heartbeat runs out (a killed instance)…
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(!b.alive("instance-a").await.unwrap());
+    // …or the instance says it stopped.
+    a.heartbeat("instance-a", Some(Duration::from_secs(60)))
+        .await
+        .unwrap();
+    assert!(b.alive("instance-a").await.unwrap());
+    a.heartbeat("instance-a", None).await.unwrap();
+    assert!(!b.alive("instance-a").await.unwrap());
 }
