@@ -293,6 +293,8 @@ pub(crate) struct Writer {
     store: Arc<dyn EventArchive>,
     /// This instance, as its sessions' records and heartbeats name it.
     instance: Arc<str>,
+    /// How often a session in use has its record written again.
+    refresh: Duration,
     tx: mpsc::Sender<Record>,
     dropped: Arc<AtomicU64>,
     stop: CancellationToken,
@@ -326,6 +328,7 @@ impl Writer {
         Arc::new(Self {
             store: Arc::clone(&archive.store),
             instance,
+            refresh: (keep.idle / 4).max(Duration::from_secs(1)),
             tx,
             dropped: Arc::clone(&archive.dropped),
             stop,
@@ -336,11 +339,6 @@ impl Writer {
     /// The archive written to (and read from, to resume elsewhere).
     pub(crate) fn store(&self) -> &Arc<dyn EventArchive> {
         &self.store
-    }
-
-    /// This instance's name in the archive.
-    pub(crate) fn instance(&self) -> &Arc<str> {
-        &self.instance
     }
 
     /// Queue `record`; when the queue is full, drop it and count it.
@@ -461,12 +459,81 @@ async fn write_loop(
     }
 }
 
-/// What an [`EventLog`](super::sse::EventLog) of an archived session hands
-/// to the writer.
+/// What a session and its [`EventLog`](super::sse::EventLog)s hand to the
+/// writer. The session's record is written again when it is used after a
+/// quarter of [`Keep::idle`], so it does not expire while its instance
+/// still holds it (a session with quick JSON answers writes no events).
 #[derive(Debug, Clone)]
 pub(crate) struct Tap {
-    pub(crate) writer: Arc<Writer>,
-    pub(crate) session: Arc<str>,
+    writer: Arc<Writer>,
+    session: Arc<str>,
+    owner: Owner,
+    /// When the session's record was last queued.
+    recorded: Arc<std::sync::Mutex<std::time::Instant>>,
+}
+
+impl Tap {
+    /// Archive session `session` of `owner` with `writer` (its record is
+    /// queued now).
+    pub(crate) fn new(writer: &Arc<Writer>, session: &str, owner: Owner) -> Self {
+        let tap = Self {
+            writer: Arc::clone(writer),
+            session: Arc::from(session),
+            owner,
+            recorded: Arc::new(std::sync::Mutex::new(std::time::Instant::now())),
+        };
+        tap.record();
+        tap
+    }
+
+    fn record(&self) {
+        self.writer.send(Record::Session {
+            session: Arc::clone(&self.session),
+            owner: self.owner.clone(),
+            instance: Arc::clone(&self.writer.instance),
+        });
+    }
+
+    /// The session is used: write its record again when it is due.
+    pub(crate) fn touch(&self) {
+        let due = self.recorded.lock().is_ok_and(|mut at| {
+            let due = at.elapsed() >= self.writer.refresh;
+            if due {
+                *at = std::time::Instant::now();
+            }
+            due
+        });
+        if due {
+            self.record();
+        }
+    }
+
+    /// Event `seq` of stream `stream`.
+    pub(crate) fn event(&self, stream: u64, seq: u64, data: &str) {
+        self.touch();
+        self.writer.send(Record::Event {
+            session: Arc::clone(&self.session),
+            stream,
+            seq,
+            data: data.to_owned(),
+        });
+    }
+
+    /// Stream `stream` ended before event `seq`.
+    pub(crate) fn end(&self, stream: u64, seq: u64) {
+        self.writer.send(Record::End {
+            session: Arc::clone(&self.session),
+            stream,
+            seq,
+        });
+    }
+
+    /// The client ended the session.
+    pub(crate) fn forget(&self) {
+        self.writer.send(Record::Forget {
+            session: Arc::clone(&self.session),
+        });
+    }
 }
 
 #[cfg(test)]

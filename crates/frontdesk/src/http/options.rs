@@ -302,8 +302,9 @@ impl HttpOptions {
     /// created it, so its POSTs (answers to questions, new calls) must
     /// reach that instance; only its streams can be resumed anywhere (after
     /// a drain, a client whose connection broke still gets the withdrawn
-    /// question's `notifications/cancelled` and its call's answer). See
-    /// [`archive`](super::archive).
+    /// question's `notifications/cancelled` and its call's answer). A stream
+    /// of an instance that was killed ends on the others once its heartbeat
+    /// in the archive runs out. See [`archive`](super::archive).
     ///
     /// ```no_run
     /// # #[cfg(feature = "redis")]

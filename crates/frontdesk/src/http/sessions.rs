@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-use super::archive::{Owner, Record, Tap, Writer};
+use super::archive::{Owner, Tap, Writer};
 use super::sse::EventLog;
 use crate::fingerprint::fingerprint;
 use crate::server::transport::Session;
@@ -49,18 +49,7 @@ impl Entry {
         archive: Option<&Arc<Writer>>,
     ) -> Arc<Self> {
         crate::metrics::gauge(crate::metrics::SESSIONS_OPEN, 1.0);
-        let tap = archive.map(|writer| {
-            let tap = Tap {
-                writer: Arc::clone(writer),
-                session: Arc::from(session.id()),
-            };
-            writer.send(Record::Session {
-                session: Arc::clone(&tap.session),
-                owner: Owner::of(principal.as_deref()),
-                instance: Arc::clone(writer.instance()),
-            });
-            tap
-        });
+        let tap = archive.map(|w| Tap::new(w, session.id(), Owner::of(principal.as_deref())));
         let entry = Arc::new(Self {
             get_log: Arc::new(EventLog::archived(0, replay, tap.clone())),
             tap,
@@ -149,6 +138,9 @@ impl Entry {
         if let Ok(mut t) = self.last_seen.lock() {
             *t = Instant::now();
         }
+        if let Some(tap) = &self.tap {
+            tap.touch();
+        }
     }
 
     fn idle_for(&self) -> Duration {
@@ -161,9 +153,7 @@ impl Entry {
     /// The client ended the session: the archive forgets who may use it.
     pub(crate) fn forget(&self) {
         if let Some(tap) = &self.tap {
-            tap.writer.send(Record::Forget {
-                session: Arc::clone(&tap.session),
-            });
+            tap.forget();
         }
     }
 

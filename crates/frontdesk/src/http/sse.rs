@@ -4,13 +4,13 @@
 //! subscriber and replays what a resuming client missed.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use axum::body::Bytes;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::archive::{Record, Tap};
+use super::archive::Tap;
 
 /// One SSE frame `id: …\ndata: …\n\n` (`id` omitted when `None`; `data`
 /// empty for a priming event).
@@ -142,12 +142,7 @@ impl EventLog {
         if let Some(tap) = &self.tap
             && !inner.ended
         {
-            tap.writer.send(Record::Event {
-                session: Arc::clone(&tap.session),
-                stream: self.stream,
-                seq,
-                data: data.to_owned(),
-            });
+            tap.event(self.stream, seq, data);
         }
         let event = Event {
             seq,
@@ -172,11 +167,7 @@ impl EventLog {
             if let Some(tap) = &self.tap
                 && !inner.ended
             {
-                tap.writer.send(Record::End {
-                    session: Arc::clone(&tap.session),
-                    stream: self.stream,
-                    seq: inner.next_seq,
-                });
+                tap.end(self.stream, inner.next_seq);
             }
             inner.ended = true;
             inner.live = None;

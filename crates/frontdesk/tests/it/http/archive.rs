@@ -383,6 +383,40 @@ mod redis {
         );
     }
 
+    /// A session in use writes no events when its calls answer as JSON: its
+    /// record is written again as it is used, so it does not expire in the
+    /// archive while its instance holds it.
+    #[tokio::test]
+    async fn a_session_in_use_stays_known_without_events() {
+        let Some(url) = frontdesk_testkit::redis_url("event archive test") else {
+            return;
+        };
+        let prefix = format!("frontdesk-test:{}:", FlowId::random());
+        let events = archive(&url, &prefix).await;
+        let a = start({
+            let e = Arc::clone(&events);
+            |o| {
+                o.event_archive = Some(Archive::new(e));
+                o.session_idle = Duration::from_secs(2);
+            }
+        })
+        .await;
+        let sid = a.initialize(json!({"elicitation": {}})).await;
+        // 3 s of quick JSON calls: past the record's 2 s time to live.
+        for id in 0..6 {
+            let list = json!({"jsonrpc": "2.0", "id": 10 + id, "method": "tools/list"});
+            let r = a.legacy(&sid, &list).await;
+            assert_eq!(r.status(), 200);
+            assert!(crate::support::http::content_type(&r).starts_with("application/json"));
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            events.session(&sid).await.unwrap().is_some(),
+            "the archive forgot a session in use"
+        );
+    }
+
     /// `Bearer alice-token` is alice, `Bearer bob-token` is bob.
     struct TwoUsers;
 
