@@ -218,9 +218,10 @@ pub trait EventArchive: Send + Sync + 'static {
 
 /// Reads one archived stream.
 pub trait ArchiveReader: Send {
-    /// What the stream holds after event number `after`, in order (its end
-    /// mark last, when it has ended); waits up to `wait` for something when
-    /// there is nothing yet (an empty answer: nothing came in time).
+    /// What the stream holds after event number `after`, in order, its end
+    /// mark last when it has ended (even when `after` is past its last
+    /// event: the stream has nothing more); waits up to `wait` for something
+    /// when there is nothing yet (an empty answer: nothing came in time).
     fn read(
         &mut self,
         after: u64,

@@ -340,17 +340,37 @@ struct Reader {
 }
 
 impl Reader {
+    /// The entries after `after`, and the end mark even when the client is
+    /// past it (as the instance holding the session says the stream ended
+    /// to a client resuming after its last event).
     async fn range(&mut self, after: u64) -> Result<Vec<Archived>, StoreError> {
-        let entries: Entries = redis::cmd("XRANGE")
+        let mut pipe = redis::pipe();
+        // Inclusive from the next number: `(0-<u64::MAX>` would be refused.
+        if let Some(next) = after.checked_add(1) {
+            pipe.cmd("XRANGE")
+                .arg(&self.key)
+                .arg(entry_id(next))
+                .arg("+")
+                .arg("COUNT")
+                .arg(READ_COUNT);
+        }
+        pipe.cmd("XREVRANGE")
             .arg(&self.key)
-            .arg(format!("({}", entry_id(after)))
             .arg("+")
+            .arg("-")
             .arg("COUNT")
-            .arg(READ_COUNT)
-            .query_async(&mut self.shared)
-            .await
-            .map_err(backend)?;
-        Ok(items(entries))
+            .arg(1);
+        let mut replies: Vec<Entries> =
+            pipe.query_async(&mut self.shared).await.map_err(backend)?;
+        let last = replies.pop().unwrap_or_default();
+        let entries = replies.pop().unwrap_or_default();
+        let whole = entries.len() < READ_COUNT;
+        let mut out = items(entries);
+        let ended = last.first().is_some_and(|(_, f)| f.contains_key("end"));
+        if whole && ended && !out.contains(&Archived::End) {
+            out.push(Archived::End);
+        }
+        Ok(out)
     }
 
     async fn block(&mut self, after: u64, wait: Duration) -> Result<Vec<Archived>, StoreError> {

@@ -79,6 +79,14 @@ async fn keeps_the_last_events_and_the_end_for_the_session_s_owner() {
         reader.read(9, Duration::ZERO).await.unwrap(),
         vec![archived(10), Archived::End]
     );
+    // Past the last event, even past every number: only the end.
+    for after in [10, 11, 500, u64::MAX] {
+        assert_eq!(
+            reader.read(after, Duration::ZERO).await.unwrap(),
+            vec![Archived::End],
+            "after {after}"
+        );
+    }
 
     // Neither the session id nor the principal is in a key or a value;
     // every key expires with the session.
