@@ -28,11 +28,12 @@
 //!   to live at each heartbeat, deleted when it stops).
 //!
 //! Writes go in one pipeline per batch over the shared multiplexed
-//! connection. Replays are one `XRANGE`; following a stream is `XREAD
-//! BLOCK` on a connection of the reader's own (a blocking command would hold
-//! up every other command on a shared connection), so each stream followed
-//! on an instance holds one Redis connection, and at most
-//! [`RedisEventArchive::with_max_readers`] are followed at once.
+//! connection. A replay is one pipelined `XRANGE` and `XREVRANGE` (the
+//! latter to see an end mark the client is already past); following a
+//! stream is `XREAD BLOCK` on a connection of the reader's own (a blocking
+//! command would hold up every other command on a shared connection), so
+//! each stream followed on an instance holds one Redis connection, and at
+//! most [`RedisEventArchive::with_max_readers`] are followed at once.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
