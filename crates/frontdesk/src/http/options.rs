@@ -165,7 +165,7 @@ pub struct HttpOptions {
     /// a broken stream can be resumed with `Last-Event-ID` on another
     /// instance. POSTs of a session must still reach the instance holding
     /// it (a load balancer sticky on `Mcp-Session-Id`); see
-    /// [`archive`](super::archive).
+    /// [`archive`].
     pub event_archive: Option<archive::Archive>,
 }
 
@@ -304,7 +304,7 @@ impl HttpOptions {
     /// a drain, a client whose connection broke still gets the withdrawn
     /// question's `notifications/cancelled` and its call's answer). A stream
     /// of an instance that was killed ends on the others once its heartbeat
-    /// in the archive runs out. See [`archive`](super::archive).
+    /// in the archive runs out. See [`archive`].
     ///
     /// ```no_run
     /// # #[cfg(feature = "redis")]
