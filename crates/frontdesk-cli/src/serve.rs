@@ -11,11 +11,12 @@ use anyhow::{Context as _, bail};
 use axum::Router;
 use clap::{Args, ValueEnum};
 use frontdesk::flows::{FlowStore, InMemoryFlowStore};
+use frontdesk::http::archive::Archive;
 use frontdesk::http::tls::Tls;
 use frontdesk::http::{HttpOptions, OriginPolicy, bind};
 use frontdesk::server::{Server, ServerConfig};
 use frontdesk::state::{InMemoryNonceStore, KEYS_ENV, NonceStore, StateSealer};
-use frontdesk::stores::redis::RedisStore;
+use frontdesk::stores::redis::{RedisEventArchive, RedisStore};
 use frontdesk::stores::sqlite::{Durability, SqliteStore};
 use frontdesk::tasks::TaskStore;
 use frontdesk::wire::Revision;
@@ -36,7 +37,10 @@ pub enum StoreKind {
     Sqlite,
     /// Process memory: lost on restart; redeemed states can be replayed after one.
     Memory,
-    /// Redis at --redis-url: shared by several instances.
+    /// Redis at --redis-url: shared by several instances, with the events
+    /// of 2025-11-25 session streams (a broken stream can be resumed with
+    /// `Last-Event-ID` on any instance; POSTs of a session still need the
+    /// instance holding it).
     Redis,
 }
 
@@ -230,6 +234,8 @@ struct Stores {
     nonces: Arc<dyn NonceStore>,
     /// Task records (none in memory: tasks then live in the process only).
     tasks: Option<Arc<dyn TaskStore>>,
+    /// Where 2025-11-25 session events are archived (with `--store redis`).
+    archive: Option<Archive>,
 }
 
 async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
@@ -240,6 +246,7 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
                 InMemoryNonceStore::new().with_max_per_owner(args.redemptions_per_client),
             ),
             tasks: None,
+            archive: None,
         },
         StoreKind::Sqlite => {
             let dir = match &args.data_dir {
@@ -265,6 +272,7 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
                 flows: store.clone(),
                 nonces: store.clone(),
                 tasks: Some(store),
+                archive: None,
             }
         }
         StoreKind::Redis => {
@@ -277,11 +285,18 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
                     .context("cannot connect to Redis")?
                     .with_max_per_owner(args.redemptions_per_client),
             );
-            tracing::info!(prefix = %args.redis_prefix, "flows, redeemed states and tasks in Redis");
+            let events = RedisEventArchive::connect(url, &args.redis_prefix)
+                .await
+                .context("cannot connect to Redis")?;
+            tracing::info!(
+                prefix = %args.redis_prefix,
+                "flows, redeemed states, tasks and 2025-11-25 session events in Redis"
+            );
             Stores {
                 flows: store.clone(),
                 nonces: store.clone(),
                 tasks: Some(store),
+                archive: Some(Archive::new(Arc::new(events))),
             }
         }
     })
@@ -360,6 +375,9 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
                 .origins(OriginPolicy::SameOrigin(args.allow_origins.clone()));
             if let Some(base) = &args.public_url {
                 options = options.public_base_url(base.trim_end_matches('/'));
+            }
+            if let Some(archive) = &stores.archive {
+                options = options.event_archive(archive.clone());
             }
             let metadata = args.auth.protect(&mut options, auth.clone());
             let mut listener = bind(addr, options)

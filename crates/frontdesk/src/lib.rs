@@ -176,7 +176,7 @@
 //! | `jwt` | `http::auth::jwt`: OAuth 2.1 bearer JWTs checked against a JWKS |
 //! | `tls` | `http::tls`: HTTPS for the HTTP server (rustls on ring), PEM files reloaded on `SIGHUP`, HTTP/2 by ALPN |
 //! | `sqlite` | `stores::sqlite`: flows, redeemed states and task records in one SQLite file (bundled SQLite) |
-//! | `redis` | `stores::redis`: flows, redeemed states and task records in Redis, completions over pub/sub, for several instances |
+//! | `redis` | `stores::redis`: flows, redeemed states and task records in Redis, completions over pub/sub, and (with `http-server`) the 2025-11-25 session event archive, for several instances |
 
 #[cfg(feature = "client")]
 pub mod client;

@@ -20,8 +20,9 @@
 //! | `frontdesk_requests_in_flight` | gauge | — | load now |
 //! | `frontdesk_questions_waiting` | gauge | — | 2025-11-25 questions waiting for a person now |
 //! | `frontdesk_sessions_open` | gauge | — | 2025-11-25 sessions over HTTP now |
-//! | `frontdesk_store_seconds` | histogram | `op` (`redeem`) | the state store's latency |
+//! | `frontdesk_store_seconds` | histogram | `op` (`redeem`; `archive`: a batch written to the event archive) | the state store's latency |
 //! | `frontdesk_store_errors_total` | counter | `op` | the state store failing |
+//! | `frontdesk_archive_dropped_total` | counter | — | 2025-11-25 events not archived because the archive's writer queue was full (a stream resumed on another instance misses them) |
 
 use std::time::Duration;
 
@@ -51,6 +52,8 @@ pub const SESSIONS_OPEN: &str = "frontdesk_sessions_open";
 pub const STORE_SECONDS: &str = "frontdesk_store_seconds";
 /// `frontdesk_store_errors_total`.
 pub const STORE_ERRORS: &str = "frontdesk_store_errors_total";
+/// `frontdesk_archive_dropped_total`.
+pub const ARCHIVE_DROPPED: &str = "frontdesk_archive_dropped_total";
 
 /// Register the help text and unit of every metric with the installed
 /// recorder (call once, after installing it).
@@ -100,6 +103,10 @@ pub fn describe() {
         "State store latency, by operation."
     );
     describe_counter!(STORE_ERRORS, "State store failures, by operation.");
+    describe_counter!(
+        ARCHIVE_DROPPED,
+        "2025-11-25 events not archived: the event archive's writer queue was full."
+    );
 }
 
 /// A revision as a label value.
@@ -196,6 +203,12 @@ pub(crate) fn refused(limit: &'static str) {
 /// A gauge moved by `delta`.
 pub(crate) fn gauge(name: &'static str, delta: f64) {
     metrics::gauge!(name).increment(delta);
+}
+
+/// An event not archived: the writer's queue was full.
+#[cfg(feature = "http-server")]
+pub(crate) fn archive_dropped() {
+    metrics::counter!(ARCHIVE_DROPPED).increment(1);
 }
 
 /// A store operation's time and result.

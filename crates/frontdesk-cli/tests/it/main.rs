@@ -20,6 +20,7 @@ mod lab;
 mod log_secrets;
 mod park;
 mod requests;
+mod serve_archive;
 mod serve_config;
 mod serve_crash;
 mod serve_http;

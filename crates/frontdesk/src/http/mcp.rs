@@ -51,6 +51,8 @@ pub(crate) struct AppState {
     /// Whether the listener is on a loopback address ([`HostPolicy::Auto`](super::HostPolicy::Auto)).
     pub(crate) loopback: bool,
     pub(crate) in_flight: Arc<InFlight>,
+    /// The event archive's writer, when sessions are archived.
+    pub(crate) archive: Option<Arc<super::archive::Writer>>,
 }
 
 /// 2026-07-28 requests in flight per client, against
@@ -438,7 +440,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Incoming, caller: Cal
     }
 }
 
-fn session_error(status: StatusCode, id: Option<&RequestId>, message: &str) -> Response {
+pub(crate) fn session_error(status: StatusCode, id: Option<&RequestId>, message: &str) -> Response {
     tracing::info!(id = ?id, status = status.as_u16(), message, "session check failed");
     rpc_error(status, id, ErrorCode::INVALID_REQUEST, message)
 }
@@ -539,6 +541,7 @@ async fn initialize(
         info.principal.clone(),
         client,
         st.options.replay_buffer,
+        st.archive.as_ref(),
     );
     let Ok(value) = HeaderValue::from_str(entry.id()) else {
         entry.close();
@@ -663,7 +666,15 @@ pub(crate) async fn get(
         );
     }
     let Some(entry) = session_of(&st, sid, caller.principal.as_deref()) else {
-        return session_error(StatusCode::NOT_FOUND, None, "Session not found");
+        // Not held here: another instance may hold it and have archived
+        // its events.
+        return super::resume::from_archive(
+            &st,
+            sid,
+            caller.principal.as_deref(),
+            header_str(&h, names::LAST_EVENT_ID),
+        )
+        .await;
     };
     let keepalive = st.options.keepalive;
     let busy = || {
@@ -716,7 +727,7 @@ pub(crate) async fn get(
     )
 }
 
-fn get_bounds(st: &AppState) -> respond::StreamBounds {
+pub(crate) fn get_bounds(st: &AppState) -> respond::StreamBounds {
     respond::StreamBounds {
         lifetime: st.options.get_stream_lifetime,
         idle: st.options.get_stream_idle,
@@ -737,7 +748,10 @@ pub(crate) async fn delete(
     let Some(sid) = header_str(&h, names::SESSION_ID) else {
         return method_not_allowed("POST");
     };
-    if session_of(&st, sid, caller.principal.as_deref()).is_some() && st.sessions.remove(sid) {
+    if let Some(entry) = session_of(&st, sid, caller.principal.as_deref())
+        && st.sessions.remove(sid)
+    {
+        entry.forget();
         tracing::info!(session = %fingerprint(sid), "session ended by the client");
         StatusCode::NO_CONTENT.into_response()
     } else {

@@ -10,7 +10,10 @@
 //!   responses (the answer to our `elicitation/create`) get `202`; GET opens
 //!   the session stream (one at a time, `409` otherwise) or, with
 //!   `Last-Event-ID`, resumes any stream of the session from its replay
-//!   buffer; DELETE ends the session.
+//!   buffer; DELETE ends the session. With an event archive
+//!   ([`HttpOptions::event_archive`]), a stream of a session held by another
+//!   instance can be resumed here too (see [`archive`], which also says what
+//!   still needs a sticky load balancer).
 //!
 //! Both: `Origin` checked (`403`), `Content-Type: application/json` (`415`),
 //! `Accept` must admit JSON and SSE when sent (`406`), bodies bounded
@@ -49,6 +52,7 @@
 //! # }
 //! ```
 
+pub mod archive;
 pub mod auth;
 pub mod headers;
 mod health;
@@ -58,6 +62,7 @@ mod options;
 pub mod origin;
 mod pages;
 mod respond;
+mod resume;
 mod sessions;
 pub mod sse;
 mod status;
@@ -83,6 +88,7 @@ use crate::server::Server;
 struct Built {
     router: Router,
     sessions: Arc<sessions::Sessions>,
+    archive: Option<Arc<archive::Writer>>,
 }
 
 /// The router and what outlives a request; `loopback` says whether the
@@ -99,6 +105,15 @@ fn build(
         options.session_idle,
     ));
     sessions::sweep_periodically(&sessions, shutdown.clone());
+    let archive = options.event_archive.as_ref().map(|a| {
+        archive::Writer::start(
+            a,
+            archive::Keep {
+                events: options.replay_buffer.max(1),
+                idle: options.session_idle,
+            },
+        )
+    });
     let endpoint = if options.endpoint.starts_with('/') {
         options.endpoint.clone()
     } else {
@@ -111,6 +126,7 @@ fn build(
         shutdown,
         loopback,
         in_flight: Arc::new(mcp::InFlight::default()),
+        archive: archive.clone(),
     };
     let router = Router::new().route(
         &endpoint,
@@ -123,8 +139,12 @@ fn build(
     Built {
         router: router.with_state(state),
         sessions,
+        archive,
     }
 }
+
+/// Longest wait at shutdown for the event archive's last writes.
+const ARCHIVE_FLUSH: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The MCP endpoint as a router, for embedding into a larger axum app. Its
 /// SSE streams end only with their requests; use [`HttpListener::serve`] for
@@ -279,6 +299,7 @@ impl HttpListener {
         let built = build(server.clone(), self.options, token.clone(), loopback);
         tracing::info!(%url, "Streamable HTTP listening");
         let sessions = built.sessions;
+        let archive = built.archive;
         let mut app = built.router;
         if let Some(routes) = routes {
             app = app.merge(routes);
@@ -286,7 +307,7 @@ impl HttpListener {
         if let Some(health) = health {
             app = app.merge(health);
         }
-        listen::run(self.listener, app, limits, transport, signal, move || {
+        let served = listen::run(self.listener, app, limits, transport, signal, move || {
             // Withdraw the questions waiting for people and let their calls
             // answer; then end the streams (GET streams would otherwise
             // hold their connections for the whole grace time).
@@ -299,7 +320,14 @@ impl HttpListener {
                 sessions.close_all();
             }
         })
-        .await
+        .await;
+        // The streams' last events (a drain's withdrawals and answers) to
+        // the archive, so a client whose connection broke gets them from
+        // another instance.
+        if let Some(archive) = archive {
+            archive.finish(ARCHIVE_FLUSH).await;
+        }
+        served
     }
 
     /// Serve only the [`routes`](Self::routes), without an MCP endpoint (the

@@ -8,6 +8,7 @@
 
 use std::time::Duration;
 
+use super::archive;
 use super::auth;
 use super::origin::OriginPolicy;
 
@@ -160,6 +161,12 @@ pub struct HttpOptions {
     /// Who is calling (default: nobody checks; every request is anonymous).
     /// See [`auth`].
     pub authenticator: Option<auth::Authenticator>,
+    /// Where 2025-11-25 session events are archived (default: nowhere), so
+    /// a broken stream can be resumed with `Last-Event-ID` on another
+    /// instance. POSTs of a session must still reach the instance holding
+    /// it (a load balancer sticky on `Mcp-Session-Id`); see
+    /// [`archive`].
+    pub event_archive: Option<archive::Archive>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -177,6 +184,7 @@ impl std::fmt::Debug for HttpOptions {
             )
             .field("public_base_url", &self.public_base_url)
             .field("authenticator", &self.authenticator.is_some())
+            .field("event_archive", &self.event_archive)
             .finish_non_exhaustive()
     }
 }
@@ -205,6 +213,7 @@ impl Default for HttpOptions {
             health: true,
             public_base_url: None,
             authenticator: None,
+            event_archive: None,
         }
     }
 }
@@ -279,6 +288,39 @@ impl HttpOptions {
     /// Identify callers with `authenticator` (see [`auth`]).
     pub fn authenticator(mut self, authenticator: impl auth::Authenticate) -> Self {
         self.authenticator = Some(std::sync::Arc::new(authenticator));
+        self
+    }
+
+    /// Archive every 2025-11-25 session event to `archive`, written in the
+    /// background (a full queue drops and counts, never slows a response),
+    /// so that a `GET` with `Mcp-Session-Id` and `Last-Event-ID` reaching
+    /// an instance that does not hold the session replays what the client
+    /// missed and follows the stream to its end. Give every instance the
+    /// same archive (e.g. Redis with the same prefix).
+    ///
+    /// What still needs stickiness: the session lives on the instance that
+    /// created it, so its POSTs (answers to questions, new calls) must
+    /// reach that instance; only its streams can be resumed anywhere (after
+    /// a drain, a client whose connection broke still gets the withdrawn
+    /// question's `notifications/cancelled` and its call's answer). A stream
+    /// of an instance that was killed ends on the others once its heartbeat
+    /// in the archive runs out. See [`archive`].
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "redis")]
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::sync::Arc;
+    /// use frontdesk::http::HttpOptions;
+    /// use frontdesk::http::archive::Archive;
+    /// use frontdesk::stores::redis::RedisEventArchive;
+    ///
+    /// let events = RedisEventArchive::connect("redis://10.0.0.5:6379", "frontdesk:").await?;
+    /// let options = HttpOptions::new().event_archive(Archive::new(Arc::new(events)).queue(8192));
+    /// assert!(options.event_archive.is_some());
+    /// # Ok(()) }
+    /// ```
+    pub fn event_archive(mut self, archive: archive::Archive) -> Self {
+        self.event_archive = Some(archive);
         self
     }
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+use super::archive::{Owner, Tap, Writer};
 use super::sse::EventLog;
 use crate::fingerprint::fingerprint;
 use crate::server::transport::Session;
@@ -29,6 +30,8 @@ pub(crate) struct Entry {
     pub(crate) get_log: Arc<EventLog>,
     streams: Mutex<BTreeMap<u64, Arc<EventLog>>>,
     next_stream: AtomicU64,
+    /// Where the streams' events are archived, if anywhere.
+    tap: Option<Tap>,
     replay: usize,
     closed: CancellationToken,
     last_seen: Mutex<Instant>,
@@ -36,16 +39,20 @@ pub(crate) struct Entry {
 
 impl Entry {
     /// Wrap `session`; starts the task moving its unsolicited messages onto
-    /// the GET stream's log.
+    /// the GET stream's log. With `archive`, the session's record and every
+    /// event of its streams are archived.
     pub(crate) fn new(
         session: Arc<Session>,
         principal: Option<String>,
         client: String,
         replay: usize,
+        archive: Option<&Arc<Writer>>,
     ) -> Arc<Self> {
         crate::metrics::gauge(crate::metrics::SESSIONS_OPEN, 1.0);
+        let tap = archive.map(|w| Tap::new(w, session.id(), Owner::of(principal.as_deref())));
         let entry = Arc::new(Self {
-            get_log: Arc::new(EventLog::new(0, replay)),
+            get_log: Arc::new(EventLog::archived(0, replay, tap.clone())),
+            tap,
             session,
             principal,
             client,
@@ -92,7 +99,7 @@ impl Entry {
     /// A new POST stream (older ended streams beyond the bound are dropped).
     pub(crate) fn new_stream(&self) -> Arc<EventLog> {
         let n = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let log = Arc::new(EventLog::new(n, self.replay));
+        let log = Arc::new(EventLog::archived(n, self.replay, self.tap.clone()));
         if let Ok(mut map) = self.streams.lock() {
             map.insert(n, Arc::clone(&log));
             let ended: Vec<u64> = map
@@ -131,6 +138,9 @@ impl Entry {
         if let Ok(mut t) = self.last_seen.lock() {
             *t = Instant::now();
         }
+        if let Some(tap) = &self.tap {
+            tap.touch();
+        }
     }
 
     fn idle_for(&self) -> Duration {
@@ -138,6 +148,13 @@ impl Entry {
             .lock()
             .map(|t| t.elapsed())
             .unwrap_or_default()
+    }
+
+    /// The client ended the session: the archive forgets who may use it.
+    pub(crate) fn forget(&self) {
+        if let Some(tap) = &self.tap {
+            tap.forget();
+        }
     }
 
     /// End the session: waiting questions end, streams end.

@@ -10,6 +10,8 @@ use axum::body::Bytes;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::archive::Tap;
+
 /// One SSE frame `id: …\ndata: …\n\n` (`id` omitted when `None`; `data`
 /// empty for a priming event).
 pub fn frame(id: Option<&str>, data: &str) -> Bytes {
@@ -89,12 +91,20 @@ pub struct EventLog {
     stream: u64,
     capacity: usize,
     inner: Mutex<LogInner>,
+    /// Where a copy of each event goes, when the session is archived.
+    tap: Option<Tap>,
 }
 
 impl EventLog {
     /// An empty log for stream number `stream` keeping `capacity` events.
     pub fn new(stream: u64, capacity: usize) -> Self {
+        Self::archived(stream, capacity, None)
+    }
+
+    /// [`new`](Self::new), handing a copy of each event and the end to `tap`.
+    pub(crate) fn archived(stream: u64, capacity: usize, tap: Option<Tap>) -> Self {
         Self {
+            tap,
             stream,
             capacity: capacity.max(1),
             inner: Mutex::new(LogInner {
@@ -127,6 +137,13 @@ impl EventLog {
         let seq = inner.next_seq;
         inner.next_seq += 1;
         let id = event_id(self.stream, seq);
+        // Queued under the lock, so the archive gets the stream's events in
+        // order; never after the end (the archive has the end mark).
+        if let Some(tap) = &self.tap
+            && !inner.ended
+        {
+            tap.event(self.stream, seq, data);
+        }
         let event = Event {
             seq,
             bytes: frame(Some(&id), data),
@@ -147,6 +164,11 @@ impl EventLog {
     /// No more events: the live subscriber's feed ends.
     pub fn end(&self) {
         if let Ok(mut inner) = self.inner.lock() {
+            if let Some(tap) = &self.tap
+                && !inner.ended
+            {
+                tap.end(self.stream, inner.next_seq);
+            }
             inner.ended = true;
             inner.live = None;
         }

@@ -45,12 +45,21 @@
 //! concurrent requests instead of waiting for each reply, so there is no
 //! pool to size.
 //!
+//! [`RedisEventArchive`] (feature `http-server`) keeps the events of
+//! 2025-11-25 session streams under the same prefix, so a stream can be
+//! resumed on another instance (see its module for its keys).
+//!
 //! Redis must be 6.2 or newer (`SET … EXAT`). Protect it like any store of
 //! user state: authentication, TLS or a private network.
 
+#[cfg(feature = "http-server")]
+mod events;
 mod flows;
 mod nonces;
 mod tasks;
+
+#[cfg(feature = "http-server")]
+pub use events::RedisEventArchive;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -2,6 +2,7 @@
 //! streams, 2026-07-28 stateless POSTs, authentication, the rest of the
 //! surface (resources, header parameters, subscriptions) and tasks.
 
+mod archive;
 mod auth;
 mod drain;
 #[cfg(feature = "jwt")]

@@ -5,6 +5,8 @@
 pub mod contract;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_events;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(any(feature = "sqlite", feature = "redis"))]
