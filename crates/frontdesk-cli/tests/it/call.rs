@@ -30,7 +30,7 @@ fn call(server: &str, tool: &str, answers: &PathBuf, protocol: &str) -> Output {
 }
 
 fn stdio_server() -> String {
-    format!("{BIN} serve --stdio")
+    format!("{BIN} serve --stdio --store memory")
 }
 
 fn result(out: &Output) -> Value {

@@ -275,7 +275,7 @@ fn the_keepers_command_line_holds_neither_the_arguments_nor_the_server() {
     let dir = park_dir("cmdline");
     let secret_args = json!({"order_id": "A-SECRET-4242"}).to_string();
     let server = format!(
-        "{} serve --stdio --principal principal-secret-31337",
+        "{} serve --stdio --store memory --principal principal-secret-31337",
         crate::support::BIN
     );
     let (parked, code, stderr) = run(
