@@ -27,9 +27,9 @@ use frontdesk::form::FormSchema;
 use frontdesk::server::question::FlowTicket;
 use frontdesk::server::question::InputRequest;
 use frontdesk::server::{Answer, Question, RpcError, ToolContext, ToolError, ToolOutput};
-use frontdesk::wire::{CallToolResult, Revision};
+use frontdesk::wire::{CallToolResult, ErrorCode, Revision};
 use frontdesk::wire::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult, Root};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
@@ -100,6 +100,9 @@ pub(crate) struct HeldCall {
     pub(crate) modes: Modes,
     /// The flows of relayed URL questions, not yet completed.
     relayed: Mutex<Vec<Relayed>>,
+    /// A capability the 2025-11-25 upstream needed for this call that the
+    /// client in front did not declare (its request was refused).
+    lacking: Mutex<Option<&'static str>>,
     seq: AtomicU32,
     tx: mpsc::Sender<Event>,
     events: tokio::sync::Mutex<mpsc::Receiver<Event>>,
@@ -108,6 +111,13 @@ pub(crate) struct HeldCall {
 }
 
 impl HeldCall {
+    /// The upstream needed `capability`, which the client in front lacks.
+    pub(crate) fn lacks(&self, capability: &'static str) {
+        if let Ok(mut lacking) = self.lacking.lock() {
+            *lacking = Some(capability);
+        }
+    }
+
     fn new(principal: String, tool: String, modes: Modes) -> Arc<Self> {
         let mut bytes = [0u8; 16];
         rand::fill(&mut bytes[..]);
@@ -117,6 +127,7 @@ impl HeldCall {
             id,
             principal,
             tool,
+            lacking: Mutex::new(None),
             started: Instant::now(),
             modes,
             relayed: Mutex::new(Vec::new()),
@@ -428,6 +439,22 @@ pub(crate) async fn forward(
                     complete(&cx, call.take_tickets(|_| true)).await;
                 }
                 shared.held.remove(&id);
+                // A 2026-07-28 client learns what its call needed, as a
+                // 2026-07-28 server would have told it (a 2025-11-25 one
+                // has no such error: the server's own result goes back).
+                let lacking = call.lacking.lock().ok().and_then(|l| *l);
+                if let (Some(capability), Revision::V2026_07_28) = (lacking, cx.revision()) {
+                    return Err(ToolError::Rpc(
+                        RpcError::new(
+                            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                            format!(
+                                "This tool requires the client capability `{capability}`, \
+                                 which the request did not declare"
+                            ),
+                        )
+                        .with_data(json!({"requiredCapabilities": {capability: {}}})),
+                    ));
+                }
                 return (*result)
                     .map(ToolOutput::from_result)
                     .map_err(upstream_error);

@@ -402,9 +402,18 @@ async fn put(
 
 /// The call a sampling or roots request belongs to, if the client in front
 /// of it declared `wanted`.
-fn declared_for(relay: &Relay, wanted: fn(&Modes) -> bool) -> bool {
+fn declared_for(relay: &Relay, wanted: fn(&Modes) -> bool, capability: &'static str) -> bool {
     match relay.current() {
-        Some(call) => wanted(&call.modes),
+        Some(call) => {
+            let declared = wanted(&call.modes);
+            // A 2025-11-25 upstream asks this only when it sends the
+            // request (a 2026-07-28 one, in the call's task, for each
+            // request's capabilities): the call needs what its client lacks.
+            if !declared && ASKING.try_with(|_| ()).is_err() {
+                call.lacks(capability);
+            }
+            declared
+        }
         // No call: the 2025-11-25 `initialize`, made before any client is
         // in front; the gateway declares what it can pass on.
         None => true,
@@ -416,7 +425,7 @@ fn declared_for(relay: &Relay, wanted: fn(&Modes) -> bool) -> bool {
 /// round on 2026-07-28), declared only when that client declared it.
 impl SamplingHandler for Relay {
     fn declared(&self) -> bool {
-        declared_for(self, |m| m.sampling)
+        declared_for(self, |m| m.sampling, "sampling")
     }
 
     fn sample(&self, request: SamplingRequest) -> BoxFuture<'_, SamplingResponse> {
@@ -462,7 +471,7 @@ impl SamplingHandler for Relay {
 /// `roots/list` of the upstream, passed on as sampling is.
 impl RootsHandler for Relay {
     fn declared(&self) -> bool {
-        declared_for(self, |m| m.roots)
+        declared_for(self, |m| m.roots, "roots")
     }
 
     /// Not what the runtime calls ([`try_roots`](Self::try_roots) is);

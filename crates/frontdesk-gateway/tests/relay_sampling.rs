@@ -142,26 +142,43 @@ async fn sampling_and_roots_reach_a_client_that_declared_them_on_every_pairing()
 /// A client in front without `sampling` or `roots`: a 2025-11-25 upstream
 /// (told both at `initialize`, before any client was in front) gets the
 /// answer of a client that has neither, `-32601`; nothing reaches the
-/// client in front.
+/// client in front. A 2025-11-25 client gets the server's result; a
+/// 2026-07-28 client learns what the call needed, `-32021` with the
+/// capability, as a 2026-07-28 server would have told it.
 #[tokio::test]
 async fn a_client_without_sampling_or_roots_is_never_asked() {
-    for downstream in [Revision::V2025_11_25, Revision::V2026_07_28] {
-        let sampling = json!({"messages": [{"role": "user",
-            "content": {"type": "text", "text": "hi"}}], "maxTokens": 10});
-        assert_eq!(
-            refused_upstream_request("sampling/createMessage", sampling, downstream).await,
-            json!({"jsonrpc": "2.0", "id": "q1", "error": {
-                "code": -32601, "message": "Method not found: sampling/createMessage"
-            }}),
-            "{downstream}"
-        );
-        assert_eq!(
-            refused_upstream_request("roots/list", json!({}), downstream).await,
-            json!({"jsonrpc": "2.0", "id": "q1", "error": {
-                "code": -32601, "message": "Method not found: roots/list"
-            }}),
-            "{downstream}"
-        );
+    let sampling = json!({"messages": [{"role": "user",
+        "content": {"type": "text", "text": "hi"}}], "maxTokens": 10});
+    for (method, params, capability) in [
+        ("sampling/createMessage", sampling, "sampling"),
+        ("roots/list", json!({}), "roots"),
+    ] {
+        for downstream in [Revision::V2025_11_25, Revision::V2026_07_28] {
+            let (seen, result) = refused_upstream_call(method, params.clone(), downstream).await;
+            assert_eq!(
+                seen,
+                json!({"jsonrpc": "2.0", "id": "q1", "error": {
+                    "code": -32601, "message": format!("Method not found: {method}")
+                }}),
+                "{downstream}"
+            );
+            match downstream {
+                Revision::V2025_11_25 => assert_eq!(
+                    result.unwrap().content[0].as_text(),
+                    Some("refused, as it should be")
+                ),
+                _ => match result {
+                    Err(frontdesk::client::ClientError::Rpc(e)) => {
+                        assert_eq!(e.code.0, -32021, "{e:?}");
+                        assert_eq!(
+                            e.data,
+                            Some(json!({"requiredCapabilities": {capability: {}}}))
+                        );
+                    }
+                    other => panic!("-32021 for a 2026-07-28 client: {other:?}"),
+                },
+            }
+        }
     }
 }
 

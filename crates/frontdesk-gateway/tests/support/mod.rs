@@ -257,6 +257,24 @@ pub async fn refused_upstream_request(
     params: Value,
     downstream: Revision,
 ) -> Value {
+    let (seen, result) = refused_upstream_call(method, params, downstream).await;
+    assert_eq!(
+        result.unwrap().content[0].as_text(),
+        Some("refused, as it should be")
+    );
+    seen
+}
+
+/// As [`refused_upstream_request`]: what the upstream got back, and what
+/// the call gave the client in front.
+pub async fn refused_upstream_call(
+    method: &'static str,
+    params: Value,
+    downstream: Revision,
+) -> (
+    Value,
+    Result<frontdesk::wire::CallToolResult, frontdesk::client::ClientError>,
+) {
     let seen = Arc::new(Mutex::new(None));
     let (pipe, _task) = hostile_upstream(Arc::clone(&seen), method, params).await;
     let gateway = Gateway::new(GatewayOptions::default());
@@ -277,12 +295,8 @@ pub async fn refused_upstream_request(
         Arc::clone(&script) as Arc<dyn ElicitationHandler>,
     )
     .await;
-    let result = down.call_tool("nested", json!({})).await.unwrap();
-    assert_eq!(
-        result.content[0].as_text(),
-        Some("refused, as it should be")
-    );
+    let result = down.call_tool("nested", json!({})).await;
     assert!(script.seen().is_empty(), "the person saw nothing");
     let answer = seen.lock().unwrap().clone();
-    answer.expect("the upstream got an answer")
+    (answer.expect("the upstream got an answer"), result)
 }
