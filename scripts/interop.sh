@@ -79,21 +79,23 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Start an HTTP server command (stopped when the script ends); its endpoint (the
-# first line it prints, "listening URL") goes into $URL.
+# Start an HTTP server command (stopped when the script ends); its endpoint, the
+# rest of the first line of its output that starts with <marker>, goes into $URL.
 URL=""
-start_http() { # <log> <command…>
-  local log="$1"
-  shift
+start_serving() { # <log> <marker> <command…>
+  local log="$1" marker="$2"
+  shift 2
   # Emptied here, before the start: the redirection below happens in the
   # background job, and a log left by an earlier run could be read first.
   : > "$log"
   "$@" > "$log" 2>&1 < /dev/null &
   PIDS+=($!)
-  local i
+  local i line
   for ((i = 0; i < 150; i++)); do
-    if grep -q '^listening ' "$log" 2> /dev/null; then
-      URL="$(grep -m1 '^listening ' "$log" | cut -d' ' -f2)"
+    # The markers hold no regular-expression characters.
+    line="$(grep -m1 -- "^$marker" "$log" 2> /dev/null || true)"
+    if [ -n "$line" ]; then
+      URL="${line#"$marker"}"
       return 0
     fi
     sleep 0.1
@@ -102,24 +104,20 @@ start_http() { # <log> <command…>
   die "no endpoint from: $*"
 }
 
-# Start `frontdesk gateway --http` (stopped when the script ends); its endpoint
-# (the line "frontdesk gateway: MCP endpoint at URL" on stderr) goes into $URL.
+# A peer's HTTP server: its first line is "listening URL".
+start_http() { # <log> <command…>
+  local log="$1"
+  shift
+  start_serving "$log" "listening " "$@"
+}
+
+# `frontdesk gateway --http` with these arguments: "frontdesk gateway: MCP endpoint
+# at URL" on stderr.
 start_gateway_http() { # <log> <gateway arguments after --http ADDR…>
   local log="$1"
   shift
-  : > "$log"
-  "$FRONTDESK" gateway --http 127.0.0.1:0 "$@" > "$log" 2>&1 < /dev/null &
-  PIDS+=($!)
-  local i
-  for ((i = 0; i < 150; i++)); do
-    if grep -q '^frontdesk gateway: MCP endpoint at ' "$log" 2> /dev/null; then
-      URL="$(grep -m1 '^frontdesk gateway: MCP endpoint at ' "$log" | cut -d' ' -f6)"
-      return 0
-    fi
-    sleep 0.1
-  done
-  cat "$log" >&2
-  die "no endpoint from: frontdesk gateway --http $*"
+  start_serving "$log" "frontdesk gateway: MCP endpoint at " \
+    "$FRONTDESK" gateway --http 127.0.0.1:0 "$@"
 }
 
 PASSED=0
