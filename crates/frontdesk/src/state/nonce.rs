@@ -93,7 +93,12 @@ pub async fn open_single_use(
     binding: &Binding,
     now: SystemTime,
 ) -> Result<OpenedState, RedeemError> {
-    let opened = sealer.open(token, binding, now)?;
+    let opened = sealer
+        .open_for_reason::<serde_json::Value>(token, binding, now)
+        .map_err(|reason| {
+            crate::metrics::state_refused(reason);
+            StateRejected
+        })?;
     if store.redeem_for(Redemption::of(&opened)).await? {
         Ok(opened)
     } else {

@@ -327,12 +327,22 @@ impl StateSealer {
         binding: &Binding,
         now: SystemTime,
     ) -> Result<OpenedState<P>, StateRejected> {
+        self.open_for_reason(token, binding, now)
+            .map_err(|_| StateRejected)
+    }
+
+    /// [`open_as`](Self::open_as) with the reason of a refusal (`expired`,
+    /// `unauthentic`, `unknown_key`, `malformed`, `oversize`), for the
+    /// request-state metrics (a sign-in cookie sealed by the same sealer is
+    /// not a request state).
+    pub(crate) fn open_for_reason<P: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding,
+        now: SystemTime,
+    ) -> Result<OpenedState<P>, &'static str> {
         self.try_open(token, binding, unix_secs(now))
-            .map_err(|reason| {
-                tracing::debug!(reason, "request state rejected");
-                crate::metrics::state_refused(reason);
-                StateRejected
-            })
+            .inspect_err(|reason| tracing::debug!(reason, "request state rejected"))
     }
 
     fn try_open<P: DeserializeOwned>(

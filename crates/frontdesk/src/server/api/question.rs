@@ -442,6 +442,13 @@ impl InputRequest {
         hex(&hash[..12])
     }
 
+    /// [`check_capability`](Self::check_capability) as the ask's error:
+    /// [`AskError::MissingCapability`] naming what is missing.
+    pub(crate) fn require_capability(&self, caps: &Value) -> Result<(), AskError> {
+        self.check_capability(caps)
+            .map_err(|required| AskError::MissingCapability { required })
+    }
+
     /// Whether `caps` (client capabilities) allow this question; if not, the
     /// capability that is missing.
     pub(crate) fn check_capability(&self, caps: &Value) -> Result<(), Value> {

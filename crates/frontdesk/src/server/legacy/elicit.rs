@@ -227,9 +227,7 @@ fn check(session: &Session, request: &InputRequest) -> Result<(), AskError> {
             "the session is not initialized",
         )));
     }
-    request
-        .check_capability(&session.client_capabilities())
-        .map_err(|required| AskError::MissingCapability { required })
+    request.require_capability(&session.client_capabilities())
 }
 
 /// A form question over `elicitation/create`. Content that fails the schema

@@ -150,8 +150,7 @@ impl Round {
     /// Record `sent` for this round's `input_required`, pinned to `digest`,
     /// the digest of the handler's question (`sent` may be its re-ask).
     fn register(&self, key: &str, digest: String, sent: InputRequest) -> Result<(), AskError> {
-        sent.check_capability(&self.caps)
-            .map_err(|required| AskError::MissingCapability { required })?;
+        sent.require_capability(&self.caps)?;
         let mode = question_mode(&sent);
         self.with_record(|r| {
             if !r.pending.iter().any(|(k, _, _)| k == key) {
@@ -289,9 +288,7 @@ impl Conversation for Round {
 /// URL again.
 impl UrlRole for Round {
     fn check(&self, request: &InputRequest) -> Result<(), AskError> {
-        request
-            .check_capability(&self.caps)
-            .map_err(|required| AskError::MissingCapability { required })
+        request.require_capability(&self.caps)
     }
 
     fn flow_ttl(&self, config: &ServerConfig) -> Duration {

@@ -93,8 +93,11 @@ pub(crate) fn open(
 ) -> Result<Opened, RpcError> {
     let opened = server
         .sealer
-        .open_as::<RoundState>(token, binding, SystemTime::now())
-        .map_err(|_| rejected())?;
+        .open_for_reason::<RoundState>(token, binding, SystemTime::now())
+        .map_err(|reason| {
+            crate::metrics::state_refused(reason);
+            rejected()
+        })?;
     let (id, issued_at, expires_at) = (opened.state_id(), opened.issued_at(), opened.expires_at());
     let state = opened.into_payload();
     crate::metrics::state("opened");

@@ -40,9 +40,7 @@ impl InTask {
     }
 
     fn put(&self, base: &str, request: InputRequest) -> Result<Asked, AskError> {
-        request
-            .check_capability(&self.caps)
-            .map_err(|required| AskError::MissingCapability { required })?;
+        request.require_capability(&self.caps)?;
         let (key, answer) = self.entry.ask(base, request.to_wire(None));
         Ok(Asked {
             base: base.to_string(),
@@ -145,9 +143,7 @@ impl Conversation for InTask {
 /// the flow within the human-wait budget (a cancelled task stops waiting).
 impl UrlRole for InTask {
     fn check(&self, request: &InputRequest) -> Result<(), AskError> {
-        request
-            .check_capability(&self.caps)
-            .map_err(|required| AskError::MissingCapability { required })
+        request.require_capability(&self.caps)
     }
 
     fn flow_ttl(&self, config: &ServerConfig) -> Duration {
