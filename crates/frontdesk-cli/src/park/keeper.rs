@@ -112,13 +112,20 @@ async fn keeper(
     args: &KeeperArgs,
     (spec, revision): (CallSpec, ProtocolArg),
 ) -> anyhow::Result<()> {
+    // Bound and listening under a name of its own, owner-only, then moved to
+    // the name the parking command waits for: it appears only once a
+    // connection is accepted (between bind and listen, or before the chmod,
+    // a connection was refused or allowed to anyone the directory lets in).
     let socket = args.dir.join(format!("{}.sock", args.call));
-    let listener = UnixListener::bind(&socket)?;
+    let binding = args.dir.join(format!("{}.binding", args.call));
+    let listener = UnixListener::bind(&binding)?;
     let _cleanup = Cleanup(vec![
         socket.clone(),
+        binding.clone(),
         args.dir.join(format!("{}.log", args.call)),
     ]);
-    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
+    std::fs::set_permissions(&binding, std::fs::Permissions::from_mode(0o600))?;
+    std::fs::rename(&binding, &socket)?;
     let uid = socket_owner(&socket)?;
     let handler = Arc::new(ParkedHandler::new(args.call.clone()));
     let (outcome_tx, outcome) = watch::channel(None);
