@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 
+use frontdesk::BoxFuture;
 use frontdesk::client::{Client, ClientError};
 use frontdesk::server::ServerBuilder;
 use frontdesk::server::ToolError;
@@ -241,9 +242,7 @@ fn completer(
     shared: &Arc<Shared>,
     reference: Value,
     arguments: Vec<String>,
-) -> impl Fn(
-    CompletionRequest,
-) -> std::pin::Pin<Box<dyn Future<Output = Result<Completion, ToolError>> + Send>>
+) -> impl Fn(CompletionRequest) -> BoxFuture<'static, Result<Completion, ToolError>>
 + Send
 + Sync
 + 'static {

@@ -367,32 +367,36 @@ impl ElicitationHandler for Together {
 
 /// Calls of a 2026-07-28 upstream run side by side (each round's questions
 /// find their own call); on either client revision.
+/// Two `book_return` calls at once through `server` from a `downstream`
+/// client whose person is [`Together`] (both declined): whether each
+/// answer saw the other question open.
+async fn two_bookings_at_once(server: Server, downstream: Revision) -> Vec<bool> {
+    let person = Arc::new(Together::default());
+    let down = client_of(
+        server,
+        ClientConfig::default().protocol(downstream),
+        Arc::clone(&person) as Arc<dyn ElicitationHandler>,
+    )
+    .await;
+    let (a, b) = tokio::join!(
+        down.call_tool("book_return", json!({"order_id": "A"})),
+        down.call_tool("book_return", json!({"order_id": "B"})),
+    );
+    for r in [a, b] {
+        assert_eq!(
+            r.unwrap().content[0].as_text(),
+            Some("No return was booked: the person declined.")
+        );
+    }
+    person.overlapped.lock().unwrap().clone()
+}
+
 #[tokio::test]
 async fn calls_of_a_modern_upstream_run_side_by_side() {
     for downstream in [Revision::V2025_11_25, Revision::V2026_07_28] {
         let (_gateway, server) = gateway_before(brightgrid(), Revision::V2026_07_28).await;
-        let person = Arc::new(Together::default());
-        let down = client_of(
-            server,
-            ClientConfig::default().protocol(downstream),
-            Arc::clone(&person) as Arc<dyn ElicitationHandler>,
-        )
-        .await;
-        let (a, b) = tokio::join!(
-            down.call_tool("book_return", json!({"order_id": "A"})),
-            down.call_tool("book_return", json!({"order_id": "B"})),
-        );
-        for r in [a, b] {
-            assert_eq!(
-                r.unwrap().content[0].as_text(),
-                Some("No return was booked: the person declined.")
-            );
-        }
-        assert_eq!(
-            *person.overlapped.lock().unwrap(),
-            [true, true],
-            "{downstream}"
-        );
+        let overlapped = two_bookings_at_once(server, downstream).await;
+        assert_eq!(overlapped, [true, true], "{downstream}");
     }
 }
 
@@ -423,24 +427,7 @@ async fn calls_of_a_legacy_upstream_run_side_by_side_on_more_connections() {
             });
         }
         let server = gateway.attach(up).await.unwrap().build();
-        let person = Arc::new(Together::default());
-        let down = client_of(
-            server,
-            ClientConfig::default().protocol(Revision::V2026_07_28),
-            Arc::clone(&person) as Arc<dyn ElicitationHandler>,
-        )
-        .await;
-        let (a, b) = tokio::join!(
-            down.call_tool("book_return", json!({"order_id": "A"})),
-            down.call_tool("book_return", json!({"order_id": "B"})),
-        );
-        for r in [a, b] {
-            assert_eq!(
-                r.unwrap().content[0].as_text(),
-                Some("No return was booked: the person declined.")
-            );
-        }
-        let overlapped = person.overlapped.lock().unwrap().clone();
+        let overlapped = two_bookings_at_once(server, Revision::V2026_07_28).await;
         if more {
             assert_eq!(overlapped, [true, true]);
             assert_eq!(opened.load(std::sync::atomic::Ordering::SeqCst), 1);
