@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use frontdesk_wire::{
     CancelledNotificationParams, CreateMessageRequestParams, ElicitAction, ElicitRequestParams,
     ElicitationCompleteParams, ErrorCode, ErrorObject, JsonRpcErrorResponse, JsonRpcMessage,
-    JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId, ServerCapabilities, meta_key,
-    method,
+    JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, LoggingMessageNotificationParams,
+    ProgressNotificationParams, RequestId, ServerCapabilities, meta_key, method,
 };
 use serde_json::{Map, Value};
 use tokio::sync::watch;
@@ -21,8 +21,9 @@ use super::config::ClientConfig;
 use super::elicit::{Elicitor, Outcome};
 use super::error::ClientError;
 use super::handler::ElicitationOrigin;
+use super::observe::Watchers;
 use super::sampling::{self, Refusal, SamplingRequest};
-use super::transport::{FromServer, Tap, Transport, id_key};
+use super::transport::{FromServer, Tap, Transport, WeakInbound, id_key};
 use frontdesk_wire::Revision;
 
 /// URL elicitations (2025-11-25) waiting for `notifications/elicitation/complete`.
@@ -116,6 +117,10 @@ pub(crate) struct Core {
     pub tap: Tap,
     pub elicitor: Elicitor,
     pub urls: UrlFlows,
+    /// Calls in flight that hear their progress and logs.
+    pub watchers: Watchers,
+    /// The inbound queue (for [`WeakInbound::barrier`]).
+    pub inbound: WeakInbound,
     /// The revision once it is settled: from the start when configured as
     /// 2026-07-28, else when `initialize` or `server/discover` answered.
     pub revision: RwLock<Option<Revision>>,
@@ -135,6 +140,7 @@ impl Core {
         config: Arc<ClientConfig>,
         tap: Tap,
         elicitor: Elicitor,
+        inbound: WeakInbound,
     ) -> Self {
         // A configured 2026-07-28 needs no negotiation; otherwise the
         // handshake or discovery settles it.
@@ -150,6 +156,8 @@ impl Core {
             tap,
             elicitor,
             urls: UrlFlows::default(),
+            watchers: Watchers::default(),
+            inbound,
             revision: RwLock::new(configured),
             learnt: RwLock::new(Learnt::default()),
             next_id: AtomicI64::new(1),
@@ -329,6 +337,10 @@ impl Core {
                     self.refuse(None, error).await;
                     continue;
                 }
+                FromServer::Barrier(done) => {
+                    let _ = done.send(());
+                    continue;
+                }
             };
             let notification = looks_like_notification(&message);
             match JsonRpcMessage::from_value(message) {
@@ -417,6 +429,16 @@ impl Core {
                 if let Ok(p) = n.parse_params::<ElicitationCompleteParams>() {
                     self.urls.complete(&p.elicitation_id);
                     self.elicitor.handler.url_completed(&p.elicitation_id);
+                }
+            }
+            method::NOTIFICATION_PROGRESS => match n.parse_params::<ProgressNotificationParams>() {
+                Ok(p) => self.watchers.progress(&p),
+                Err(e) => tracing::debug!(error = %e, "malformed progress notification; ignored"),
+            },
+            method::NOTIFICATION_MESSAGE => {
+                match n.parse_params::<LoggingMessageNotificationParams>() {
+                    Ok(p) => self.watchers.log(&p),
+                    Err(e) => tracing::debug!(error = %e, "malformed log message; ignored"),
                 }
             }
             other => tracing::debug!(method = other, "notification from the server"),

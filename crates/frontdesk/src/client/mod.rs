@@ -41,6 +41,7 @@ mod headless;
 mod legacy;
 mod modern;
 mod mrtr;
+mod observe;
 mod policy;
 mod sampling;
 #[cfg(feature = "http-client")]
@@ -57,7 +58,8 @@ use std::sync::Arc;
 use frontdesk_wire::{
     CallToolResult, ClientCapabilities, ElicitationCapability, ElicitationModes, GetPromptResult,
     Implementation, InputRequests, InputResponses, ListChangedCapability, ListToolsResult,
-    ReadResourceResult, RetryFields, Revision, ServerCapabilities, Tool, method,
+    LoggingLevel, ReadResourceResult, RetryFields, Revision, ServerCapabilities, Tool, meta_key,
+    method,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -78,6 +80,7 @@ pub use handler::{
 };
 pub use headless::HeadlessHandler;
 pub use mrtr::Round;
+pub use observe::{CallOptions, LogHook, ProgressHook};
 pub use sampling::{RootsHandler, SamplingHandler, SamplingRequest, SamplingResponse, StaticRoots};
 pub use transport_stdio::ServerStderr;
 
@@ -163,13 +166,14 @@ impl Client {
         handler: Arc<dyn ElicitationHandler>,
     ) -> Result<Self, ClientError> {
         let (tx, rx) = transport::inbound();
+        let inbound = tx.downgrade();
         let tap = Tap(config.on_wire.clone());
         let transport =
             transport_stdio::LineTransport::spawn(command, config.server_stderr, tx, tap.clone())
                 .map_err(ClientError::transport)?;
         Self::start(
             Arc::new(transport),
-            rx,
+            (inbound, rx),
             tap,
             config,
             handler,
@@ -191,11 +195,12 @@ impl Client {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (tx, rx) = transport::inbound();
+        let inbound = tx.downgrade();
         let tap = Tap(config.on_wire.clone());
         let transport = transport_stdio::LineTransport::new(reader, writer, tx, tap.clone());
         Self::start(
             Arc::new(transport),
-            rx,
+            (inbound, rx),
             tap,
             config,
             handler,
@@ -214,6 +219,7 @@ impl Client {
         handler: Arc<dyn ElicitationHandler>,
     ) -> Result<Self, ClientError> {
         let (tx, rx) = transport::inbound();
+        let inbound = tx.downgrade();
         let tap = Tap(config.on_wire.clone());
         // Signing in is human time too: request timeouts pause meanwhile.
         let human = Arc::new(policy::HumanClock::default());
@@ -229,12 +235,20 @@ impl Client {
             tap.clone(),
         )?;
         let transport = transport_http::SharedHttp(Arc::new(transport));
-        Self::start(Arc::new(transport), rx, tap, config, handler, human).await
+        Self::start(
+            Arc::new(transport),
+            (inbound, rx),
+            tap,
+            config,
+            handler,
+            human,
+        )
+        .await
     }
 
     async fn start(
         transport: Arc<dyn Transport>,
-        rx: transport::InboundReceiver,
+        (inbound, rx): (transport::WeakInbound, transport::InboundReceiver),
         tap: Tap,
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
@@ -244,7 +258,7 @@ impl Client {
         install_default_tls_provider();
         let config = Arc::new(config);
         let elicitor = Elicitor::new(handler, config.clone(), human);
-        let core = Arc::new(Core::new(transport, config.clone(), tap, elicitor));
+        let core = Arc::new(Core::new(transport, config.clone(), tap, elicitor, inbound));
         tokio::spawn(core.clone().serve_inbound(rx));
         let client = Self { core };
         if let Err(e) = client.negotiate().await {
@@ -371,14 +385,67 @@ impl Client {
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, ClientError> {
+        self.call_tool_with(name, arguments, CallOptions::default())
+            .await
+    }
+
+    /// [`call_tool`](Self::call_tool), hearing the call's progress and logs
+    /// through the hooks of `options` (see [`CallOptions`]): every
+    /// notification the server sent before its result has reached its hook
+    /// when this returns.
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: CallOptions,
+    ) -> Result<CallToolResult, ClientError> {
         let mut params = Map::new();
         params.insert("name".into(), Value::String(name.to_string()));
         if let Some(a) = self::arguments(arguments)? {
             params.insert("arguments".into(), Value::Object(a));
         }
+        let watch = self.core.watchers.watch(&options);
+        let mut meta = Map::new();
+        if let Some(token) = watch.token() {
+            meta.insert(meta_key::PROGRESS_TOKEN.into(), Value::String(token.into()));
+        }
+        if let (Some(level), Revision::V2026_07_28) = (options.log_level, self.revision()) {
+            meta.insert(
+                meta_key::LOG_LEVEL.into(),
+                serde_json::to_value(level).map_err(ClientError::transport)?,
+            );
+        }
+        if !meta.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta));
+        }
         let label = format!("{} {name}", method::TOOLS_CALL);
-        let result = self.run(method::TOOLS_CALL, params, &label).await?;
-        parse("tools/call", result)
+        let result = self.run(method::TOOLS_CALL, params, &label).await;
+        if options.progress.is_some() || options.log.is_some() {
+            // The notifications sent before the response reach their hooks
+            // before the caller sees the result.
+            self.core.inbound.barrier().await;
+        }
+        drop(watch);
+        parse("tools/call", result?)
+    }
+
+    /// Ask a 2025-11-25 server for log messages at `level` and above for the
+    /// rest of the session (`logging/setLevel`). A 2026-07-28 server is
+    /// asked per request instead ([`CallOptions::log_level`]): there this
+    /// sends nothing.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        if self.revision() == Revision::V2026_07_28 {
+            return Ok(());
+        }
+        let mut params = Map::new();
+        params.insert(
+            "level".into(),
+            serde_json::to_value(level).map_err(ClientError::transport)?,
+        );
+        self.core
+            .request(method::LOGGING_SET_LEVEL, Some(params))
+            .await
+            .map(drop)
     }
 
     /// One round of a tool call (2026-07-28). Pass `None` first, then a

@@ -27,6 +27,9 @@ pub(crate) enum FromServer {
     /// Bytes that cannot be read as JSON at all (not JSON, or over the
     /// size bound): the error to answer with, id `null`.
     Unreadable(ErrorObject),
+    /// Not from the server: fired when everything queued before it has been
+    /// served (see [`WeakInbound::barrier`]).
+    Barrier(tokio::sync::oneshot::Sender<()>),
 }
 
 /// Where the transport puts the messages the server sent that are not
@@ -55,6 +58,34 @@ impl Inbound {
     /// reading.
     pub(crate) async fn unreadable(&self, error: ErrorObject) -> bool {
         self.0.send(FromServer::Unreadable(error)).await.is_ok()
+    }
+
+    /// A handle that does not keep the queue open (the connection ends
+    /// when the transport drops its sender), for [`WeakInbound::barrier`].
+    pub(crate) fn downgrade(&self) -> WeakInbound {
+        WeakInbound(self.0.downgrade())
+    }
+}
+
+/// The inbound queue, not kept open by this handle.
+#[derive(Debug, Clone)]
+pub(crate) struct WeakInbound(mpsc::WeakSender<FromServer>);
+
+impl WeakInbound {
+    /// Wait until every message queued so far has been served. A transport
+    /// queues what the server sent before a response ahead of handing the
+    /// response over, so after a response this is the moment its
+    /// notifications (progress, logs) have reached their hooks. Returns at
+    /// once when the connection stopped reading.
+    pub(crate) async fn barrier(&self) {
+        let Some(tx) = self.0.upgrade() else {
+            return;
+        };
+        let (done, rx) = tokio::sync::oneshot::channel();
+        if tx.send(FromServer::Barrier(done)).await.is_ok() {
+            drop(tx);
+            let _ = rx.await;
+        }
     }
 }
 
