@@ -47,6 +47,8 @@ pub(crate) enum Event {
     /// The upstream said its URL interaction (this `elicitationId`) is done
     /// (2025-11-25 `notifications/elicitation/complete`).
     UrlDone(String),
+    /// A progress notification or log message about the call.
+    Note(crate::notes::Note),
 }
 
 /// What an open question asks for.
@@ -122,7 +124,9 @@ impl HeldCall {
         let mut bytes = [0u8; 16];
         rand::fill(&mut bytes[..]);
         let id = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let (tx, rx) = mpsc::channel(4);
+        // Room for the upstream's notifications while nobody reads them (a
+        // question is open, or a 2026-07-28 client has yet to retry).
+        let (tx, rx) = mpsc::channel(64);
         Arc::new(Self {
             id,
             principal,
@@ -147,6 +151,11 @@ impl HeldCall {
     /// Tell the handler what the upstream did.
     pub(crate) async fn send(&self, event: Event) -> Result<(), ()> {
         self.tx.send(event).await.map_err(|_| ())
+    }
+
+    /// Queue `event` without waiting.
+    pub(crate) fn try_send(&self, event: Event) -> Result<(), ()> {
+        self.tx.try_send(event).map_err(|_| ())
     }
 
     /// The upstream's URL interaction `upstream_id` is done (told from a
@@ -316,12 +325,14 @@ fn start(
     args: Map<String, Value>,
     principal: String,
     modes: Modes,
+    notes: (bool, Option<frontdesk::wire::LoggingLevel>),
 ) -> Result<String, ToolError> {
     let Some(upstream) = shared.upstream() else {
         return Err(ToolError::internal("no upstream server is attached"));
     };
     let call = HeldCall::new(principal, tool.clone(), modes);
     shared.held.insert(&call)?;
+    let options = crate::notes::options(&call, notes.0, notes.1);
     let task = {
         let shared = Arc::clone(shared);
         let call = Arc::clone(&call);
@@ -329,7 +340,7 @@ fn start(
             let result = if upstream.revision() == Revision::V2026_07_28 {
                 // Each round's questions are answered on this task: they
                 // find their call in the task-local, calls run side by side.
-                let calling = upstream.call_tool(&tool, Value::Object(args));
+                let calling = upstream.call_tool_with(&tool, Value::Object(args), options);
                 crate::relay::ASKING.scope(Arc::clone(&call), calling).await
             } else {
                 // One 2025-11-25 call at a time on a connection: its
@@ -338,7 +349,9 @@ fn start(
                 let (client, relay) = lane.parts(&shared, &upstream);
                 let result = {
                     let _entered = relay.enter(Arc::clone(&call));
-                    client.call_tool(&tool, Value::Object(args)).await
+                    client
+                        .call_tool_with(&tool, Value::Object(args), options)
+                        .await
                 };
                 if matches!(result, Err(ClientError::Closed | ClientError::Transport(_))) {
                     lane.forget(&shared).await;
@@ -379,11 +392,12 @@ pub(crate) async fn forward(
 ) -> Result<ToolOutput, ToolError> {
     let principal = cx.principal().to_string();
     let modes = Modes::of(&cx.client_capabilities());
+    let notes = (cx.wants_progress(), cx.log_level());
     let id: String = {
         let principal = principal.clone();
         let shared = Arc::clone(&shared);
         cx.once(CALL_STEP, move || {
-            let started = start(&shared, tool, args, principal, modes);
+            let started = start(&shared, tool, args, principal, modes, notes);
             async move { started }
         })
         .await?
@@ -425,6 +439,9 @@ pub(crate) async fn forward(
                     complete(&cx, done).await;
                 }
                 call.set_open(open);
+            }
+            Some(Event::Note(note)) => {
+                crate::notes::pass_on(&cx, note, shared.relay.checks.scrub);
             }
             Some(Event::UrlDone(upstream_id)) => {
                 let done =

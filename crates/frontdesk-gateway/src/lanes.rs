@@ -109,6 +109,7 @@ pub(crate) async fn take(shared: &Shared) -> Taken<'_> {
             };
             match connect(lane).await {
                 Ok(client) => {
+                    crate::notes::ask_for_logs(&client).await;
                     tracing::info!(
                         lanes = lanes.len() + 2,
                         "another connection to the upstream"

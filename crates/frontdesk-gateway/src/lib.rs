@@ -87,6 +87,7 @@ mod audit;
 mod checks;
 mod held;
 mod lanes;
+mod notes;
 mod relay;
 mod scrub;
 mod surface;
@@ -272,6 +273,7 @@ impl Gateway {
         let info = upstream.server_info();
         let instructions = upstream.instructions().map(|t| clean(&t));
         let surface = surface::Surface::read(&upstream).await?;
+        notes::ask_for_logs(&upstream).await;
         let (prompts, resources, templates) = surface.counts();
         self.shared.relay.set_server(&clean(&info.name));
         let defs = listing

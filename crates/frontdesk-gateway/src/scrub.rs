@@ -61,6 +61,17 @@ pub(crate) fn scrub_labels(value: &mut Value) -> usize {
     changed
 }
 
+/// Scrub, in place, every string of `value` at any depth (a log message's
+/// data is text for the person, whatever its shape). How many changed.
+pub(crate) fn scrub_strings(value: &mut Value) -> usize {
+    match value {
+        Value::String(s) => scrub_string(s),
+        Value::Array(items) => items.iter_mut().map(scrub_strings).sum(),
+        Value::Object(map) => map.values_mut().map(scrub_strings).sum(),
+        _ => 0,
+    }
+}
+
 fn scrub_string(s: &mut String) -> usize {
     match scrub(s) {
         Cow::Borrowed(_) => 0,
@@ -83,6 +94,13 @@ mod tests {
             "a[2Jbcdefg\nh\ti"
         );
         assert!(matches!(scrub("plain, ünïcode ✓"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn every_string_of_a_log_message() {
+        let mut v = json!({"a": ["x\u{1b}[31m", 1, {"b": "y\u{202e}z"}], "c": "plain"});
+        assert_eq!(scrub_strings(&mut v), 2);
+        assert_eq!(v, json!({"a": ["x[31m", 1, {"b": "yz"}], "c": "plain"}));
     }
 
     #[test]

@@ -83,7 +83,11 @@ pub(crate) trait CallPort: Send + Sync {
     /// Who the call is from (`""`: anonymous).
     fn principal(&self) -> &str;
     /// A log message, when the client asked for its level.
-    fn log(&self, level: LoggingLevel, logger: &str, data: Value);
+    fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value);
+    /// The lowest level of log message the client asked for, if any.
+    fn log_level(&self) -> Option<LoggingLevel>;
+    /// Whether the call carried a `progressToken`.
+    fn wants_progress(&self) -> bool;
     /// One more step of progress with a message.
     fn progress(&self, message: &str);
     /// Progress of `total`, with an optional message.
@@ -381,12 +385,31 @@ impl ToolContext {
     /// `logging/setLevel`, 2026-07-28 `_meta` logLevel). It travels with the
     /// call: on HTTP in the call's response stream.
     pub fn log(&self, level: LoggingLevel, data: Value) {
-        self.call.log(level, "frontdesk", data);
+        self.call.log(level, Some("frontdesk"), data);
     }
 
     /// [`log`](Self::log) under a logger name of the handler's choosing.
     pub fn log_as(&self, level: LoggingLevel, logger: &str, data: Value) {
+        self.call.log(level, Some(logger), data);
+    }
+
+    /// [`log`](Self::log) with the logger as another server named it (or
+    /// without one): how a relay passes on a log message as it was written.
+    pub fn log_from(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
         self.call.log(level, logger, data);
+    }
+
+    /// The lowest level of log message the client asked for (2025-11-25
+    /// `logging/setLevel`, 2026-07-28 `_meta` logLevel); `None`: it asked
+    /// for none, and [`log`](Self::log) sends nothing.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.call.log_level()
+    }
+
+    /// Whether the call carried a `progressToken` (without one,
+    /// [`report_progress`](Self::report_progress) sends nothing).
+    pub fn wants_progress(&self) -> bool {
+        self.call.wants_progress()
     }
 
     /// Report one more step of progress with a message, when the call

@@ -272,11 +272,11 @@ impl Call {
 
     /// Send a log message from `logger` when the client asked for logs at
     /// or below `level`.
-    pub(crate) fn log(&self, level: LoggingLevel, logger: &str, data: Value) {
+    pub(crate) fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
         if self.log_level.is_some_and(|wanted| level >= wanted) {
             let params = LoggingMessageNotificationParams {
                 level,
-                logger: Some(logger.to_string()),
+                logger: logger.map(str::to_string),
                 data,
                 meta: None,
                 extra: Map::new(),
@@ -367,8 +367,16 @@ impl CallPort for Call {
         &self.principal
     }
 
-    fn log(&self, level: LoggingLevel, logger: &str, data: Value) {
+    fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
         Call::log(self, level, logger, data);
+    }
+
+    fn log_level(&self) -> Option<LoggingLevel> {
+        self.log_level
+    }
+
+    fn wants_progress(&self) -> bool {
+        self.progress_token.is_some()
     }
 
     fn progress(&self, message: &str) {
