@@ -234,6 +234,8 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
         });
     }
     let server = builder.state_sealer(sealer()?).build();
+    // The upstream's tools changing (or a restarted server's) is told.
+    gateway.notify_through(&server);
     tracing::info!(upstream = %target.describe(), %revision, "gateway: upstream connected");
     let stop = CancellationToken::new();
     let supervisor = tokio::spawn(supervise(

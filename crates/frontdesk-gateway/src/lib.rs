@@ -87,12 +87,14 @@ mod audit;
 mod checks;
 mod held;
 mod lanes;
+mod listing;
 mod notes;
 mod relay;
 mod scrub;
 mod surface;
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -167,10 +169,16 @@ pub(crate) struct Shared {
     pub(crate) lane: tokio::sync::Mutex<()>,
     /// More connections, for 2025-11-25 calls side by side.
     pub(crate) extras: lanes::Extras,
+    /// The server that tells the clients in front when the tools change.
+    announce: RwLock<Option<Server>>,
+    /// One reread of the upstream's tools at a time (see `listing`).
+    reread: tokio::sync::Mutex<()>,
+    /// A reread waits for its turn.
+    reread_pending: AtomicBool,
 }
 
 #[derive(Default)]
-struct Tools {
+pub(crate) struct Tools {
     listing: Vec<Tool>,
     defs: HashMap<String, Arc<ToolDef>>,
 }
@@ -186,6 +194,9 @@ impl Gateway {
                 tools: RwLock::new(Tools::default()),
                 lane: tokio::sync::Mutex::new(()),
                 extras: lanes::Extras::default(),
+                announce: RwLock::new(None),
+                reread: tokio::sync::Mutex::new(()),
+                reread_pending: AtomicBool::new(false),
             }),
         }
     }
@@ -210,8 +221,34 @@ impl Gateway {
     /// `cancel` on the person's behalf) is lifted: the gateway's
     /// [`Checks::questions_per_minute`] refuses the excess with an error the
     /// server can read, and records it in the audit file.
+    ///
+    /// The upstream's `notifications/tools/list_changed` makes the gateway
+    /// read its tools again (see [`notify_through`](Self::notify_through)).
     pub fn upstream_config(&self, config: ClientConfig) -> ClientConfig {
-        relayed_config(&self.shared.relay, config)
+        let mut config = relayed_config(&self.shared.relay, config);
+        let shared = Arc::downgrade(&self.shared);
+        let theirs = config.on_notification.take();
+        config.on_notification = Some(Arc::new(move |n| {
+            if n.method == frontdesk::wire::method::NOTIFICATION_TOOLS_LIST_CHANGED {
+                listing::changed(&shared);
+            }
+            if let Some(hook) = &theirs {
+                hook(n);
+            }
+        }));
+        config
+    }
+
+    /// Tell the clients of `server` (the one built from
+    /// [`attach`](Self::attach)'s builder) when the upstream's tools change:
+    /// after the upstream's `notifications/tools/list_changed`, or a new
+    /// upstream attached, the listing is read again and, when it differs,
+    /// `server` sends `notifications/tools/list_changed` (it declares
+    /// `listChanged` when the upstream did).
+    pub fn notify_through(&self, server: &Server) {
+        if let Ok(mut slot) = self.shared.announce.write() {
+            *slot = Some(server.clone());
+        }
     }
 
     /// Let calls to a 2025-11-25 upstream run side by side: when every
@@ -264,22 +301,18 @@ impl Gateway {
                 text.to_owned()
             }
         };
-        let listing: Vec<Tool> = upstream
-            .list_tools()
-            .await?
-            .into_iter()
-            .map(|tool| if scrubbing { scrub_tool(tool) } else { tool })
-            .collect();
+        let listing = listing::read(&self.shared, &upstream).await?;
         let info = upstream.server_info();
         let instructions = upstream.instructions().map(|t| clean(&t));
         let surface = surface::Surface::read(&upstream).await?;
         notes::ask_for_logs(&upstream).await;
         let (prompts, resources, templates) = surface.counts();
         self.shared.relay.set_server(&clean(&info.name));
-        let defs = listing
-            .iter()
-            .map(|t| (t.name.clone(), Arc::new(self.forwarding_tool(&t.name))))
-            .collect();
+        let announces = upstream
+            .server_capabilities()
+            .and_then(|c| c.tools)
+            .and_then(|t| t.list_changed)
+            == Some(true);
         tracing::info!(
             server = %info.name,
             revision = %upstream.revision(),
@@ -289,14 +322,13 @@ impl Gateway {
             templates,
             "upstream attached"
         );
-        if let Ok(mut tools) = self.shared.tools.write() {
-            *tools = Tools { listing, defs };
-        }
         if let Ok(mut slot) = self.shared.upstream.write() {
             *slot = Some(upstream);
         }
+        listing::set(&self.shared, listing);
         let mut builder = Server::builder(clean(&info.name), info.version)
-            .forward_tools(Arc::new(Forward(Arc::clone(&self.shared))));
+            .forward_tools(Arc::new(Forward(Arc::clone(&self.shared))))
+            .list_changed_notifications(announces);
         if let Some(text) = instructions {
             builder = builder.instructions(text);
         }
@@ -320,17 +352,17 @@ impl Gateway {
     pub fn held_calls(&self) -> usize {
         self.shared.held.len()
     }
+}
 
-    /// The tool that forwards calls of `name` upstream.
-    fn forwarding_tool(&self, name: &str) -> ToolDef {
-        let shared = Arc::clone(&self.shared);
-        let tool = name.to_string();
-        // The schema is the upstream's business: the listing shows its own,
-        // and the upstream checks the arguments.
-        ToolDef::raw(name, "", Value::Object(Map::new()), move |cx, args| {
-            held::forward(Arc::clone(&shared), tool.clone(), cx, args)
-        })
-    }
+/// The tool that forwards calls of `name` upstream.
+pub(crate) fn forwarding_tool(shared: &Arc<Shared>, name: &str) -> ToolDef {
+    let shared = Arc::clone(shared);
+    let tool = name.to_string();
+    // The schema is the upstream's business: the listing shows its own,
+    // and the upstream checks the arguments.
+    ToolDef::raw(name, "", Value::Object(Map::new()), move |cx, args| {
+        held::forward(Arc::clone(&shared), tool.clone(), cx, args)
+    })
 }
 
 impl Shared {
@@ -341,7 +373,7 @@ impl Shared {
 
 /// `tool` with its titles and descriptions scrubbed (at any depth: its own,
 /// its annotations', its schemas'); as it was if it does not read back.
-fn scrub_tool(tool: Tool) -> Tool {
+pub(crate) fn scrub_tool(tool: Tool) -> Tool {
     let Ok(mut value) = serde_json::to_value(&tool) else {
         return tool;
     };

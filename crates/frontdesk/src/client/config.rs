@@ -90,6 +90,10 @@ pub type WireTap = Arc<dyn Fn(Direction, &Value) + Send + Sync>;
 /// A hook called with every [`Notice`].
 pub type NoticeHook = Arc<dyn Fn(&Notice) + Send + Sync>;
 
+/// A hook called with every notification the server sends (see
+/// [`ClientConfig::on_notification`]).
+pub type NotificationHook = Arc<dyn Fn(&frontdesk_wire::JsonRpcNotification) + Send + Sync>;
+
 /// For tools that test servers (`frontdesk audit`), never for a host: the
 /// result to send for a live 2025-11-25 `elicitation/create`, exactly as
 /// returned, or `None` for the normal path. See
@@ -142,6 +146,11 @@ pub struct ClientConfig {
     pub on_wire: Option<WireTap>,
     /// Notice hook.
     pub on_notice: Option<NoticeHook>,
+    /// Called with every notification the server sends, after the runtime
+    /// handled it (e.g. `notifications/tools/list_changed`, which the
+    /// runtime itself does not act on), on the task that reads the
+    /// server's messages: a hook must not block (default none).
+    pub on_notification: Option<NotificationHook>,
     /// Declare the tasks extension (SEP-2663) and follow a call that becomes
     /// a task to its end (default on).
     pub tasks: bool,
@@ -185,6 +194,7 @@ impl Default for ClientConfig {
             server_stderr: super::ServerStderr::default(),
             on_wire: None,
             on_notice: None,
+            on_notification: None,
             tasks: true,
             sampling: None,
             roots: None,
@@ -211,6 +221,7 @@ impl fmt::Debug for ClientConfig {
             )
             .field("on_wire", &self.on_wire.is_some())
             .field("on_notice", &self.on_notice.is_some())
+            .field("on_notification", &self.on_notification.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("roots", &self.roots.is_some())
             .field("unchecked_answers", &self.unchecked_answers.is_some())

@@ -443,6 +443,9 @@ impl Core {
             }
             other => tracing::debug!(method = other, "notification from the server"),
         }
+        if let Some(hook) = &self.config.on_notification {
+            hook(n);
+        }
     }
 
     async fn serve_request(&self, req: JsonRpcRequest) {

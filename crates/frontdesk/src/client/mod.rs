@@ -70,7 +70,8 @@ use tokio_util::sync::CancellationToken;
 #[cfg(feature = "http-client")]
 pub use crate::tls_default::install_default_tls_provider;
 pub use config::{
-    ClientConfig, Direction, Notice, NoticeHook, ProtocolChoice, UncheckedAnswers, WireTap,
+    ClientConfig, Direction, Notice, NoticeHook, NotificationHook, ProtocolChoice,
+    UncheckedAnswers, WireTap,
 };
 pub use elicit::check_form_answer;
 pub use error::ClientError;

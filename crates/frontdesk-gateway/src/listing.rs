@@ -1,0 +1,84 @@
+//! The upstream's tool listing kept current: when the upstream says its
+//! tools changed (`notifications/tools/list_changed`), the listing is read
+//! again, and when it differs, the clients in front are told
+//! (`notifications/tools/list_changed` from the gateway's server, through
+//! [`Gateway::notify_through`](crate::Gateway::notify_through)). A stdio
+//! server started again after it ended is read again the same way.
+//!
+//! Rereads are bounded whatever the upstream sends: one runs at a time and
+//! at most one more waits, which reads whatever changed meanwhile.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+
+use frontdesk::client::Client;
+use frontdesk::wire::Tool;
+
+use crate::{Shared, Tools, scrub_tool};
+
+/// The upstream says its tools changed: read them again (in a task).
+pub(crate) fn changed(shared: &Weak<Shared>) {
+    let Some(shared) = shared.upgrade() else {
+        return;
+    };
+    // One reread waits at most: it will see this change too.
+    if shared.reread_pending.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    tokio::spawn(async move {
+        let _one_at_a_time = shared.reread.lock().await;
+        shared.reread_pending.store(false, Ordering::SeqCst);
+        let Some(upstream) = shared.upstream() else {
+            return;
+        };
+        match read(&shared, &upstream).await {
+            Ok(listing) => {
+                if set(&shared, listing) {
+                    tracing::info!("the upstream's tools changed; clients told");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "the upstream's tools could not be read again"),
+        }
+    });
+}
+
+/// The upstream's tools, scrubbed when scrubbing is on.
+pub(crate) async fn read(
+    shared: &Shared,
+    upstream: &Client,
+) -> Result<Vec<Tool>, frontdesk::client::ClientError> {
+    let scrubbing = shared.relay.checks.scrub;
+    Ok(upstream
+        .list_tools()
+        .await?
+        .into_iter()
+        .map(|tool| if scrubbing { scrub_tool(tool) } else { tool })
+        .collect())
+}
+
+/// Serve `listing`; `true` when it differs from the one served before (the
+/// clients in front are then told, if a server was given to tell them).
+pub(crate) fn set(shared: &Arc<Shared>, listing: Vec<Tool>) -> bool {
+    let defs: HashMap<_, _> = listing
+        .iter()
+        .map(|t| {
+            (
+                t.name.clone(),
+                Arc::new(crate::forwarding_tool(shared, &t.name)),
+            )
+        })
+        .collect();
+    let changed = match shared.tools.write() {
+        Ok(mut tools) => {
+            let changed = tools.listing != listing;
+            *tools = Tools { listing, defs };
+            changed
+        }
+        Err(_) => false,
+    };
+    if changed && let Some(server) = shared.announce.read().ok().and_then(|s| s.clone()) {
+        server.notify_tools_changed();
+    }
+    changed
+}
