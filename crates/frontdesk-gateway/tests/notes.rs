@@ -173,8 +173,9 @@ async fn nothing_is_passed_on_that_the_client_in_front_did_not_ask_for() {
             "wants_progress=false",
             "{upstream} upstream, {downstream} in front"
         );
-        let wire = wire.lock().unwrap();
-        let told: Vec<&Value> = wire
+        let told: Vec<Value> = wire
+            .lock()
+            .unwrap()
             .iter()
             .filter(|(d, m)| {
                 *d == Direction::Incoming
@@ -182,10 +183,9 @@ async fn nothing_is_passed_on_that_the_client_in_front_did_not_ask_for() {
                         .as_str()
                         .is_some_and(|n| n.starts_with("notifications/"))
             })
-            .map(|(_, m)| m)
+            .map(|(_, m)| m.clone())
             .collect();
         assert!(told.is_empty(), "{upstream} → {downstream}: {told:?}");
-        drop(wire);
         down.close().await;
     }
 }
