@@ -69,6 +69,11 @@
 //!
 //! - The upstream's prompts, resources, resource templates and completions
 //!   are offered as the gateway's own, each request forwarded.
+//! - The upstream's progress notifications and log messages about a call
+//!   reach the client in front of that call (progress under its own token,
+//!   logs at the level it asked for, scrubbed), and its
+//!   `notifications/tools/list_changed` makes the gateway read the tools
+//!   again and tell its clients ([`Gateway::notify_through`]).
 //!
 //! Calls of a 2026-07-28 upstream run side by side: the client runtime
 //! answers a call's rounds on the task that awaits the call, where the
