@@ -52,6 +52,7 @@ mod transport;
 #[cfg(feature = "http-client")]
 mod transport_http;
 mod transport_stdio;
+mod url_flows;
 
 use std::sync::Arc;
 
