@@ -127,3 +127,30 @@ async fn a_calls_progress_and_logs_reach_its_hooks_on_both_revisions() {
         }
     }
 }
+
+/// A slow hook does not let the call return first: the notifications the
+/// server sent before its result have all been heard when the call returns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_call_returns_after_its_notifications_were_heard() {
+    for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+        let wire = Wire::default();
+        let client = support::in_process(
+            server(""),
+            wire.config(ProtocolChoice::Only(revision)),
+            TestHandler::new([]),
+        )
+        .await;
+        let heard = Heard::default();
+        let keep = heard.clone();
+        let options = CallOptions::default().on_progress(move |n| {
+            std::thread::sleep(Duration::from_millis(30));
+            keep.lock().unwrap().push(serde_json::to_value(n).unwrap());
+        });
+        client
+            .call_tool_with("busy", json!({}), options)
+            .await
+            .unwrap();
+        assert_eq!(heard.lock().unwrap().len(), 3, "{revision}");
+        client.close().await;
+    }
+}
