@@ -612,8 +612,10 @@ async fn legacy_work(
     if entry.primes() {
         log.push(None);
     }
-    if let Some(m) = &first {
-        log.push(Some(m));
+    // Pushed and dropped: the question's message (its whole schema as a
+    // JSON value) is not kept for as long as the call waits for its answer.
+    if let Some(m) = first.take() {
+        log.push(Some(&m));
     }
     let _ = decided.send(Decided::Stream(Arc::clone(&log)));
     let handled = match early {
