@@ -234,7 +234,15 @@ async fn request_handled(
         };
         match revision {
             Revision::V2026_07_28 => {
-                Box::pin(modern::serve(server, &mut request, tool, sink, caller, held)).await
+                Box::pin(modern::serve(
+                    server,
+                    &mut request,
+                    tool,
+                    sink,
+                    caller,
+                    held,
+                ))
+                .await
             }
             Revision::V2025_11_25 => {
                 let reply =
