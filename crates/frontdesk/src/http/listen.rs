@@ -33,6 +33,7 @@ use axum::body::Body;
 use axum::http::header::HOST;
 use axum::http::{HeaderValue, Request, Version};
 use hyper::body::Incoming;
+use hyper::server::conn::http1;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
@@ -139,16 +140,23 @@ where
                     Some(h2) => serve(http, h2, TokioIo::new(stream), service, watcher, peer).await,
                     None => tracing::debug!(%peer, "connection closed before a request"),
                 },
+                // Boxed: inline, the TLS connection's state would make every
+                // plain connection's task as large as its own.
                 #[cfg(feature = "tls")]
                 Transport::Tls(acceptor) => {
-                    match tokio::time::timeout(wait, acceptor.accept(stream)).await {
-                        Ok(Ok(tls)) => {
-                            let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-                            serve(http, h2, TokioIo::new(tls), service, watcher, peer).await;
+                    Box::pin(async move {
+                        match tokio::time::timeout(wait, acceptor.accept(stream)).await {
+                            Ok(Ok(tls)) => {
+                                let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+                                serve(http, h2, TokioIo::new(tls), service, watcher, peer).await;
+                            }
+                            Ok(Err(e)) => {
+                                tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                            }
+                            Err(_) => tracing::debug!(%peer, "TLS handshake took too long"),
                         }
-                        Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
-                        Err(_) => tracing::debug!(%peer, "TLS handshake took too long"),
-                    }
+                    })
+                    .await;
                 }
             }
             drop(permit);
@@ -174,24 +182,33 @@ where
     Ok(())
 }
 
-/// hyper's connection builder: HTTP/1.1 with the header-read timer, HTTP/2
+/// hyper's connection builders: HTTP/1.1 with the header-read timer, HTTP/2
 /// with keep-alive pings.
-fn builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
-    let mut http = auto::Builder::new(TokioExecutor::new());
-    http.http1()
-        .timer(TokioTimer::new())
+#[derive(Clone)]
+struct Builders {
+    /// hyper's own: an HTTP/1.1 connection's state without room for an
+    /// HTTP/2 connection's, which the auto builder's connection keeps
+    /// (each pending 2025-11-25 call holds an HTTP/1.1 connection).
+    h1: http1::Builder,
+    h2: auto::Builder<TokioExecutor>,
+}
+
+fn builder(limits: &Limits) -> Builders {
+    let mut h1 = http1::Builder::new();
+    h1.timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout)
         .keep_alive(true);
-    http.http2()
+    let mut h2 = auto::Builder::new(TokioExecutor::new());
+    h2.http2()
         .timer(TokioTimer::new())
         .keep_alive_interval(Some(limits.header_read_timeout))
         .keep_alive_timeout(limits.header_read_timeout);
-    http
+    Builders { h1, h2 }
 }
 
 /// Serve one connection, HTTP/2 when `h2`, else HTTP/1.1.
 async fn serve<I, S>(
-    http: auto::Builder<TokioExecutor>,
+    http: Builders,
     h2: bool,
     io: TokioIo<I>,
     service: S,
@@ -208,13 +225,18 @@ async fn serve<I, S>(
         + 'static,
     S::Future: Send + 'static,
 {
-    let http = if h2 {
-        http.http2_only()
+    // The HTTP/2 connection boxed: one serves many requests, and inline
+    // its state would be in every HTTP/1.1 connection's task too.
+    let ended: Result<(), Box<dyn std::error::Error + Send + Sync>> = if h2 {
+        let h2 = http.h2.http2_only();
+        Box::pin(watcher.watch(h2.serve_connection(io, service))).await
     } else {
-        http.http1_only()
+        watcher
+            .watch(http.h1.serve_connection(io, service))
+            .await
+            .map_err(Into::into)
     };
-    let connection = http.serve_connection(io, service);
-    if let Err(e) = watcher.watch(connection).await {
+    if let Err(e) = ended {
         tracing::debug!(%peer, error = %e, "connection ended with an error");
     }
 }

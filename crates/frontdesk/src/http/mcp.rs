@@ -586,7 +586,7 @@ async fn legacy_work(
     window: std::time::Duration,
     decided: oneshot::Sender<Decided>,
 ) {
-    let (sink, mut rx) = OutboundSink::channel();
+    let (sink, mut rx) = OutboundSink::small_channel();
     let session = Arc::clone(&entry.session);
     let work = async move { server.handle(Some(&session), message, &sink, &info).await };
     tokio::pin!(work);
@@ -596,24 +596,30 @@ async fn legacy_work(
     let early = tokio::select! {
         biased;
         h = &mut work => Some(h),
-        m = rx.recv() => {
+        m = rx.next() => {
             first = m;
             None
         }
         () = &mut timer => None,
     };
-    if let Some(handled) = &early
-        && rx.is_empty()
-    {
-        let _ = decided.send(Decided::Json(handled.clone()));
-        return;
+    if early.is_some() {
+        // Finished in the window: JSON, unless it pushed something.
+        first = rx.try_recv().ok();
+        if first.is_none() {
+            if let Some(handled) = early {
+                let _ = decided.send(Decided::Json(handled));
+            }
+            return;
+        }
     }
     let log = entry.new_stream();
     if entry.primes() {
         log.push(None);
     }
-    if let Some(m) = &first {
-        log.push(Some(m));
+    // Pushed and dropped: the question's message (its whole schema as a
+    // JSON value) is not kept for as long as the call waits for its answer.
+    if let Some(m) = first.take() {
+        log.push(Some(&m));
     }
     let _ = decided.send(Decided::Stream(Arc::clone(&log)));
     let handled = match early {
@@ -621,7 +627,7 @@ async fn legacy_work(
         None => loop {
             tokio::select! {
                 biased;
-                m = rx.recv() => match m {
+                m = rx.next() => match m {
                     Some(m) => {
                         log.push(Some(&m));
                     }

@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, interval_at};
 use tokio_util::sync::CancellationToken;
 
-use super::sse::{self, Attached, Event};
+use super::sse::{self, Attached, Event, Live};
 use crate::server::RpcError;
 use crate::server::contract::{Handled, into_text};
 
@@ -93,7 +93,7 @@ pub(crate) struct StreamBounds {
 
 struct LogState {
     replay: VecDeque<Event>,
-    live: Option<mpsc::UnboundedReceiver<Event>>,
+    live: Option<Live>,
     tick: Interval,
     shutdown: CancellationToken,
     /// When the stream ends at the latest, and when it ends if nothing comes.
@@ -128,7 +128,7 @@ pub(crate) fn log_stream(
             biased;
             // At shutdown, what is already queued (a withdrawn question, the
             // answer of a call the drain ended) still goes out.
-            () = st.shutdown.cancelled() => live.try_recv().ok().map(|e| e.bytes),
+            () = st.shutdown.cancelled() => live.try_recv().map(|e| e.bytes),
             e = live.recv() => e.map(|e| e.bytes),
             () = tokio::time::sleep_until(deadline) => {
                 tracing::info!("session stream ended: lifetime or quiet-time bound reached");

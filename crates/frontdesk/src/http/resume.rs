@@ -9,13 +9,12 @@ use std::time::Duration;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use frontdesk_wire::ErrorCode;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::archive::{ArchiveReader, Archived, EventArchive, Owner};
 use super::mcp::{AppState, get_bounds, session_error};
 use super::respond::{self, rpc_error};
-use super::sse::{Attached, Event, event_id, frame, parse_event_id};
+use super::sse::{Attached, Event, Live, event_id, frame, parse_event_id};
 use crate::fingerprint::fingerprint;
 use crate::store::StoreError;
 
@@ -97,7 +96,7 @@ pub(crate) async fn from_archive(
     }
     // A stream of an instance that is gone is replayed, not followed.
     let live = (!ended && alive).then(|| {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, live) = Live::channel();
         let holder = Holder {
             archive: Arc::clone(archive),
             instance: session.instance.clone(),
@@ -110,7 +109,7 @@ pub(crate) async fn from_archive(
             tx,
             st.shutdown.clone(),
         ));
-        rx
+        live
     });
     tracing::info!(
         session = %fingerprint(sid),
@@ -162,7 +161,7 @@ async fn follow(
     holder: Holder,
     stream: u64,
     mut after: u64,
-    tx: mpsc::UnboundedSender<Event>,
+    tx: futures::channel::mpsc::UnboundedSender<Event>,
     shutdown: CancellationToken,
 ) {
     let mut batch = Vec::new();
@@ -187,7 +186,7 @@ async fn follow(
         let quiet = items.is_empty();
         let ended = take(stream, items, &mut batch, &mut after);
         for e in batch.drain(..) {
-            if tx.send(e).is_err() {
+            if tx.unbounded_send(e).is_err() {
                 return;
             }
         }

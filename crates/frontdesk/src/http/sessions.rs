@@ -33,13 +33,12 @@ pub(crate) struct Entry {
     /// Where the streams' events are archived, if anywhere.
     tap: Option<Tap>,
     replay: usize,
-    closed: CancellationToken,
     last_seen: Mutex<Instant>,
 }
 
 impl Entry {
-    /// Wrap `session`; starts the task moving its unsolicited messages onto
-    /// the GET stream's log. With `archive`, the session's record and every
+    /// Wrap `session`; its unsolicited messages go onto the GET stream's
+    /// log. With `archive`, the session's record and every
     /// event of its streams are archived.
     pub(crate) fn new(
         session: Arc<Session>,
@@ -59,27 +58,14 @@ impl Entry {
             streams: Mutex::new(BTreeMap::new()),
             next_stream: AtomicU64::new(1),
             replay,
-            closed: CancellationToken::new(),
             last_seen: Mutex::new(Instant::now()),
         });
-        if let Some(mut rx) = entry.session.unsolicited() {
-            let log = Arc::clone(&entry.get_log);
-            let closed = entry.closed.clone();
-            tokio::spawn(async move {
-                loop {
-                    tokio::select! {
-                        () = closed.cancelled() => break,
-                        msg = rx.recv() => match msg {
-                            Some(m) => {
-                                log.push(Some(&m));
-                            }
-                            None => break,
-                        },
-                    }
-                }
-                log.end();
-            });
-        }
+        // Logged as they are sent, without a task and a channel per
+        // session; the GET stream's log ends when the entry is closed.
+        let log = Arc::clone(&entry.get_log);
+        entry.session.unsolicited_to(Box::new(move |m| {
+            log.push(Some(&m));
+        }));
         entry
     }
 
@@ -160,7 +146,6 @@ impl Entry {
     /// End the session: waiting questions end, streams end.
     pub(crate) fn close(&self) {
         self.session.close();
-        self.closed.cancel();
         self.get_log.end();
     }
 }

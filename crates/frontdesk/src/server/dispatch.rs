@@ -202,16 +202,24 @@ async fn request_handled(
     } else {
         span
     };
+    // Each branch boxed: inline, the request's future would be as large as
+    // the largest of them (a 2026-07-28 call's), for as long as any request
+    // waits, such as a 2025-11-25 call waiting for its person's answer.
     let work = async {
         let params = match params {
             Params::ToolCall(call) => {
                 return match revision {
                     Revision::V2026_07_28 => {
-                        modern::call_tool(server, *call, tool, sink, caller, held, retry_span).await
+                        Box::pin(modern::call_tool(
+                            server, *call, tool, sink, caller, held, retry_span,
+                        ))
+                        .await
                     }
                     Revision::V2025_11_25 => {
-                        let reply =
-                            legacy::call_tool(server, session, *call, tool, sink, caller).await;
+                        let reply = Box::pin(legacy::call_tool(
+                            server, session, *call, tool, sink, caller,
+                        ))
+                        .await;
                         drop(held);
                         reply
                     }
@@ -226,10 +234,19 @@ async fn request_handled(
         };
         match revision {
             Revision::V2026_07_28 => {
-                modern::serve(server, &mut request, tool, sink, caller, held).await
+                Box::pin(modern::serve(
+                    server,
+                    &mut request,
+                    tool,
+                    sink,
+                    caller,
+                    held,
+                ))
+                .await
             }
             Revision::V2025_11_25 => {
-                let reply = legacy::serve(server, session, &request, tool, sink, caller).await;
+                let reply =
+                    Box::pin(legacy::serve(server, session, &request, tool, sink, caller)).await;
                 drop(held);
                 reply
             }

@@ -27,6 +27,12 @@ pub struct OutboundSink {
 #[derive(Debug, Clone)]
 enum SinkSender {
     Values(mpsc::UnboundedSender<Value>),
+    /// A channel that allocates per message queued, nothing ahead: a
+    /// 2025-11-25 HTTP request holds its sink for as long as its call waits
+    /// for an answer (a tokio channel preallocates a block of 32 values,
+    /// about 2.8 KiB; issue 27).
+    #[cfg(feature = "http-server")]
+    Small(futures::channel::mpsc::UnboundedSender<Value>),
     /// A transport's one queue of lines (stdio), where responses go too.
     #[cfg(feature = "stdio")]
     Lines(mpsc::UnboundedSender<Outgoing>),
@@ -46,6 +52,17 @@ impl OutboundSink {
     pub fn channel() -> (Self, mpsc::UnboundedReceiver<Value>) {
         let (tx, rx) = mpsc::unbounded_channel();
         (Self::from_sender(tx), rx)
+    }
+
+    /// [`channel`](Self::channel) with a receiver that costs little while
+    /// nothing is queued.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn small_channel() -> (Self, futures::channel::mpsc::UnboundedReceiver<Value>) {
+        let (tx, rx) = futures::channel::mpsc::unbounded();
+        let sink = Self {
+            tx: Some(SinkSender::Small(tx)),
+        };
+        (sink, rx)
     }
 
     /// A sink feeding an existing sender.
@@ -73,6 +90,8 @@ impl OutboundSink {
         match &self.tx {
             None => false,
             Some(SinkSender::Values(tx)) => tx.send(message).is_ok(),
+            #[cfg(feature = "http-server")]
+            Some(SinkSender::Small(tx)) => tx.unbounded_send(message).is_ok(),
             #[cfg(feature = "stdio")]
             Some(SinkSender::Lines(tx)) => tx.send(Outgoing::Message(message)).is_ok(),
         }

@@ -52,8 +52,8 @@ pub struct Session {
     pub(crate) closed: CancellationToken,
     /// `true` once the client's `notifications/initialized` arrived.
     initialized: watch::Sender<bool>,
-    unsolicited_tx: mpsc::UnboundedSender<Value>,
-    unsolicited_rx: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
+    /// Where messages unrelated to any request go.
+    unsolicited: Mutex<Unsolicited>,
     /// The resources it subscribed to (emptied when it closes).
     subscriptions: Mutex<SessionSubscriptions>,
 }
@@ -64,6 +64,25 @@ impl std::fmt::Debug for Session {
             .field("id", &self.id)
             .finish_non_exhaustive()
     }
+}
+
+/// A function a transport hands each unsolicited message to, at once.
+pub(crate) type UnsolicitedHook = Box<dyn Fn(Value) + Send + Sync>;
+
+/// Where a session's unsolicited messages go. Nothing is allocated for
+/// them until one is sent or a transport takes them: a channel (an
+/// unbounded tokio channel preallocates a block of 32 messages) for each
+/// of thousands of HTTP sessions, most of which never send one, was
+/// about 3 KiB each (issue 27).
+enum Unsolicited {
+    /// Not taken yet: messages wait here for whoever takes them.
+    Held(Vec<Value>),
+    /// Taken as a channel ([`Session::unsolicited`]).
+    Channel(mpsc::UnboundedSender<Value>),
+    /// Taken by a transport that writes them where they go at once.
+    Hook(UnsolicitedHook),
+    /// Taken as a channel whose receiver is gone.
+    Gone,
 }
 
 /// How much one session may have going at once.
@@ -79,7 +98,6 @@ impl Session {
     pub(crate) fn new(limits: SessionLimits) -> Self {
         let mut b = [0u8; 16];
         rand::fill(&mut b[..]);
-        let (tx, rx) = mpsc::unbounded_channel();
         Self {
             id: b.iter().map(|x| format!("{x:02x}")).collect(),
             limits,
@@ -89,8 +107,7 @@ impl Session {
             inflight: Mutex::new(HashMap::new()),
             closed: CancellationToken::new(),
             initialized: watch::Sender::new(false),
-            unsolicited_tx: tx,
-            unsolicited_rx: Mutex::new(Some(rx)),
+            unsolicited: Mutex::new(Unsolicited::Held(Vec::new())),
             subscriptions: Mutex::new(SessionSubscriptions::default()),
         }
     }
@@ -121,7 +138,35 @@ impl Session {
     /// Take the receiver of unsolicited messages (once; later calls get `None`).
     /// On HTTP, drain it into the session's GET stream.
     pub fn unsolicited(&self) -> Option<mpsc::UnboundedReceiver<Value>> {
-        self.unsolicited_rx.lock().ok().and_then(|mut r| r.take())
+        let mut outlet = self.unsolicited.lock().ok()?;
+        let Unsolicited::Held(held) = &mut *outlet else {
+            return None;
+        };
+        let (tx, rx) = mpsc::unbounded_channel();
+        for m in held.drain(..) {
+            let _ = tx.send(m);
+        }
+        *outlet = Unsolicited::Channel(tx);
+        Some(rx)
+    }
+
+    /// Take the unsolicited messages as calls of `hook` (those sent so far
+    /// at once, later ones as they are sent), instead of
+    /// [`unsolicited`](Self::unsolicited)'s channel; `false` when they were
+    /// taken already.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn unsolicited_to(&self, hook: UnsolicitedHook) -> bool {
+        let Ok(mut outlet) = self.unsolicited.lock() else {
+            return false;
+        };
+        let Unsolicited::Held(held) = &mut *outlet else {
+            return false;
+        };
+        for m in held.drain(..) {
+            hook(m);
+        }
+        *outlet = Unsolicited::Hook(hook);
+        true
     }
 
     /// The client went away: every question waiting on it ends with
@@ -192,7 +237,19 @@ impl Session {
     }
 
     pub(crate) fn push_unsolicited(&self, msg: Value) {
-        let _ = self.unsolicited_tx.send(msg);
+        let Ok(mut outlet) = self.unsolicited.lock() else {
+            return;
+        };
+        match &mut *outlet {
+            Unsolicited::Held(held) => held.push(msg),
+            Unsolicited::Channel(tx) => {
+                if tx.send(msg).is_err() {
+                    *outlet = Unsolicited::Gone;
+                }
+            }
+            Unsolicited::Hook(hook) => hook(msg),
+            Unsolicited::Gone => {}
+        }
     }
 
     /// Register an inbound request so `notifications/cancelled` can stop it.
