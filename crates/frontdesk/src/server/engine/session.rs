@@ -79,7 +79,9 @@ enum Unsolicited {
     Held(Vec<Value>),
     /// Taken as a channel ([`Session::unsolicited`]).
     Channel(mpsc::UnboundedSender<Value>),
-    /// Taken by a transport that writes them where they go at once.
+    /// Taken by a transport that writes them where they go at once (only
+    /// the HTTP transport does).
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     Hook(UnsolicitedHook),
     /// Taken as a channel whose receiver is gone.
     Gone,
