@@ -75,17 +75,7 @@ fn growing_upstream(announce: usize, lists: Arc<AtomicUsize>) -> tokio::io::Dupl
 /// The gateway before the growing upstream; a 2025-11-25 client in front
 /// whose heard notifications are kept.
 async fn front(announce: usize, lists: Arc<AtomicUsize>) -> (Client, Arc<Mutex<Vec<String>>>) {
-    let (read, write) = tokio::io::split(growing_upstream(announce, lists));
-    let gateway = frontdesk_gateway::Gateway::new(Default::default());
-    let up = Client::connect_io(
-        read,
-        write,
-        gateway.upstream_config(ClientConfig::default().protocol(Revision::V2025_11_25)),
-        gateway.upstream_handler(),
-    )
-    .await
-    .unwrap();
-    let server = gateway.attach(up).await.unwrap().build();
+    let (gateway, server) = gateway_over(growing_upstream(announce, lists)).await;
     gateway.notify_through(&server);
     let heard: Arc<Mutex<Vec<String>>> = Arc::default();
     let keep = Arc::clone(&heard);

@@ -16,23 +16,11 @@ use std::time::Duration;
 use frontdesk::client::{CallOptions, Client, Direction};
 use frontdesk::server::{NoArgs, Server, ToolContext, ToolDef, ToolError, ToolOutput};
 use frontdesk::wire::{LoggingLevel, Revision};
-use frontdesk_demo::DemoOptions;
 use serde_json::{Value, json};
 use support::*;
 
 type Heard = Arc<Mutex<Vec<Value>>>;
 type Wire = Arc<Mutex<Vec<(Direction, Value)>>>;
-
-fn fixtures() -> Server {
-    frontdesk_demo::register(
-        Server::builder("brightgrid", "1.0.0"),
-        "http://127.0.0.1:9",
-        &DemoOptions {
-            conformance_fixtures: true,
-        },
-    )
-    .build()
-}
 
 /// Reports progress with a dirty message, logs below and at `info` (the
 /// second with control characters in its logger and data), and says

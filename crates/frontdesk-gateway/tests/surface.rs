@@ -8,21 +8,8 @@
 mod support;
 
 use frontdesk::client::{Client, ClientConfig};
-use frontdesk::server::Server;
-use frontdesk_demo::DemoOptions;
 use serde_json::{Map, Value, json};
 use support::*;
-
-fn fixtures() -> Server {
-    frontdesk_demo::register(
-        Server::builder("brightgrid", "1.0.0"),
-        "http://127.0.0.1:9",
-        &DemoOptions {
-            conformance_fixtures: true,
-        },
-    )
-    .build()
-}
 
 fn object(v: Value) -> Map<String, Value> {
     match v {

@@ -145,6 +145,35 @@ pub fn brightgrid() -> Server {
     .build()
 }
 
+/// The demo with the conformance suite's fixtures.
+pub fn fixtures() -> Server {
+    frontdesk_demo::register(
+        Server::builder("brightgrid", "1.0.0"),
+        "http://127.0.0.1:9",
+        &DemoOptions {
+            conformance_fixtures: true,
+        },
+    )
+    .build()
+}
+
+/// A gateway in front of a 2025-11-25 server reached over `pipe`, and the
+/// server it offers downstream.
+pub async fn gateway_over(pipe: tokio::io::DuplexStream) -> (Gateway, Server) {
+    let gateway = Gateway::new(GatewayOptions::default());
+    let (read, write) = tokio::io::split(pipe);
+    let up = Client::connect_io(
+        read,
+        write,
+        gateway.upstream_config(ClientConfig::default().protocol(Revision::V2025_11_25)),
+        gateway.upstream_handler(),
+    )
+    .await
+    .unwrap();
+    let server = gateway.attach(up).await.unwrap().build();
+    (gateway, server)
+}
+
 /// A gateway in front of `upstream_server` (spoken to in `upstream`), and the
 /// server it offers downstream.
 pub async fn gateway_before(upstream_server: Server, upstream: Revision) -> (Gateway, Server) {
@@ -277,17 +306,7 @@ pub async fn refused_upstream_call(
 ) {
     let seen = Arc::new(Mutex::new(None));
     let (pipe, _task) = hostile_upstream(Arc::clone(&seen), method, params).await;
-    let gateway = Gateway::new(GatewayOptions::default());
-    let (read, write) = tokio::io::split(pipe);
-    let up = Client::connect_io(
-        read,
-        write,
-        gateway.upstream_config(ClientConfig::default().protocol(Revision::V2025_11_25)),
-        gateway.upstream_handler(),
-    )
-    .await
-    .unwrap();
-    let server = gateway.attach(up).await.unwrap().build();
+    let (_gateway, server) = gateway_over(pipe).await;
     let script = Script::new(vec![]);
     let down = client_of(
         server,

@@ -167,15 +167,14 @@ impl Client {
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
     ) -> Result<Self, ClientError> {
-        let (tx, rx) = transport::inbound();
-        let inbound = tx.downgrade();
+        let (tx, queue) = transport::inbound();
         let tap = Tap(config.on_wire.clone());
         let transport =
             transport_stdio::LineTransport::spawn(command, config.server_stderr, tx, tap.clone())
                 .map_err(ClientError::transport)?;
         Self::start(
             Arc::new(transport),
-            (inbound, rx),
+            queue,
             tap,
             config,
             handler,
@@ -196,13 +195,12 @@ impl Client {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = transport::inbound();
-        let inbound = tx.downgrade();
+        let (tx, queue) = transport::inbound();
         let tap = Tap(config.on_wire.clone());
         let transport = transport_stdio::LineTransport::new(reader, writer, tx, tap.clone());
         Self::start(
             Arc::new(transport),
-            (inbound, rx),
+            queue,
             tap,
             config,
             handler,
@@ -220,8 +218,7 @@ impl Client {
         config: ClientConfig,
         handler: Arc<dyn ElicitationHandler>,
     ) -> Result<Self, ClientError> {
-        let (tx, rx) = transport::inbound();
-        let inbound = tx.downgrade();
+        let (tx, queue) = transport::inbound();
         let tap = Tap(config.on_wire.clone());
         // Signing in is human time too: request timeouts pause meanwhile.
         let human = Arc::new(policy::HumanClock::default());
@@ -237,15 +234,7 @@ impl Client {
             tap.clone(),
         )?;
         let transport = transport_http::SharedHttp(Arc::new(transport));
-        Self::start(
-            Arc::new(transport),
-            (inbound, rx),
-            tap,
-            config,
-            handler,
-            human,
-        )
-        .await
+        Self::start(Arc::new(transport), queue, tap, config, handler, human).await
     }
 
     async fn start(

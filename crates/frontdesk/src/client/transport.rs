@@ -40,10 +40,13 @@ pub(crate) struct Inbound(mpsc::Sender<FromServer>);
 /// The reading end of [`Inbound`].
 pub(crate) type InboundReceiver = mpsc::Receiver<FromServer>;
 
-/// A new inbound queue.
-pub(crate) fn inbound() -> (Inbound, InboundReceiver) {
+/// A new inbound queue: the transport's sender, and the connection's end
+/// (a weak sender for [`WeakInbound::barrier`] and the receiver).
+pub(crate) fn inbound() -> (Inbound, (WeakInbound, InboundReceiver)) {
     let (tx, rx) = mpsc::channel(INBOUND_CAPACITY);
-    (Inbound(tx), rx)
+    let tx = Inbound(tx);
+    let weak = tx.downgrade();
+    (tx, (weak, rx))
 }
 
 impl Inbound {

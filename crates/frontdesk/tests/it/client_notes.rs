@@ -71,12 +71,7 @@ async fn a_calls_progress_and_logs_reach_its_hooks_on_both_revisions() {
                     .await
                     .unwrap();
                 assert_ne!(result.is_error, Some(true), "{revision} {http}");
-                let sent = wire.sent();
-                let call = sent
-                    .iter()
-                    .rev()
-                    .find(|m| m["method"] == "tools/call")
-                    .unwrap();
+                let call = wire.last_sent("tools/call").unwrap();
                 let token = call["params"]["_meta"]["progressToken"].clone();
                 assert!(token.as_str().is_some_and(|t| t.starts_with("frontdesk-")));
                 assert_eq!(
@@ -105,11 +100,7 @@ async fn a_calls_progress_and_logs_reach_its_hooks_on_both_revisions() {
             // Without hooks: no token, and nothing asked of the server.
             client.call_tool("busy", json!({})).await.unwrap();
             let sent = wire.sent();
-            let call = sent
-                .iter()
-                .rev()
-                .find(|m| m["method"] == "tools/call")
-                .unwrap();
+            let call = wire.last_sent("tools/call").unwrap();
             assert!(
                 call["params"]["_meta"].get("progressToken").is_none(),
                 "{call}"

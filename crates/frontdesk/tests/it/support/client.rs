@@ -133,6 +133,14 @@ impl Wire {
             .map(|(_, v)| v.clone())
             .collect()
     }
+
+    /// The last request of `method` the client sent.
+    pub fn last_sent(&self, method: &str) -> Option<Value> {
+        self.sent()
+            .into_iter()
+            .rev()
+            .find(|m| m["method"] == method)
+    }
 }
 
 /// Connect to `server` in-process over a duplex pair.
