@@ -16,7 +16,7 @@ use frontdesk_audit::{CheckId, Disclosure, Endpoint, Options, Severity, Target, 
 use serde_json::Value;
 
 use crate::exit;
-use crate::hosting::{Target as Server, demo_pipe};
+use crate::hosting::{RevisionArg, Target as Server, demo_pipe};
 use crate::output;
 use crate::signin::RemoteArgs;
 
@@ -45,17 +45,6 @@ impl FailOn {
             FailOn::Never => None,
         }
     }
-}
-
-/// `--revision`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RevisionArg {
-    /// 2025-11-25 only.
-    #[value(name = "2025-11-25")]
-    Legacy,
-    /// 2026-07-28 only.
-    #[value(name = "2026-07-28")]
-    Modern,
 }
 
 /// Arguments of `frontdesk audit`.
@@ -217,8 +206,7 @@ fn options(args: &AuditArgs) -> anyhow::Result<Options> {
         None => None,
     };
     let revisions = match args.revision {
-        Some(RevisionArg::Legacy) => vec![Revision::V2025_11_25],
-        Some(RevisionArg::Modern) => vec![Revision::V2026_07_28],
+        Some(only) => vec![only.revision()],
         None => vec![Revision::V2025_11_25, Revision::V2026_07_28],
     };
     if calls.is_empty() && !args.call_all {

@@ -48,6 +48,27 @@ impl ProtocolArg {
     }
 }
 
+/// `--revision` of `serve` and `audit`: one protocol revision only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RevisionArg {
+    /// 2025-11-25: live `elicitation/create` on a session.
+    #[value(name = "2025-11-25")]
+    Legacy,
+    /// 2026-07-28: `input_required` results, no session.
+    #[value(name = "2026-07-28")]
+    Modern,
+}
+
+impl RevisionArg {
+    /// The revision named.
+    pub fn revision(self) -> Revision {
+        match self {
+            RevisionArg::Legacy => Revision::V2025_11_25,
+            RevisionArg::Modern => Revision::V2026_07_28,
+        }
+    }
+}
+
 /// The handler that answers questions, and (for scripts) where its problems are.
 pub struct Answerer {
     /// Given to the client.

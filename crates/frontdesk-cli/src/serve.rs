@@ -19,11 +19,11 @@ use frontdesk::state::{InMemoryNonceStore, KEYS_ENV, NonceStore, StateSealer};
 use frontdesk::stores::redis::{RedisEventArchive, RedisStore};
 use frontdesk::stores::sqlite::{Durability, SqliteStore};
 use frontdesk::tasks::TaskStore;
-use frontdesk::wire::Revision;
 use frontdesk_demo::DemoOptions;
 use frontdesk_demo::signin::SignIn;
 
 use crate::front_auth::AuthArgs;
+use crate::hosting::RevisionArg;
 
 /// The MCP endpoint's path.
 pub(crate) const ENDPOINT: &str = "/mcp";
@@ -163,17 +163,6 @@ pub struct ServeArgs {
     /// against single-revision servers. By default both are served.
     #[arg(long, value_enum, value_name = "REVISION")]
     revision: Option<RevisionArg>,
-}
-
-/// `serve --revision`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum RevisionArg {
-    /// Live `elicitation/create` on a session.
-    #[value(name = "2025-11-25")]
-    Legacy,
-    /// `input_required` results, no session.
-    #[value(name = "2026-07-28")]
-    Modern,
 }
 
 impl ServeArgs {
@@ -352,8 +341,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
                 .config(ServerConfig::new().task_lease(Duration::from_secs(args.task_lease)));
         }
         let builder = match args.revision {
-            Some(RevisionArg::Legacy) => builder.only_revision(Revision::V2025_11_25),
-            Some(RevisionArg::Modern) => builder.only_revision(Revision::V2026_07_28),
+            Some(only) => builder.only_revision(only.revision()),
             None => builder,
         };
         let server = frontdesk_demo::register(builder, base, &demo).build();
