@@ -29,6 +29,7 @@ use frontdesk::wire::Revision;
 use serde_json::{Value, json};
 
 use crate::serve_restart::{Serve, generate_key, http, messages, meta};
+use crate::support::modern_post;
 use frontdesk_testkit::redis_url;
 
 const CALL_AGAIN: &str =
@@ -149,16 +150,15 @@ async fn modern(url: &str, params: Value) -> Result<Value, String> {
     body["params"]["_meta"] = meta();
     let mut last = String::new();
     for _ in 0..5 {
-        let sent = http()
-            .post(format!("{url}/mcp"))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "book_return")
-            .body(body.to_string())
-            .send()
-            .await;
+        let sent = modern_post(
+            &http(),
+            &format!("{url}/mcp"),
+            "tools/call",
+            "book_return",
+            &body,
+        )
+        .send()
+        .await;
         match sent {
             Ok(r) if r.status().is_success() || r.status() == 400 => {
                 if let Some(m) = messages(r).await.pop() {
@@ -181,14 +181,7 @@ async fn task_rpc(url: &str, method: &str, name: &str, mut params: Value) -> Res
         .capabilities(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}))
         .meta();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let r = http()
-        .post(format!("{url}/mcp"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .header("mcp-name", name)
-        .body(body.to_string())
+    let r = modern_post(&http(), &format!("{url}/mcp"), method, name, &body)
         .send()
         .await
         .map_err(|e| format!("transport: {e}"))?;

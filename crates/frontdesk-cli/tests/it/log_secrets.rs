@@ -16,7 +16,7 @@ use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::support::BIN;
+use crate::support::{BIN, modern_post};
 
 const MODERN: &str = "2026-07-28";
 const LEGACY: &str = "2025-11-25";
@@ -111,14 +111,7 @@ async fn modern(http: &reqwest::Client, mcp: &str, method: &str, mut params: Val
         .unwrap_or_default()
         .to_string();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let r = http
-        .post(mcp)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", MODERN)
-        .header("mcp-method", method)
-        .header("mcp-name", name)
-        .body(body.to_string())
+    let r = modern_post(http, mcp, method, &name, &body)
         .send()
         .await
         .unwrap();

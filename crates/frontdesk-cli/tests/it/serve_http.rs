@@ -16,6 +16,7 @@ use reqwest::{Certificate, Client, Version};
 use serde_json::{Value, json};
 
 use super::serve_restart::{Serve, generate_key, meta, state_of, temp_dir};
+use crate::support::modern_post;
 
 const TOOL: &str = "bench_confirm";
 
@@ -52,14 +53,7 @@ async fn round(
             json!({"confirm": {"action": "accept", "content": {"ok": true}}});
         body["params"]["requestState"] = json!(state);
     }
-    let r = client
-        .post(mcp)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", TOOL)
-        .body(body.to_string())
+    let r = modern_post(client, mcp, "tools/call", TOOL, &body)
         .send()
         .await?;
     let version = r.version();

@@ -19,10 +19,9 @@ use std::time::Duration;
 
 use frontdesk_testkit::{TestClient, sse_data, take_sse_data};
 
-use crate::support::{BIN, Running};
+use crate::support::{BIN, Running, modern_post};
 use serde_json::{Value, json};
 
-const MODERN: &str = "2026-07-28";
 const LEGACY: &str = "2025-11-25";
 const ALICE: &str = "alice-token-0123456789";
 const BOB: &str = "bob-token-0123456789ab";
@@ -153,17 +152,11 @@ pub(crate) async fn call(
         body["params"]["inputResponses"] = responses;
         body["params"]["requestState"] = json!(state);
     }
-    let mut req = http()
-        .post(&s.mcp)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", MODERN)
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool);
+    let mut req = modern_post(&http(), &s.mcp, "tools/call", tool, &body);
     if let Some(t) = token {
         req = req.header("authorization", format!("Bearer {t}"));
     }
-    let r = req.body(body.to_string()).send().await.unwrap();
+    let r = req.send().await.unwrap();
     messages(r).await.pop().unwrap()
 }
 

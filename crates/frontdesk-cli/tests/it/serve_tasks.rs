@@ -17,6 +17,7 @@ use frontdesk_testkit::TestClient;
 use serde_json::{Value, json};
 
 use super::serve_restart::{Serve, generate_key, http, messages, temp_dir};
+use crate::support::modern_post;
 
 /// Why a task still running when its server drained failed.
 const SHUT_DOWN: &str =
@@ -38,14 +39,7 @@ fn meta() -> Value {
 async fn rpc(s: &Serve, method: &str, name: &str, mut params: Value) -> Value {
     params["_meta"] = meta();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let r = http()
-        .post(&s.mcp)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .header("mcp-name", name)
-        .body(body.to_string())
+    let r = modern_post(&http(), &s.mcp, method, name, &body)
         .send()
         .await
         .unwrap();

@@ -153,3 +153,23 @@ pub fn sign_in(url: &str) {
     let _ = stream.read_to_string(&mut reply);
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
 }
+
+/// A 2026-07-28 POST of the JSON-RPC request `body` (of `method`, about
+/// `name`: a tool, a task, or empty) to `mcp` with the headers the revision
+/// asks for; add more headers, then send.
+pub fn modern_post(
+    client: &reqwest::Client,
+    mcp: &str,
+    method: &str,
+    name: &str,
+    body: &serde_json::Value,
+) -> reqwest::RequestBuilder {
+    client
+        .post(mcp)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .body(body.to_string())
+}
