@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use frontdesk::BoxFuture;
 use frontdesk::client::{Client, ClientConfig, ElicitationHandler};
-use tokio::sync::{Mutex, OwnedMutexGuard};
+use tokio::sync::{Mutex, Notify, OwnedMutexGuard};
 
 use crate::Shared;
 use crate::relay::Relay;
@@ -59,11 +59,67 @@ pub(crate) struct Extra {
 #[derive(Default)]
 pub(crate) struct Extras {
     pub(crate) connect: std::sync::RwLock<Option<(Connect, usize)>>,
-    lanes: Mutex<Vec<Arc<Extra>>>,
+    /// The open lanes and how many are being opened; never held across an
+    /// `.await`, so a slow connection holds no other call.
+    pool: std::sync::Mutex<Pool>,
+    /// Told each time a call lets its lane go.
+    freed: Notify,
 }
 
-/// The lane a call runs on, held until the call ends.
-pub(crate) enum Taken<'a> {
+#[derive(Default)]
+struct Pool {
+    lanes: Vec<Arc<Extra>>,
+    connecting: usize,
+}
+
+/// What the pool has for a call that found the first lane busy.
+enum Found<'a> {
+    /// An idle lane, now held.
+    Idle(Arc<Extra>, OwnedMutexGuard<()>),
+    /// Room for one more: the caller opens it.
+    Room(Reserved<'a>),
+    /// Every lane busy and no room.
+    Full,
+}
+
+/// A place in the pool for a lane being opened, given back if the opening
+/// fails or is abandoned (its call stopped).
+struct Reserved<'a>(&'a Extras);
+
+impl Drop for Reserved<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut pool) = self.0.pool.lock() {
+            pool.connecting = pool.connecting.saturating_sub(1);
+        }
+    }
+}
+
+impl Extras {
+    fn find(&self, most: usize) -> Found<'_> {
+        let Ok(mut pool) = self.pool.lock() else {
+            return Found::Full;
+        };
+        for lane in &pool.lanes {
+            if let Ok(held) = Arc::clone(&lane.busy).try_lock_owned() {
+                return Found::Idle(Arc::clone(lane), held);
+            }
+        }
+        if pool.lanes.len() + pool.connecting < most {
+            pool.connecting += 1;
+            return Found::Room(Reserved(self));
+        }
+        Found::Full
+    }
+}
+
+/// The lane a call runs on, held until the call ends; letting it go tells
+/// the calls waiting for one.
+pub(crate) struct Taken<'a> {
+    extras: &'a Extras,
+    place: Option<Place<'a>>,
+}
+
+enum Place<'a> {
     /// The attached upstream (its place held until dropped).
     First {
         _held: tokio::sync::MutexGuard<'a, ()>,
@@ -75,89 +131,116 @@ pub(crate) enum Taken<'a> {
     },
 }
 
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        // The lane first, then the news: a waiter woken finds it free.
+        drop(self.place.take());
+        self.extras.freed.notify_waiters();
+    }
+}
+
 impl Taken<'_> {
     /// The client to call on and the relay its questions come through.
     pub(crate) fn parts(&self, shared: &Shared, first: &Client) -> (Client, Arc<Relay>) {
-        match self {
-            Taken::First { .. } => (first.clone(), Arc::clone(&shared.relay)),
-            Taken::Extra { lane, .. } => (lane.client.clone(), Arc::clone(&lane.relay)),
+        match &self.place {
+            Some(Place::Extra { lane, .. }) => (lane.client.clone(), Arc::clone(&lane.relay)),
+            _ => (first.clone(), Arc::clone(&shared.relay)),
+        }
+    }
+
+    /// Forget this lane when its connection is gone (an extra one: the next
+    /// call makes a new one; the first is the attached upstream's business).
+    pub(crate) async fn forget(&self, shared: &Shared) {
+        if let Some(Place::Extra { lane: extra, .. }) = &self.place {
+            tracing::warn!("a connection to the upstream ended; it is not used again");
+            if let Ok(mut pool) = shared.extras.pool.lock() {
+                pool.lanes.retain(|l| !Arc::ptr_eq(l, extra));
+            }
         }
     }
 }
 
 /// A lane for one call: the first when free; else an idle extra one, or a
-/// new one while under the bound; else wait for the first.
+/// new one while under the bound; else the first lane to be let go. When a
+/// new connection cannot be made, the call waits for the first lane.
 pub(crate) async fn take(shared: &Shared) -> Taken<'_> {
-    if let Ok(first) = shared.lane.try_lock() {
-        return Taken::First { _held: first };
-    }
+    let taken = |place| Taken {
+        extras: &shared.extras,
+        place: Some(place),
+    };
     let connect = shared.extras.connect.read().ok().and_then(|c| c.clone());
-    if let Some((connect, most)) = connect {
-        let mut lanes = shared.extras.lanes.lock().await;
-        for lane in lanes.iter() {
-            if let Ok(held) = Arc::clone(&lane.busy).try_lock_owned() {
-                return Taken::Extra {
-                    lane: Arc::clone(lane),
-                    _held: held,
+    let Some((connect, most)) = connect else {
+        return taken(Place::First {
+            _held: shared.lane.lock().await,
+        });
+    };
+    loop {
+        // Listening before looking: a lane let go after the look wakes us.
+        let freed = shared.extras.freed.notified();
+        tokio::pin!(freed);
+        freed.as_mut().enable();
+        if let Ok(first) = shared.lane.try_lock() {
+            return taken(Place::First { _held: first });
+        }
+        match shared.extras.find(most) {
+            Found::Idle(lane, held) => return taken(Place::Extra { lane, _held: held }),
+            Found::Room(reserved) => {
+                return match open(shared, &connect, reserved).await {
+                    Ok((lane, held)) => taken(Place::Extra { lane, _held: held }),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot open another connection to the upstream; waiting for the first");
+                        taken(Place::First {
+                            _held: shared.lane.lock().await,
+                        })
+                    }
                 };
             }
+            Found::Full => freed.await,
         }
-        if lanes.len() < most {
-            let relay = Arc::new(shared.relay.sibling());
-            let lane = Lane {
-                relay: Arc::clone(&relay),
-            };
-            match connect(lane).await {
-                Ok(client) => {
-                    crate::notes::ask_for_logs(&client).await;
-                    tracing::info!(
-                        lanes = lanes.len() + 2,
-                        "another connection to the upstream"
-                    );
-                    let busy = Arc::new(Mutex::new(()));
-                    let extra = Arc::new(Extra {
-                        client,
-                        relay,
-                        busy: Arc::clone(&busy),
-                    });
-                    lanes.push(Arc::clone(&extra));
-                    if let Ok(held) = busy.try_lock_owned() {
-                        return Taken::Extra {
-                            lane: extra,
-                            _held: held,
-                        };
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot open another connection to the upstream; waiting for the first");
-                }
-            }
-        }
-    }
-    Taken::First {
-        _held: shared.lane.lock().await,
     }
 }
 
-impl Taken<'_> {
-    /// Forget this lane when its connection is gone (an extra one: the next
-    /// call makes a new one; the first is the attached upstream's business).
-    pub(crate) async fn forget(&self, shared: &Shared) {
-        if let Taken::Extra { lane: extra, .. } = self {
-            tracing::warn!("a connection to the upstream ended; it is not used again");
-            shared
-                .extras
-                .lanes
-                .lock()
-                .await
-                .retain(|l| !Arc::ptr_eq(l, extra));
-        }
-    }
+/// Open one more lane in the place `reserved` holds, and hold it.
+async fn open(
+    shared: &Shared,
+    connect: &Connect,
+    reserved: Reserved<'_>,
+) -> Result<(Arc<Extra>, OwnedMutexGuard<()>), ConnectError> {
+    let relay = Arc::new(shared.relay.sibling());
+    let lane = Lane {
+        relay: Arc::clone(&relay),
+    };
+    let client = connect(lane).await?;
+    crate::notes::ask_for_logs(&client).await;
+    let busy = Arc::new(Mutex::new(()));
+    let held = Arc::clone(&busy)
+        .try_lock_owned()
+        .map_err(|_| "a new connection was taken before it was added")?;
+    let extra = Arc::new(Extra {
+        client,
+        relay,
+        busy,
+    });
+    let Ok(mut pool) = shared.extras.pool.lock() else {
+        return Err("the gateway's connections are unusable".into());
+    };
+    pool.lanes.push(Arc::clone(&extra));
+    tracing::info!(
+        lanes = pool.lanes.len() + 1,
+        "another connection to the upstream"
+    );
+    // Counted among the lanes now, no longer among those being opened.
+    drop(pool);
+    drop(reserved);
+    Ok((extra, held))
 }
 
 /// Close every extra lane (the gateway is stopping).
 pub(crate) async fn close(shared: &Shared) {
-    let lanes = std::mem::take(&mut *shared.extras.lanes.lock().await);
+    let lanes = match shared.extras.pool.lock() {
+        Ok(mut pool) => std::mem::take(&mut pool.lanes),
+        Err(_) => return,
+    };
     for lane in lanes {
         lane.client.close().await;
     }
