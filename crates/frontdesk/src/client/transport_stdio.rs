@@ -198,14 +198,32 @@ impl Transport for LineTransport {
     }
 }
 
+/// Bytes of queued messages joined into one write, at most (a larger
+/// message is written alone).
+const WRITE_BATCH: usize = 64 * 1024;
+
+/// Write each queued message as one line: one `write` for a message and
+/// the newline, and the messages already waiting joined into the same write
+/// (a pipe write is a system call each; a gateway call writes two).
 async fn write_loop<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<String>) {
+    let mut batch: Vec<u8> = Vec::new();
     while let Some(line) = rx.recv().await {
-        let ok = writer.write_all(line.as_bytes()).await.is_ok()
-            && writer.write_all(b"\n").await.is_ok()
-            && writer.flush().await.is_ok();
+        batch.extend_from_slice(line.as_bytes());
+        batch.push(b'\n');
+        while batch.len() < WRITE_BATCH {
+            let Ok(line) = rx.try_recv() else { break };
+            batch.extend_from_slice(line.as_bytes());
+            batch.push(b'\n');
+        }
+        let ok = writer.write_all(&batch).await.is_ok() && writer.flush().await.is_ok();
         if !ok {
             tracing::debug!("server input closed");
             break;
+        }
+        batch.clear();
+        if batch.capacity() > WRITE_BATCH {
+            // One large message does not keep its buffer for the session.
+            batch = Vec::new();
         }
     }
     let _ = writer.shutdown().await;
@@ -292,5 +310,65 @@ async fn read_loop<R: AsyncRead + Unpin>(
     closed.cancel();
     if let Ok(mut map) = pending.lock() {
         map.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use super::*;
+
+    /// Records each `write` it is given.
+    #[derive(Clone, Default)]
+    struct Writes(Arc<Mutex<Vec<Vec<u8>>>>);
+
+    impl AsyncWrite for Writes {
+        fn poll_write(
+            self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<std::io::Result<usize>> {
+            self.0.lock().unwrap().push(buf.to_vec());
+            Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn queued_messages_go_out_as_lines_in_one_write() {
+        let writes = Writes::default();
+        let (tx, rx) = mpsc::channel(8);
+        for m in [r#"{"a":1}"#, r#"{"b":2}"#, r#"{"c":3}"#] {
+            tx.send(m.to_owned()).await.unwrap();
+        }
+        drop(tx);
+        write_loop(writes.clone(), rx).await;
+        let writes = writes.0.lock().unwrap().clone();
+        assert_eq!(writes, vec![b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n".to_vec()]);
+    }
+
+    #[tokio::test]
+    async fn a_message_over_the_batch_is_written_alone() {
+        let writes = Writes::default();
+        let (tx, rx) = mpsc::channel(8);
+        let big = "x".repeat(WRITE_BATCH);
+        tx.send(big.clone()).await.unwrap();
+        tx.send("{}".to_owned()).await.unwrap();
+        drop(tx);
+        write_loop(writes.clone(), rx).await;
+        let writes = writes.0.lock().unwrap().clone();
+        assert_eq!(
+            writes,
+            vec![format!("{big}\n").into_bytes(), b"{}\n".to_vec()]
+        );
     }
 }
