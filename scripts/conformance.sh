@@ -27,7 +27,10 @@
 #   The suite's exit status decides: only scored scenarios count, unless
 #   STRICT_UNSCORED=1, which also fails a revision whose not-scored
 #   scenarios (extensions, pending) have failures.
-#   EXPECTED_FAILURES, SCENARIOS and STRICT_WARNINGS do not apply.
+#   With EXPECTED_FAILURES, the suite checks its scored scenarios against
+#   that baseline instead (unscored ones are not checked): the run fails on
+#   a scored scenario that fails and is not listed, and on a listed one that
+#   now passes (a stale entry). SCENARIOS and STRICT_WARNINGS do not apply.
 # client: for each scenario the suite starts a mock server and runs
 #   `CMD <mock-url>` with MCP_CONFORMANCE_SCENARIO and
 #   MCP_CONFORMANCE_PROTOCOL_VERSION set. The suite splits CMD on spaces, so
@@ -290,7 +293,9 @@ run_server_requirements() { # <url> <revision|both>
     rm -rf "$dir"
     mkdir -p "$dir"
     rc=0
-    suite server --url "$1" --requirements "$rev" --timeout "$TIMEOUT_MS" -o "$dir" > "$log" 2>&1 || rc=$?
+    local args=(server --url "$1" --requirements "$rev" --timeout "$TIMEOUT_MS" -o "$dir")
+    [ -n "${EXPECTED_FAILURES:-}" ] && args+=(--expected-failures "$EXPECTED_FAILURES")
+    suite "${args[@]}" > "$log" 2>&1 || rc=$?
     sed -i 's/\x1b\[[0-9;]*m//g' "$log"
     echo "== $rev (log: $log)"
     if [ "${VERBOSE:-0}" = 1 ]; then

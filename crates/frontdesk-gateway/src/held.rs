@@ -26,7 +26,7 @@ use frontdesk::client::{ClientError, ElicitationResponse};
 use frontdesk::form::FormSchema;
 use frontdesk::server::question::FlowTicket;
 use frontdesk::server::question::InputRequest;
-use frontdesk::server::{Answer, Question, RpcError, ToolContext, ToolError, ToolOutput};
+use frontdesk::server::{Answer, AskError, Question, RpcError, ToolContext, ToolError, ToolOutput};
 use frontdesk::wire::{CallToolResult, ErrorCode, Revision};
 use frontdesk::wire::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult, Root};
 use serde_json::{Map, Value, json};
@@ -66,6 +66,9 @@ pub(crate) enum Asks {
     Sampling(Box<CreateMessageRequestParams>),
     /// The client's roots (`roots/list`).
     Roots,
+    /// A 2026-07-28 upstream's whole round (forms, sampling, roots), asked
+    /// together under the upstream's own keys.
+    Round(Vec<(String, InputRequest)>),
 }
 
 /// What the client in front answered.
@@ -77,6 +80,9 @@ pub(crate) enum Reply {
     Sampled(Result<Box<CreateMessageResult>, String>),
     /// To a roots request.
     Roots(Result<Vec<Root>, String>),
+    /// To a round: the raw answers in the round's order; the error says
+    /// why there are none.
+    Round(Result<Vec<Value>, String>),
 }
 
 /// A question the upstream waits on; it stays open across the downstream
@@ -421,7 +427,9 @@ pub(crate) async fn forward(
         if let Some((seq, message, asks)) = call.open_question() {
             // On 2026-07-28 without the answer yet, `ask` does not return:
             // the round ends and the question stays open for the retry.
-            let response = ask_open(&cx, &call, seq, message, asks).await;
+            // A malformed answer is the client's error, as `frontdesk serve`
+            // answers it; the question stays open for a proper retry.
+            let response = ask_open(&cx, &call, seq, message, asks).await?;
             call.answer(seq, response);
             continue;
         }
@@ -487,15 +495,17 @@ pub(crate) async fn forward(
 }
 
 /// Put the open question `seq` to the client in front, under the key
-/// `upstream-N`; its answer for the upstream. A question that cannot be put
-/// is `cancel` (an elicitation) or an error naming why (sampling, roots).
+/// `upstream-N` (a round: under the upstream's keys); its answer for the
+/// upstream. A question that cannot be put is `cancel` (an elicitation) or
+/// an error naming why (sampling, roots, a round); a round's answer that is
+/// not a result of its request is the client's error (`-32602`).
 async fn ask_open(
     cx: &ToolContext,
     call: &Arc<HeldCall>,
     seq: u32,
     message: String,
     asks: Asks,
-) -> Reply {
+) -> Result<Reply, ToolError> {
     let key = format!("upstream-{seq}");
     let answer = match asks {
         Asks::Form(schema) => cx.ask(Question::schema(message, schema).key(key)).await,
@@ -517,14 +527,30 @@ async fn ask_open(
             let asked = cx
                 .ask_all(vec![(key, InputRequest::sampling(*params))])
                 .await;
-            return Reply::Sampled(only::<CreateMessageResult>(asked, seq).map(Box::new));
+            return Ok(Reply::Sampled(
+                only::<CreateMessageResult>(asked, seq).map(Box::new),
+            ));
         }
         Asks::Roots => {
             let asked = cx.ask_all(vec![(key, InputRequest::roots())]).await;
-            return Reply::Roots(only::<ListRootsResult>(asked, seq).map(|r| r.roots));
+            return Ok(Reply::Roots(
+                only::<ListRootsResult>(asked, seq).map(|r| r.roots),
+            ));
+        }
+        Asks::Round(questions) => {
+            return match cx.ask_all(questions).await {
+                Ok(answers) => Ok(Reply::Round(Ok(answers))),
+                Err(e @ AskError::InvalidResponse { .. }) => Err(e.into()),
+                Err(e) => {
+                    tracing::info!(error = %e, seq, "the client in front did not answer the round");
+                    Ok(Reply::Round(Err(format!(
+                        "the client behind this gateway did not answer: {e}"
+                    ))))
+                }
+            };
         }
     };
-    Reply::Elicit(match answer {
+    Ok(Reply::Elicit(match answer {
         Ok(Answer::Accepted(content)) => ElicitationResponse::Accept(content),
         Ok(Answer::Declined) => ElicitationResponse::Decline,
         Ok(Answer::Cancelled) => ElicitationResponse::Cancel,
@@ -532,7 +558,7 @@ async fn ask_open(
             tracing::warn!(error = %e, seq, "the question could not be put to the client; the upstream gets cancel");
             ElicitationResponse::Cancel
         }
-    })
+    }))
 }
 
 /// The one answer of an `ask_all`, read as `T`; or why there is none.

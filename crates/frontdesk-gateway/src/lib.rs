@@ -108,7 +108,7 @@ use frontdesk::client::{Client, ClientConfig, ClientError, ElicitationHandler};
 use frontdesk::server::tool::ToolForward;
 use frontdesk::server::{RpcError, Server, ServerBuilder, ToolDef, ToolError};
 use frontdesk::wire::Tool;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use held::Held;
 use relay::Relay;
@@ -359,15 +359,20 @@ impl Gateway {
     }
 }
 
-/// The tool that forwards calls of `name` upstream.
-pub(crate) fn forwarding_tool(shared: &Arc<Shared>, name: &str) -> ToolDef {
+/// The tool that forwards calls of the upstream's `tool`.
+pub(crate) fn forwarding_tool(shared: &Arc<Shared>, tool: &Tool) -> ToolDef {
     let shared = Arc::clone(shared);
-    let tool = name.to_string();
-    // The schema is the upstream's business: the listing shows its own,
-    // and the upstream checks the arguments.
-    ToolDef::raw(name, "", Value::Object(Map::new()), move |cx, args| {
-        held::forward(Arc::clone(&shared), tool.clone(), cx, args)
-    })
+    let name = tool.name.clone();
+    // The listing shows the upstream's own tool, and the upstream checks
+    // the arguments; the schema is kept here for its `x-mcp-header`
+    // arguments, whose `Mcp-Param-*` headers a 2026-07-28 client's request
+    // is checked against as `frontdesk serve` checks them.
+    ToolDef::raw(
+        tool.name.clone(),
+        "",
+        Value::Object(tool.input_schema.clone()),
+        move |cx, args| held::forward(Arc::clone(&shared), name.clone(), cx, args),
+    )
 }
 
 impl Shared {

@@ -62,12 +62,7 @@ pub(crate) async fn read(
 pub(crate) fn set(shared: &Arc<Shared>, listing: Vec<Tool>) -> bool {
     let defs: HashMap<_, _> = listing
         .iter()
-        .map(|t| {
-            (
-                t.name.clone(),
-                Arc::new(crate::forwarding_tool(shared, &t.name)),
-            )
-        })
+        .map(|t| (t.name.clone(), Arc::new(crate::forwarding_tool(shared, t))))
         .collect();
     let changed = match shared.tools.write() {
         Ok(mut tools) => {

@@ -8,7 +8,7 @@
 
 use frontdesk_form::{ParsedForm, ValidationErrors};
 use frontdesk_url::UrlReview;
-use frontdesk_wire::{ElicitRequestParams, Implementation};
+use frontdesk_wire::{ElicitRequestParams, Implementation, InputRequests, InputResponses};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -135,4 +135,20 @@ pub trait ElicitationHandler: Send + Sync {
     /// passed the URL on tells its own client here. The default does
     /// nothing. Called for any id the server names, known or not.
     fn url_completed(&self, _elicitation_id: &str) {}
+
+    /// A whole 2026-07-28 `input_required` round at once, for a relay that
+    /// passes a round on as one (all its requests together, under the
+    /// server's own keys): `Some` answers every key of `requests` (or ends
+    /// the call with its error); `None`, the default, has the runtime put
+    /// each request to [`elicit`](Self::elicit) and the sampling and roots
+    /// handlers one after another. Called after [`refusal`](Self::refusal)
+    /// let every elicitation of the round through; `cancelled` fires when
+    /// the call is given up.
+    fn round<'a>(
+        &'a self,
+        _requests: &'a InputRequests,
+        _cancelled: CancellationToken,
+    ) -> Option<BoxFuture<'a, Result<InputResponses, crate::client::ClientError>>> {
+        None
+    }
 }

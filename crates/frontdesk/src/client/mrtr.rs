@@ -134,6 +134,9 @@ pub(crate) async fn fulfil(
             });
         }
     }
+    if let Some(answering) = core.elicitor.handler.round(requests, cancel.child_token()) {
+        return answering.await;
+    }
     let mut responses = InputResponses::new();
     for (key, request) in &requests.0 {
         let e = match request {
