@@ -3,7 +3,8 @@
 //! `Lane::config` as documented) are handled as the attached one's are: a
 //! `notifications/tools/list_changed` sent while a call runs on the extra
 //! lane makes the gateway read the tools again, and the client in front is
-//! told.
+//! told. The logs and progress of a call on an extra lane reach its client
+//! as the attached connection's do.
 #![allow(unreachable_pub, missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,8 +14,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use frontdesk::client::{Client, ClientConfig};
-use frontdesk::wire::Revision;
+use frontdesk::client::{CallOptions, Client, ClientConfig};
+use frontdesk::wire::{LoggingLevel, Revision};
 use frontdesk_gateway::{Gateway, GatewayOptions};
 use serde_json::{Value, json};
 use support::*;
@@ -39,9 +40,10 @@ fn shared_upstream(grown: Arc<AtomicBool>, announced: Arc<AtomicUsize>) -> tokio
             let result = match m.get("method").and_then(Value::as_str) {
                 Some("initialize") => json!({
                     "protocolVersion": "2025-11-25",
-                    "capabilities": {"tools": {"listChanged": true}},
+                    "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                     "serverInfo": {"name": "shared", "version": "1"}
                 }),
+                Some("logging/setLevel") => json!({}),
                 Some("tools/list") => {
                     let mut tools = vec![tool("hold"), tool("grow")];
                     if grown.load(Ordering::SeqCst) {
@@ -53,12 +55,25 @@ fn shared_upstream(grown: Arc<AtomicBool>, announced: Arc<AtomicUsize>) -> tokio
                     Some("grow") => {
                         grown.store(true, Ordering::SeqCst);
                         announced.fetch_add(1, Ordering::SeqCst);
-                        let note = json!({"jsonrpc": "2.0",
-                            "method": "notifications/tools/list_changed"});
-                        write
-                            .write_all(format!("{note}\n").as_bytes())
-                            .await
-                            .unwrap();
+                        let mut notes = vec![
+                            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": {"level": "error", "logger": "lane",
+                                    "data": "growing"}}),
+                            json!({"jsonrpc": "2.0",
+                                "method": "notifications/tools/list_changed"}),
+                        ];
+                        if let Some(token) = m["params"]["_meta"].get("progressToken") {
+                            notes.push(json!({"jsonrpc": "2.0",
+                                "method": "notifications/progress",
+                                "params": {"progressToken": token, "progress": 1,
+                                    "total": 2}}));
+                        }
+                        for note in notes {
+                            write
+                                .write_all(format!("{note}\n").as_bytes())
+                                .await
+                                .unwrap();
+                        }
                         json!({"content": [{"type": "text", "text": "grown"}]})
                     }
                     _ => continue,
@@ -75,8 +90,20 @@ fn shared_upstream(grown: Arc<AtomicBool>, announced: Arc<AtomicUsize>) -> tokio
     client_end
 }
 
-#[tokio::test]
-async fn a_list_change_told_on_an_extra_lane_reaches_the_client_in_front() {
+/// What a test sees: the gateway before two connections to the shared
+/// upstream (the attached one busy with `hold`), a 2025-11-25 client in
+/// front whose notifications are kept, the number of extra connections
+/// opened and of list changes the upstream told.
+struct Front {
+    gateway: Gateway,
+    down: Client,
+    heard: Arc<Mutex<Vec<Value>>>,
+    opened: Arc<AtomicUsize>,
+    announced: Arc<AtomicUsize>,
+    holding: tokio::task::JoinHandle<()>,
+}
+
+async fn front() -> Front {
     let grown = Arc::new(AtomicBool::new(false));
     let announced = Arc::new(AtomicUsize::new(0));
     let opened = Arc::new(AtomicUsize::new(0));
@@ -110,12 +137,12 @@ async fn a_list_change_told_on_an_extra_lane_reaches_the_client_in_front() {
     }
     let server = gateway.attach(up).await.unwrap().build();
     gateway.notify_through(&server);
-    let heard: Arc<Mutex<Vec<String>>> = Arc::default();
+    let heard: Arc<Mutex<Vec<Value>>> = Arc::default();
     let mut config = ClientConfig::default().protocol(Revision::V2025_11_25);
     {
         let heard = Arc::clone(&heard);
         config.on_notification = Some(Arc::new(move |n| {
-            heard.lock().unwrap().push(n.method.clone());
+            heard.lock().unwrap().push(serde_json::to_value(n).unwrap());
         }));
     }
     let down = client_of(server, config, Script::new(vec![])).await;
@@ -123,7 +150,9 @@ async fn a_list_change_told_on_an_extra_lane_reaches_the_client_in_front() {
     // `hold` takes the attached connection and keeps it.
     let holding = {
         let down = down.clone();
-        tokio::spawn(async move { down.call_tool("hold", json!({})).await })
+        tokio::spawn(async move {
+            let _ = down.call_tool("hold", json!({})).await;
+        })
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
@@ -131,6 +160,26 @@ async fn a_list_change_told_on_an_extra_lane_reaches_the_client_in_front() {
         0,
         "hold ran on the first lane"
     );
+    Front {
+        gateway,
+        down,
+        heard,
+        opened,
+        announced,
+        holding,
+    }
+}
+
+#[tokio::test]
+async fn a_list_change_told_on_an_extra_lane_reaches_the_client_in_front() {
+    let Front {
+        gateway,
+        down,
+        heard,
+        opened,
+        announced,
+        holding,
+    } = front().await;
     // So `grow` runs on a new connection, which tells of the change.
     let result = down.call_tool("grow", json!({})).await.unwrap();
     assert_eq!(result.content[0].as_text(), Some("grown"));
@@ -146,7 +195,7 @@ async fn a_list_change_told_on_an_extra_lane_reaches_the_client_in_front() {
             .lock()
             .unwrap()
             .iter()
-            .filter(|m| *m == "notifications/tools/list_changed")
+            .filter(|n| n["method"] == "notifications/tools/list_changed")
             .count()
     };
     for _ in 0..200 {
@@ -164,6 +213,55 @@ async fn a_list_change_told_on_an_extra_lane_reaches_the_client_in_front() {
         .map(|t| t.name)
         .collect();
     assert_eq!(names, ["hold", "grow", "second"]);
+    holding.abort();
+    down.close().await;
+    gateway.close_extra_connections().await;
+}
+
+#[tokio::test]
+async fn logs_and_progress_of_a_call_on_an_extra_lane_reach_its_client() {
+    let Front {
+        gateway,
+        down,
+        heard,
+        opened,
+        holding,
+        ..
+    } = front().await;
+    down.set_log_level(LoggingLevel::Info).await.unwrap();
+    let progress: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let options = {
+        let p = Arc::clone(&progress);
+        CallOptions::default()
+            .on_progress(move |n| p.lock().unwrap().push(serde_json::to_value(n).unwrap()))
+    };
+    let result = down
+        .call_tool_with("grow", json!({}), options)
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text(), Some("grown"));
+    assert_eq!(
+        opened.load(Ordering::SeqCst),
+        1,
+        "grow ran on an extra lane"
+    );
+    // Heard on the connection (the client in front has two calls in
+    // flight, so its runtime gives a log message to neither call's hook).
+    let logs: Vec<Value> = heard
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .map(|n| n["params"].clone())
+        .collect();
+    assert_eq!(
+        logs,
+        [json!({"level": "error", "logger": "lane", "data": "growing"})]
+    );
+    let progress = progress.lock().unwrap().clone();
+    assert_eq!(progress.len(), 1, "{progress:?}");
+    assert_eq!(progress[0]["progress"], json!(1));
+    assert_eq!(progress[0]["total"], json!(2));
     holding.abort();
     down.close().await;
     gateway.close_extra_connections().await;
