@@ -206,6 +206,9 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     }
     let gateway = Gateway::new(options(args)?);
     // The upstream's sampling and roots requests go to the client in front.
+    // (Each extra connection's config is made from the one before: see
+    // `Lane::config`.)
+    let base = upstream.config.clone();
     upstream.config = gateway.upstream_config(upstream.config);
     let connection = upstream.connect(gateway.upstream_handler()).await?;
     let revision = connection.client.revision();
@@ -220,7 +223,7 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     // Calls to a 2025-11-25 server run side by side on more connections.
     if args.upstream_connections > 1 {
         let target = upstream.target.clone();
-        let config = upstream.config.clone();
+        let config = base;
         let timeout = upstream.timeout;
         gateway.connect_more(usize::from(args.upstream_connections - 1), move |lane| {
             let target = target.clone();

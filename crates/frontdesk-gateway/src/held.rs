@@ -5,7 +5,7 @@
 //! and records its id with `once` (on 2026-07-28 that id travels sealed in
 //! `requestState`). The handler then waits for what the upstream does next:
 //! a question, asked of the downstream client with the server's own
-//! [`Question::schema`] under the key `upstream-N`; or the result, answered
+//! [`Question::schema`](frontdesk::server::Question::schema) under the key `upstream-N`; or the result, answered
 //! as it is. A 2026-07-28 client's round ends where the question is asked
 //! (the handler is dropped); its retry runs the handler again from the top,
 //! finds the held call by the recorded id, asks the same open question,
@@ -16,6 +16,8 @@
 //! a new call is refused as busy; one older than
 //! [`GatewayOptions::hold_for`](crate::GatewayOptions::hold_for) is stopped
 //! (its upstream task aborted) and a retry for it refused.
+//!
+//! How an open question is put to the client in front is [`ask`]'s.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -26,14 +28,18 @@ use frontdesk::client::{ClientError, ElicitationResponse};
 use frontdesk::form::FormSchema;
 use frontdesk::server::question::FlowTicket;
 use frontdesk::server::question::InputRequest;
-use frontdesk::server::{Answer, AskError, Question, RpcError, ToolContext, ToolError, ToolOutput};
+use frontdesk::server::{RpcError, ToolContext, ToolError, ToolOutput};
 use frontdesk::wire::{CallToolResult, ErrorCode, Revision};
-use frontdesk::wire::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult, Root};
+use frontdesk::wire::{CreateMessageRequestParams, CreateMessageResult, Root};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::{Shared, upstream_error};
+
+mod ask;
+
+use ask::{ask_open, complete};
 
 /// The `once` key the held call's id is recorded under.
 const CALL_STEP: &str = "frontdesk-gateway/upstream-call";
@@ -494,91 +500,6 @@ pub(crate) async fn forward(
     }
 }
 
-/// Put the open question `seq` to the client in front, under the key
-/// `upstream-N` (a round: under the upstream's keys); its answer for the
-/// upstream. A question that cannot be put is `cancel` (an elicitation) or
-/// an error naming why (sampling, roots, a round); a round's answer that is
-/// not a result of its request is the client's error (`-32602`).
-async fn ask_open(
-    cx: &ToolContext,
-    call: &Arc<HeldCall>,
-    seq: u32,
-    message: String,
-    asks: Asks,
-) -> Result<Reply, ToolError> {
-    let key = format!("upstream-{seq}");
-    let answer = match asks {
-        Asks::Form(schema) => cx.ask(Question::schema(message, schema).key(key)).await,
-        Asks::Url { url, upstream_id } => {
-            let keep = Arc::clone(call);
-            let page = url.clone();
-            let question = Question::relayed_url(message, url)
-                .key(key)
-                .on_ticket(move |t| {
-                    keep.keep_flow(Relayed {
-                        upstream_id,
-                        url: page,
-                        ticket: t.clone(),
-                    });
-                });
-            cx.ask(question).await.map(|a| a.map(|()| Map::new()))
-        }
-        Asks::Sampling(params) => {
-            let asked = cx
-                .ask_all(vec![(key, InputRequest::sampling(*params))])
-                .await;
-            return Ok(Reply::Sampled(
-                only::<CreateMessageResult>(asked, seq).map(Box::new),
-            ));
-        }
-        Asks::Roots => {
-            let asked = cx.ask_all(vec![(key, InputRequest::roots())]).await;
-            return Ok(Reply::Roots(
-                only::<ListRootsResult>(asked, seq).map(|r| r.roots),
-            ));
-        }
-        Asks::Round(questions) => {
-            return match cx.ask_all(questions).await {
-                Ok(answers) => Ok(Reply::Round(Ok(answers))),
-                Err(e @ AskError::InvalidResponse { .. }) => Err(e.into()),
-                Err(e) => {
-                    tracing::info!(error = %e, seq, "the client in front did not answer the round");
-                    Ok(Reply::Round(Err(format!(
-                        "the client behind this gateway did not answer: {e}"
-                    ))))
-                }
-            };
-        }
-    };
-    Ok(Reply::Elicit(match answer {
-        Ok(Answer::Accepted(content)) => ElicitationResponse::Accept(content),
-        Ok(Answer::Declined) => ElicitationResponse::Decline,
-        Ok(Answer::Cancelled) => ElicitationResponse::Cancel,
-        Err(e) => {
-            tracing::warn!(error = %e, seq, "the question could not be put to the client; the upstream gets cancel");
-            ElicitationResponse::Cancel
-        }
-    }))
-}
-
-/// The one answer of an `ask_all`, read as `T`; or why there is none.
-fn only<T: frontdesk::serde::de::DeserializeOwned>(
-    asked: Result<Vec<Value>, frontdesk::server::AskError>,
-    seq: u32,
-) -> Result<T, String> {
-    let answer = match asked {
-        Ok(mut answers) => answers.pop().ok_or("no answer came back")?,
-        Err(e) => {
-            tracing::info!(error = %e, seq, "the client in front did not answer the request");
-            return Err(format!(
-                "the client behind this gateway did not answer: {e}"
-            ));
-        }
-    };
-    serde_json::from_value(answer)
-        .map_err(|e| format!("the client behind this gateway answered something else: {e}"))
-}
-
 /// The gateway's flow of a relayed URL question, until it is completed.
 pub(crate) struct Relayed {
     /// The upstream's `elicitationId` (a 2025-11-25 upstream's).
@@ -611,19 +532,6 @@ impl Modes {
             url: elicitation.is_some_and(|e| e.contains_key("url")),
             sampling: capabilities.get("sampling").is_some_and(Value::is_object),
             roots: capabilities.get("roots").is_some_and(Value::is_object),
-        }
-    }
-}
-
-/// Complete the gateway's flows of relayed URL questions whose page is done
-/// upstream (a 2025-11-25 client is then told, under the id it was given).
-async fn complete(cx: &ToolContext, tickets: Vec<FlowTicket>) {
-    for ticket in tickets {
-        match cx.complete_flow(&ticket.connect_token, None).await {
-            Ok(()) => tracing::info!(flow = %ticket.flow_id, "relayed URL interaction complete"),
-            Err(e) => {
-                tracing::info!(flow = %ticket.flow_id, error = %e, "a relayed URL flow could not be completed");
-            }
         }
     }
 }

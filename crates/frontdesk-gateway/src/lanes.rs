@@ -7,7 +7,7 @@
 //! session), up to a bound, so one person taking their time, or a client
 //! that never comes back for its next round, does not hold every other call.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use frontdesk::BoxFuture;
 use frontdesk::client::{Client, ClientConfig, ElicitationHandler};
@@ -27,6 +27,8 @@ pub type Connect =
 /// [`handler`](Self::handler) and [`config`](Self::config).
 pub struct Lane {
     relay: Arc<Relay>,
+    /// The gateway, whose listing this lane's notifications keep current.
+    shared: Weak<Shared>,
 }
 
 impl std::fmt::Debug for Lane {
@@ -41,10 +43,18 @@ impl Lane {
         self.relay.clone()
     }
 
-    /// `config` with this lane's relays of sampling and roots (as
-    /// [`Gateway::upstream_config`](crate::Gateway::upstream_config)).
+    /// `config` with this lane's relays of sampling and roots, and the
+    /// upstream's `notifications/tools/list_changed` heard on this lane
+    /// making the gateway read the tools again (as
+    /// [`Gateway::upstream_config`](crate::Gateway::upstream_config)). Give
+    /// it the config the attached upstream was given before
+    /// `upstream_config`: a config already through it would hear each
+    /// change twice.
     pub fn config(&self, config: ClientConfig) -> ClientConfig {
-        crate::relayed_config(&self.relay, config)
+        crate::listing::hooked(
+            Weak::clone(&self.shared),
+            crate::relayed_config(&self.relay, config),
+        )
     }
 }
 
@@ -163,7 +173,7 @@ impl Taken<'_> {
 /// A lane for one call: the first when free; else an idle extra one, or a
 /// new one while under the bound; else the first lane to be let go. When a
 /// new connection cannot be made, the call waits for the first lane.
-pub(crate) async fn take(shared: &Shared) -> Taken<'_> {
+pub(crate) async fn take(shared: &Arc<Shared>) -> Taken<'_> {
     let taken = |place| Taken {
         extras: &shared.extras,
         place: Some(place),
@@ -202,13 +212,14 @@ pub(crate) async fn take(shared: &Shared) -> Taken<'_> {
 
 /// Open one more lane in the place `reserved` holds, and hold it.
 async fn open(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     connect: &Connect,
     reserved: Reserved<'_>,
 ) -> Result<(Arc<Extra>, OwnedMutexGuard<()>), ConnectError> {
     let relay = Arc::new(shared.relay.sibling());
     let lane = Lane {
         relay: Arc::clone(&relay),
+        shared: Arc::downgrade(shared),
     };
     let client = connect(lane).await?;
     crate::notes::ask_for_logs(&client).await;

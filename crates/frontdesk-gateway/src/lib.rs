@@ -230,18 +230,10 @@ impl Gateway {
     /// The upstream's `notifications/tools/list_changed` makes the gateway
     /// read its tools again (see [`notify_through`](Self::notify_through)).
     pub fn upstream_config(&self, config: ClientConfig) -> ClientConfig {
-        let mut config = relayed_config(&self.shared.relay, config);
-        let shared = Arc::downgrade(&self.shared);
-        let theirs = config.on_notification.take();
-        config.on_notification = Some(Arc::new(move |n| {
-            if n.method == frontdesk::wire::method::NOTIFICATION_TOOLS_LIST_CHANGED {
-                listing::changed(&shared);
-            }
-            if let Some(hook) = &theirs {
-                hook(n);
-            }
-        }));
-        config
+        listing::hooked(
+            Arc::downgrade(&self.shared),
+            relayed_config(&self.shared.relay, config),
+        )
     }
 
     /// Tell the clients of `server` (the one built from

@@ -3,7 +3,9 @@
 //! again, and when it differs, the clients in front are told
 //! (`notifications/tools/list_changed` from the gateway's server, through
 //! [`Gateway::notify_through`](crate::Gateway::notify_through)). A stdio
-//! server started again after it ended is read again the same way.
+//! server started again after it ended is read again the same way. The
+//! notification is heard on every connection to the upstream (see
+//! [`hooked`]); the tools are read again on the attached one.
 //!
 //! Rereads are bounded whatever the upstream sends: one runs at a time and
 //! at most one more waits, which reads whatever changed meanwhile.
@@ -12,10 +14,29 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
-use frontdesk::client::Client;
+use frontdesk::client::{Client, ClientConfig};
 use frontdesk::wire::Tool;
 
 use crate::{Shared, Tools, scrub_tool};
+
+/// `config` with the upstream's `notifications/tools/list_changed` making
+/// the gateway read the tools again (a hook already set still runs). Every
+/// connection to the upstream is connected with it, the attached one
+/// ([`Gateway::upstream_config`](crate::Gateway::upstream_config)) and each
+/// lane ([`Lane::config`](crate::Lane::config)): a change may be told on
+/// whichever connection the call that made it runs on.
+pub(crate) fn hooked(shared: Weak<Shared>, mut config: ClientConfig) -> ClientConfig {
+    let theirs = config.on_notification.take();
+    config.on_notification = Some(Arc::new(move |n| {
+        if n.method == frontdesk::wire::method::NOTIFICATION_TOOLS_LIST_CHANGED {
+            changed(&shared);
+        }
+        if let Some(hook) = &theirs {
+            hook(n);
+        }
+    }));
+    config
+}
 
 /// The upstream says its tools changed: read them again (in a task).
 pub(crate) fn changed(shared: &Weak<Shared>) {

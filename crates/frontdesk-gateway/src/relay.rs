@@ -4,7 +4,9 @@
 //! refuses, a mode the client in front did not declare, a question no call
 //! of the gateway is waiting for) and hands every other question to the
 //! held call that is running upstream; an upstream's
-//! `notifications/elicitation/complete` goes to that call too.
+//! `notifications/elicitation/complete` goes to that call too. A
+//! 2026-07-28 upstream's whole round goes to that call as one round
+//! ([`rounds`]).
 //!
 //! [`Client`]: frontdesk::client::Client
 
@@ -17,17 +19,15 @@ use frontdesk::client::{
     RootsHandler, SamplingHandler, SamplingRequest, SamplingResponse,
 };
 use frontdesk::form::FormSchema;
-use frontdesk::server::question::InputRequest;
-use frontdesk::wire::{
-    ElicitAction, ElicitRequestParams, ElicitResult, InputRequest as WireRequest, InputRequests,
-    InputResponse, InputResponses, Root,
-};
+use frontdesk::wire::{ElicitRequestParams, InputRequests, InputResponses, Root};
 use serde_json::Value;
 
 use crate::audit::{AuditLog, Record};
 use crate::checks::{Checks, QuestionRate};
 use crate::held::{Asks, Event, HeldCall, Modes, Open, Reply};
 use frontdesk_url::{Severity, UrlPolicy, review};
+
+mod rounds;
 
 tokio::task_local! {
     /// The call whose upstream rounds this task runs (2026-07-28 upstream):
@@ -232,52 +232,14 @@ impl ElicitationHandler for Relay {
     }
 
     /// A 2026-07-28 upstream's round of forms, sampling and roots goes to
-    /// the client in front as one round, under the upstream's keys (a round
-    /// with a URL question is asked one question at a time, each URL with
-    /// its flow). A 2025-11-25 upstream has no rounds.
+    /// the client in front as one round, under the upstream's keys (see
+    /// [`rounds`]). A 2025-11-25 upstream has no rounds.
     fn round<'a>(
         &'a self,
         requests: &'a InputRequests,
         cancelled: tokio_util::sync::CancellationToken,
     ) -> Option<BoxFuture<'a, Result<InputResponses, ClientError>>> {
-        let call = ASKING.try_with(Arc::clone).ok()?;
-        let asked = self.round_questions(requests)?;
-        Some(Box::pin(async move {
-            let started = std::time::Instant::now();
-            let answers = match put(&call, String::new(), Asks::Round(asked), &cancelled).await {
-                Put::Answered(Reply::Round(Ok(answers))) => answers,
-                Put::Answered(Reply::Round(Err(reason))) => {
-                    return Err(ClientError::Refused {
-                        request: "input_required".into(),
-                        reason,
-                    });
-                }
-                Put::Answered(_) => return Err(ClientError::Cancelled),
-                Put::Gone(why) => {
-                    tracing::info!(outcome = why, "an upstream round nobody answered");
-                    return Err(ClientError::Cancelled);
-                }
-            };
-            let mut responses = InputResponses::new();
-            for ((key, request), answer) in requests.0.iter().zip(answers) {
-                let response = match request {
-                    WireRequest::Elicit(e) => {
-                        let result: ElicitResult =
-                            serde_json::from_value(answer).map_err(answered_otherwise)?;
-                        self.audit_round(&call, &e.params, &result, started.elapsed());
-                        InputResponse::from(result)
-                    }
-                    WireRequest::CreateMessage(_) => InputResponse::CreateMessage(
-                        serde_json::from_value(answer).map_err(answered_otherwise)?,
-                    ),
-                    _ => InputResponse::ListRoots(
-                        serde_json::from_value(answer).map_err(answered_otherwise)?,
-                    ),
-                };
-                responses.0.insert(key.clone(), response);
-            }
-            Ok(responses)
-        }))
+        self.whole_round(requests, cancelled)
     }
 
     fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
@@ -337,87 +299,6 @@ impl Relay {
             });
         }
     }
-}
-
-impl Relay {
-    /// A round's requests as the server side asks them (forms held to the
-    /// subset, labels and messages scrubbed); `None` when one of them must
-    /// be asked on its own (a URL question) or is of no known kind.
-    fn round_questions(&self, requests: &InputRequests) -> Option<Vec<(String, InputRequest)>> {
-        let mut asked = Vec::with_capacity(requests.0.len());
-        for (key, request) in &requests.0 {
-            let question = match request {
-                WireRequest::Elicit(e) => {
-                    let ElicitRequestParams::Form(form) = &e.params else {
-                        return None;
-                    };
-                    let mut schema = Value::Object(form.requested_schema.clone());
-                    let mut message = form.message.clone();
-                    if self.checks.scrub {
-                        crate::scrub::scrub_labels(&mut schema);
-                        message = crate::scrub::scrub(&message).into_owned();
-                    }
-                    // `refusal` let it through, so it reads; should it not,
-                    // it is asked on its own and cancelled there.
-                    InputRequest::form(message, schema_from_value_strict(&schema).ok()?)
-                }
-                WireRequest::CreateMessage(m) => InputRequest::sampling(m.params.clone()),
-                WireRequest::ListRoots(_) => InputRequest::roots(),
-                _ => return None,
-            };
-            asked.push((key.clone(), question));
-        }
-        Some(asked)
-    }
-
-    /// The audit line (and record) of one form question of a round.
-    fn audit_round(
-        &self,
-        call: &HeldCall,
-        params: &ElicitRequestParams,
-        result: &ElicitResult,
-        took: std::time::Duration,
-    ) {
-        let ElicitRequestParams::Form(form) = params else {
-            return;
-        };
-        let outcome = match result.action {
-            ElicitAction::Accept => "accept",
-            ElicitAction::Decline => "decline",
-            _ => "cancel",
-        };
-        let server = self.server();
-        tracing::info!(
-            target: AUDIT,
-            server = %server,
-            tool = %call.tool,
-            mode = "form",
-            question = ?form.message,
-            outcome,
-            took_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
-            "elicitation"
-        );
-        if let Some(audit) = &self.audit {
-            audit.write(&Record {
-                server: &server,
-                tool: &call.tool,
-                mode: "form",
-                message: &form.message,
-                url: None,
-                outcome,
-                reason: None,
-                took: Some(took),
-                content: result.content.as_ref(),
-            });
-        }
-    }
-}
-
-/// A round's answer that does not read as its request's result.
-fn answered_otherwise(e: serde_json::Error) -> ClientError {
-    ClientError::Protocol(frontdesk::Reason::from(format!(
-        "the client behind this gateway answered something else: {e}"
-    )))
 }
 
 /// The log target of the audit lines.
