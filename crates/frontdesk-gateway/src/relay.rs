@@ -211,22 +211,19 @@ impl ElicitationHandler for Relay {
                 ElicitRequestParams::Url(p) => ("url", p.message.as_str(), Some(p.url.as_str())),
                 _ => ("unknown", "", None),
             };
-            tracing::warn!(target: AUDIT, mode, question = ?message, outcome = "refused", %reason, "elicitation");
-            if let Some(audit) = &self.audit {
-                let server = self.server();
-                let tool = self.current().map(|c| c.tool.clone()).unwrap_or_default();
-                audit.write(&Record {
-                    server: &server,
-                    tool: &tool,
-                    mode,
-                    message,
-                    url,
-                    outcome: "refused",
-                    reason: Some(reason),
-                    took: None,
-                    content: None,
-                });
-            }
+            let server = self.server();
+            let tool = self.current().map(|c| c.tool.clone()).unwrap_or_default();
+            self.record(&Record {
+                server: &server,
+                tool: &tool,
+                mode,
+                message,
+                url,
+                outcome: "refused",
+                reason: Some(reason),
+                took: None,
+                content: None,
+            });
         }
         reason
     }
@@ -270,33 +267,55 @@ impl Relay {
             ElicitationKind::Url { review, .. } => ("url", review.url()),
             _ => ("other", None),
         };
-        let tool = request.origin.tool().unwrap_or("");
-        tracing::info!(
-            target: AUDIT,
-            server = %request.origin.server.name,
-            tool,
+        let content = match response {
+            ElicitationResponse::Accept(content) => Some(content),
+            _ => None,
+        };
+        self.record(&Record {
+            server: &request.origin.server.name,
+            tool: request.origin.tool().unwrap_or(""),
             mode,
-            question = ?request.message,
+            message: &request.message,
+            url,
             outcome,
-            took_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
-            "elicitation"
-        );
+            reason: None,
+            took: Some(took),
+            content,
+        });
+    }
+
+    /// Write one question's audit line to the log and, with an audit file,
+    /// its record there (the answer's content only when the file asks for
+    /// it; never in the log line).
+    pub(crate) fn record(&self, record: &Record<'_>) {
+        let took_ms = record
+            .took
+            .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+        if record.outcome == "refused" {
+            tracing::warn!(
+                target: AUDIT,
+                server = %record.server,
+                tool = record.tool,
+                mode = record.mode,
+                question = ?record.message,
+                outcome = record.outcome,
+                reason = record.reason.unwrap_or_default(),
+                "elicitation"
+            );
+        } else {
+            tracing::info!(
+                target: AUDIT,
+                server = %record.server,
+                tool = record.tool,
+                mode = record.mode,
+                question = ?record.message,
+                outcome = record.outcome,
+                took_ms,
+                "elicitation"
+            );
+        }
         if let Some(audit) = &self.audit {
-            let content = match response {
-                ElicitationResponse::Accept(content) => Some(content),
-                _ => None,
-            };
-            audit.write(&Record {
-                server: &request.origin.server.name,
-                tool,
-                mode,
-                message: &request.message,
-                url,
-                outcome,
-                reason: None,
-                took: Some(took),
-                content,
-            });
+            audit.write(record);
         }
     }
 }

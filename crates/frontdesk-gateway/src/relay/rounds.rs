@@ -20,7 +20,7 @@ use frontdesk::wire::{
 };
 use serde_json::Value;
 
-use super::{ASKING, AUDIT, Put, Relay, put, schema_from_value_strict};
+use super::{ASKING, Put, Relay, put, schema_from_value_strict};
 use crate::audit::Record;
 use crate::held::{Asks, HeldCall, Reply};
 
@@ -120,29 +120,17 @@ impl Relay {
             _ => "cancel",
         };
         let server = self.server();
-        tracing::info!(
-            target: AUDIT,
-            server = %server,
-            tool = %call.tool,
-            mode = "form",
-            question = ?form.message,
+        self.record(&Record {
+            server: &server,
+            tool: &call.tool,
+            mode: "form",
+            message: &form.message,
+            url: None,
             outcome,
-            took_ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
-            "elicitation"
-        );
-        if let Some(audit) = &self.audit {
-            audit.write(&Record {
-                server: &server,
-                tool: &call.tool,
-                mode: "form",
-                message: &form.message,
-                url: None,
-                outcome,
-                reason: None,
-                took: Some(took),
-                content: result.content.as_ref(),
-            });
-        }
+            reason: None,
+            took: Some(took),
+            content: result.content.as_ref(),
+        });
     }
 }
 
