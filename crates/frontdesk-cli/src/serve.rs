@@ -47,9 +47,10 @@ pub enum StoreKind {
 /// What an answered SQLite write has survived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SqliteDurability {
-    /// Each commit fsynced (`synchronous = FULL`).
+    /// Each commit fsynced (`synchronous = FULL`): survives a power loss.
     Full,
-    /// Each commit in the write-ahead log (`synchronous = NORMAL`).
+    /// Each commit in the write-ahead log (`synchronous = NORMAL`, the
+    /// default): survives the process being killed, not a power loss.
     Process,
 }
 
@@ -136,10 +137,13 @@ pub struct ServeArgs {
     /// out; longer rides out longer store outages.
     #[arg(long, value_name = "SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3600))]
     task_lease: u64,
-    /// With `--store sqlite`: `full` answers a write once it is fsynced (it
-    /// survives a power loss); `process` once it is in the log (it survives
-    /// the process being killed, maybe not the machine crashing).
-    #[arg(long, value_enum, value_name = "LEVEL", default_value = "full")]
+    /// With `--store sqlite`: `process` (the default) answers a write once
+    /// it is in the write-ahead log: it survives the process being killed
+    /// (SIGKILL, a panic), but a power loss or kernel crash may lose the
+    /// last commits, so a state answered just before one could be replayed
+    /// once after it. `full` answers a write once it is fsynced: it survives
+    /// a power loss too, at the cost of one fsync per group commit.
+    #[arg(long, value_enum, value_name = "LEVEL", default_value = "process")]
     sqlite_durability: SqliteDurability,
     /// Also accept browser requests from this origin (repeatable), e.g.
     /// `http://localhost:6274` for MCP Inspector's page connecting directly.
@@ -256,7 +260,15 @@ async fn open_stores(args: &ServeArgs) -> anyhow::Result<Stores> {
                 .with_context(|| format!("cannot open {}", file.display()))?
                 .with_max_per_owner(args.redemptions_per_client),
             );
-            tracing::info!(file = %file.display(), "flows, redeemed states and tasks in SQLite");
+            let durability = match args.sqlite_durability {
+                SqliteDurability::Full => "full",
+                SqliteDurability::Process => "process",
+            };
+            tracing::info!(
+                file = %file.display(),
+                durability = %durability,
+                "flows, redeemed states and tasks in SQLite"
+            );
             Stores {
                 flows: store.clone(),
                 nonces: store.clone(),

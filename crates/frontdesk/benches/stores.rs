@@ -14,7 +14,7 @@
 //! CPU per redemption (user and system, every thread, from `/proc`), and
 //! the context switches per redemption (summed over the threads alive at
 //! the end). The SQLite store writes a fresh file in `$TMPDIR` with the
-//! durability `--sqlite-durability` (default `full`); the Redis store needs
+//! durability `--sqlite-durability` (default `process`); the Redis store needs
 //! `FRONTDESK_REDIS_URL` (or `--redis-url`) and is skipped without it.
 //!
 //! Under `valgrind --tool=callgrind` (one store, `--redemptions 0` for the
@@ -50,7 +50,7 @@ fn options() -> Options {
         concurrency: 16,
         redemptions: 20_000,
         owners: 8,
-        durability: Durability::Full,
+        durability: Durability::default(),
         redis_url: std::env::var("FRONTDESK_REDIS_URL")
             .ok()
             .filter(|u| !u.is_empty()),

@@ -20,10 +20,11 @@
 //! `--store` (issue 27) runs one `frontdesk serve --store S` per store
 //! named and gives each its 2026-07-28 row (the 2025-11-25 and HTTP/2 rows
 //! run against the first). `sqlite` keeps its file in a fresh temporary
-//! data directory, with the default durability (`full`: each group commit
-//! fsynced); `redis` starts its own `redis-server` (from `PATH`, without
-//! persistence) on a free loopback port and reports its CPU per call next
-//! to frontdesk's. The HTTP/2 row (`--no-http2` drops it) is the same
+//! data directory, with the default durability (`process`: each group
+//! commit in the write-ahead log, not fsynced; `--sqlite-durability full`
+//! for the other level); `redis` starts its own `redis-server` (from
+//! `PATH`, without persistence) on a free loopback port and reports its
+//! CPU per call next to frontdesk's. The HTTP/2 row (`--no-http2` drops it) is the same
 //! 2026-07-28 call over h2c with prior knowledge, one HTTP/2 connection
 //! per client.
 //!

@@ -61,7 +61,7 @@ fn a_config_file_starts_the_server_with_its_store_and_data_dir() {
              http = \"127.0.0.1:0\"\n\
              store = \"sqlite\"\n\
              data-dir = \"{}\"\n\
-             sqlite-durability = \"process\"\n\
+             sqlite-durability = \"full\"\n\
              redemptions-per-client = 500\n\
              allow-origin = [\n  \"http://localhost:6274\",\n  \"https://inspector.example\",\n]\n\
              metrics = \"127.0.0.1:0\"\n",
@@ -96,7 +96,8 @@ fn a_config_file_starts_the_server_with_its_store_and_data_dir() {
     assert!(
         sqlite_logged
             .as_deref()
-            .is_some_and(|l| l.contains(&format!("file={}", sqlite.display()))),
+            .is_some_and(|l| l.contains(&format!("file={}", sqlite.display()))
+                && l.contains("durability=full")),
         "{sqlite_logged:?}"
     );
     // The banner's line after the endpoint's.
