@@ -366,7 +366,7 @@ fn start(
                         .await
                 };
                 if matches!(result, Err(ClientError::Closed | ClientError::Transport(_))) {
-                    lane.forget(&shared).await;
+                    lane.forget(&shared);
                 }
                 result
             };

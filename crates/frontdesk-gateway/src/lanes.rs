@@ -160,7 +160,7 @@ impl Taken<'_> {
 
     /// Forget this lane when its connection is gone (an extra one: the next
     /// call makes a new one; the first is the attached upstream's business).
-    pub(crate) async fn forget(&self, shared: &Shared) {
+    pub(crate) fn forget(&self, shared: &Shared) {
         if let Some(Place::Extra { lane: extra, .. }) = &self.place {
             tracing::warn!("a connection to the upstream ended; it is not used again");
             if let Ok(mut pool) = shared.extras.pool.lock() {
