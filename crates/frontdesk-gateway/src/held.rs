@@ -29,7 +29,7 @@ use frontdesk::form::FormSchema;
 use frontdesk::server::question::FlowTicket;
 use frontdesk::server::question::InputRequest;
 use frontdesk::server::{RpcError, ToolContext, ToolError, ToolOutput};
-use frontdesk::wire::{CallToolResult, ErrorCode, Revision};
+use frontdesk::wire::{CallToolResult, ErrorCode, Meta, Revision};
 use frontdesk::wire::{CreateMessageRequestParams, CreateMessageResult, Root};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -62,11 +62,13 @@ pub(crate) enum Event {
 pub(crate) enum Asks {
     /// A form with this (subset-checked) schema.
     Form(Arc<FormSchema>),
-    /// To open the upstream's page: the URL as reviewed (ASCII), and the
-    /// upstream's `elicitationId` (2025-11-25 upstream) it completes under.
+    /// To open the upstream's page: the URL as reviewed (ASCII), the
+    /// upstream's `elicitationId` (2025-11-25 upstream) it completes under,
+    /// and the review's findings as the question's `_meta` (if any).
     Url {
         url: String,
         upstream_id: Option<String>,
+        review: Option<Meta>,
     },
     /// A completion of the client's model (`sampling/createMessage`).
     Sampling(Box<CreateMessageRequestParams>),

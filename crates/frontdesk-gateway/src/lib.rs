@@ -54,7 +54,9 @@
 //!   the client runtime turns into URL questions) passes
 //!   `frontdesk_url::review` (refused: `-32602` to the upstream, the person
 //!   sees nothing), then is asked of the downstream client with
-//!   [`Question::relayed_url`]; the person's action goes back at once, and
+//!   [`Question::relayed_url`] (what the review found short of a refusal in
+//!   a 2025-11-25 client's `_meta`, under `meta_key::URL_REVIEW`); the
+//!   person's action goes back at once, and
 //!   the page's completion (the upstream's
 //!   `notifications/elicitation/complete`, or a 2026-07-28 upstream's call
 //!   moving on) is told to a 2025-11-25 client under the id it was given.

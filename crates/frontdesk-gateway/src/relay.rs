@@ -19,13 +19,13 @@ use frontdesk::client::{
     RootsHandler, SamplingHandler, SamplingRequest, SamplingResponse,
 };
 use frontdesk::form::FormSchema;
-use frontdesk::wire::{ElicitRequestParams, InputRequests, InputResponses, Root};
+use frontdesk::wire::{ElicitRequestParams, InputRequests, InputResponses, Meta, Root, meta_key};
 use serde_json::Value;
 
 use crate::audit::{AuditLog, Record};
 use crate::checks::{Checks, QuestionRate};
 use crate::held::{Asks, Event, HeldCall, Modes, Open, Reply};
-use frontdesk_url::{Severity, UrlPolicy, review};
+use frontdesk_url::{Severity, UrlPolicy, UrlReview, review};
 
 mod rounds;
 
@@ -166,6 +166,24 @@ fn url_refusal(url: &str, call: Option<&HeldCall>, checks: &Checks) -> Option<St
         return Some("the client behind this gateway does not accept URL-mode elicitation".into());
     }
     None
+}
+
+/// The review's findings as a URL question's `_meta`
+/// ([`meta_key::URL_REVIEW`]), for hosts that show them; `None` when the
+/// review found nothing.
+fn review_meta(review: &UrlReview) -> Option<Meta> {
+    if review.findings().is_empty() {
+        return None;
+    }
+    let mut meta = Meta::new();
+    meta.0.insert(
+        meta_key::URL_REVIEW.into(),
+        serde_json::json!({
+            "verdict": review.verdict(),
+            "findings": review.findings(),
+        }),
+    );
+    Some(meta)
 }
 
 impl ElicitationHandler for Relay {
@@ -358,6 +376,7 @@ impl Relay {
                     Asks::Url {
                         url: url.to_string(),
                         upstream_id: elicitation_id.clone(),
+                        review: review_meta(review),
                     }
                 }
                 _ => {
@@ -540,6 +559,19 @@ fn schema_from_value_strict(schema: &Value) -> Result<FormSchema, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_review_with_nothing_to_say_sends_no_meta() {
+        let clean = review("https://example.com/sign-in", &UrlPolicy::default());
+        assert!(clean.findings().is_empty(), "{:?}", clean.findings());
+        assert_eq!(review_meta(&clean), None);
+        let warned = review("http://127.0.0.1:8080/x", &UrlPolicy::default());
+        let meta = review_meta(&warned).unwrap();
+        assert_eq!(
+            meta.get(meta_key::URL_REVIEW).unwrap()["verdict"],
+            "allowed_with_warnings"
+        );
+    }
 
     #[test]
     fn a_lookalike_url_is_refused_unless_the_review_is_off() {

@@ -1,6 +1,7 @@
 //! URL-mode questions through the gateway: the demo's
 //! `connect_store_account` (a sign-in page) on every pairing of revisions,
-//! the exact wire a client of each revision receives, and the URLs and
+//! the exact wire a client of each revision receives (with the gateway's
+//! review of the URL in a 2025-11-25 client's `_meta`), and the URLs and
 //! clients a URL question must never reach.
 #![allow(unreachable_pub, missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -132,9 +133,22 @@ async fn the_url_question_on_the_wire_of_each_client_revision() {
         .as_str()
         .unwrap()
         .to_string();
+    // The gateway's review of the URL travels in `_meta` for hosts that
+    // show it (the demo's page is plain http on loopback, port 9).
     assert_eq!(
         asked[0]["params"],
-        json!({"mode": "url", "message": SIGN_IN, "url": url, "elicitationId": id})
+        json!({"mode": "url", "message": SIGN_IN, "url": url, "elicitationId": id,
+        "_meta": {"io.github.frontdesk-mcp/urlReview": {
+            "verdict": "allowed_with_warnings",
+            "findings": [
+                {"code": "loopback_http", "severity": "warning", "message":
+                    "This is a plain-http link to this computer (a development server). It is not encrypted."},
+                {"code": "ip_address_host", "severity": "info", "message":
+                    "The link goes to 127.0.0.1, this computer."},
+                {"code": "non_default_port", "severity": "info", "message":
+                    "The link goes to port 9, not the usual port for http."}
+            ]
+        }}})
     );
     let answered = messages(&wire, Direction::Outgoing, |m| m["id"] == asked[0]["id"]);
     assert_eq!(answered[0]["result"], json!({"action": "accept"}));
@@ -168,6 +182,8 @@ async fn the_url_question_on_the_wire_of_each_client_revision() {
     .collect();
     assert_eq!(results.len(), 2, "{results:#?}");
     assert_eq!(results[0]["resultType"], "input_required");
+    // No `_meta`: 2026-07-28's `ElicitRequestURLParams` lists none (its
+    // schema, where the 2025-11-25 one has `_meta`).
     assert_eq!(
         results[0]["inputRequests"],
         json!({"upstream-1": {

@@ -118,6 +118,11 @@ pub mod meta_key {
     pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
     /// Request `_meta`: opt into progress notifications (both revisions).
     pub const PROGRESS_TOKEN: &str = "progressToken";
+    /// URL-mode elicitation `_meta` (2025-11-25): a gateway's review of the
+    /// URL, `{ "verdict": "allowed" | "allowed_with_warnings", "findings":
+    /// [{ "code", "severity", "message" }] }`, for hosts that show it. The
+    /// host still reviews the URL itself; this never makes a URL safer.
+    pub const URL_REVIEW: &str = "io.github.frontdesk-mcp/urlReview";
     /// W3C trace context.
     pub const TRACEPARENT: &str = "traceparent";
     /// W3C trace context.

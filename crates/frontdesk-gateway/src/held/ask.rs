@@ -29,18 +29,24 @@ pub(super) async fn ask_open(
     let key = format!("upstream-{seq}");
     let answer = match asks {
         Asks::Form(schema) => cx.ask(Question::schema(message, schema).key(key)).await,
-        Asks::Url { url, upstream_id } => {
+        Asks::Url {
+            url,
+            upstream_id,
+            review,
+        } => {
             let keep = Arc::clone(call);
             let page = url.clone();
-            let question = Question::relayed_url(message, url)
-                .key(key)
-                .on_ticket(move |t| {
-                    keep.keep_flow(Relayed {
-                        upstream_id,
-                        url: page,
-                        ticket: t.clone(),
-                    });
+            let mut question = Question::relayed_url(message, url);
+            if let Some(review) = review {
+                question = question.meta(review);
+            }
+            let question = question.key(key).on_ticket(move |t| {
+                keep.keep_flow(Relayed {
+                    upstream_id,
+                    url: page,
+                    ticket: t.clone(),
                 });
+            });
             cx.ask(question).await.map(|a| a.map(|()| Map::new()))
         }
         Asks::Sampling(params) => {

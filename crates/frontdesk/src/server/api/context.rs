@@ -7,7 +7,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use frontdesk_wire::{
-    CreateMessageRequestParams, CreateMessageResult, ListRootsResult, LoggingLevel, Revision, Root,
+    CreateMessageRequestParams, CreateMessageResult, ListRootsResult, LoggingLevel, Meta, Revision,
+    Root,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -34,6 +35,19 @@ pub(crate) enum Change {
     ResourceUpdated(String),
 }
 
+/// Whose page a URL question opens.
+pub(crate) enum Page {
+    /// This server's: an accept waits for the flow to complete.
+    Own,
+    /// Someone else's (a gateway passing on another server's question): an
+    /// accept is answered at once, the flow completed by its owner later;
+    /// `meta` travels as the question's `_meta`.
+    Relayed {
+        /// The question's `_meta`, if any.
+        meta: Option<Meta>,
+    },
+}
+
 /// What a handler's [`ToolContext`] reaches of the call it runs in. The
 /// engine's call implements it; this layer knows nothing else of the engine.
 pub(crate) trait CallPort: Send + Sync {
@@ -47,15 +61,13 @@ pub(crate) trait CallPort: Send + Sync {
         key: String,
         request: InputRequest,
     ) -> BoxFuture<'_, Result<Answer<Map<String, Value>>, AskError>>;
-    /// A URL question under `key`, with its flow; `relayed`: the page is
-    /// someone else's (an accept is answered at once, the flow completed by
-    /// its owner later).
+    /// A URL question under `key`, with its flow, opening `page`.
     fn ask_url<'a>(
         &'a self,
         key: String,
         message: String,
         make_url: UrlMaker<'a>,
-        relayed: bool,
+        page: Page,
     ) -> BoxFuture<'a, Result<Answer<()>, AskError>>;
     /// Several questions at once; raw results in order.
     fn ask_all<'a>(

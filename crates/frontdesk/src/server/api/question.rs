@@ -12,13 +12,14 @@ use frontdesk_form::Defaults;
 use frontdesk_wire::{
     CreateMessageMethod, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams,
-    InputRequest as WireInputRequest, ListRootsMethod, ListRootsRequest, ListRootsResult, method,
+    InputRequest as WireInputRequest, ListRootsMethod, ListRootsRequest, ListRootsResult, Meta,
+    method,
 };
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::BoxFuture;
-use crate::server::api::context::ToolContext;
+use crate::server::api::context::{Page, ToolContext};
 use crate::server::api::error::AskError;
 use crate::server::api::flow_ticket::FlowTicket;
 use frontdesk_form::canonical::canonical_json;
@@ -308,7 +309,7 @@ where
                 .derived_key(&InputRequest::url(self.message.clone(), String::new())),
         };
         cx.call()
-            .ask_url(key, self.message, Box::new(self.make_url), false)
+            .ask_url(key, self.message, Box::new(self.make_url), Page::Own)
     }
 }
 
@@ -321,6 +322,8 @@ pub(crate) enum Kind {
     Url {
         message: String,
         url: String,
+        /// The question's `_meta` (a relayed question's URL review).
+        meta: Option<Box<Meta>>,
     },
     Sampling(Box<CreateMessageRequestParams>),
     Roots,
@@ -361,8 +364,21 @@ impl InputRequest {
 
     pub(crate) fn url(message: String, url: String) -> Self {
         Self {
-            kind: Kind::Url { message, url },
+            kind: Kind::Url {
+                message,
+                url,
+                meta: None,
+            },
         }
+    }
+
+    /// The same question with `meta` as its `_meta` (URL questions only;
+    /// other kinds are returned as they are).
+    pub(crate) fn with_meta(mut self, meta: Option<Meta>) -> Self {
+        if let Kind::Url { meta: slot, .. } = &mut self.kind {
+            *slot = meta.map(Box::new);
+        }
+        self
     }
 
     /// The JSON-RPC method this question uses.
@@ -375,17 +391,21 @@ impl InputRequest {
     }
 
     /// The question as a wire `inputRequests` entry (`{method, params}`);
-    /// `elicitation_id` is added to URL requests (2025-11-25 only).
+    /// `elicitation_id` is added to URL requests (2025-11-25 only), and with
+    /// it the question's `_meta`, which only that revision's shape has.
     pub(crate) fn to_wire(&self, elicitation_id: Option<&str>) -> WireInputRequest {
         match &self.kind {
             Kind::Form { message, schema } => ElicitRequestParams::Form(
                 ElicitRequestFormParams::new(message.clone(), schema.as_json_object().clone()),
             )
             .into(),
-            Kind::Url { message, url } => {
+            Kind::Url { message, url, meta } => {
                 let mut params = ElicitRequestUrlParams::new(message.clone(), url.clone());
+                // The 2025-11-25 shape (the one with an id) has `_meta`;
+                // 2026-07-28's `ElicitRequestURLParams` lists none.
                 if let Some(id) = elicitation_id {
                     params = params.with_elicitation_id(id);
+                    params.meta = meta.as_deref().cloned();
                 }
                 ElicitRequestParams::Url(params).into()
             }

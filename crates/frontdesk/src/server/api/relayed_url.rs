@@ -3,8 +3,10 @@
 //! engine asks it as any URL question (a flow for its id and its rounds)
 //! but answers an accept at once; see [`Question::relayed_url`].
 
+use frontdesk_wire::Meta;
+
 use crate::BoxFuture;
-use crate::server::api::context::{ToolContext, UrlMaker};
+use crate::server::api::context::{Page, ToolContext, UrlMaker};
 use crate::server::api::error::AskError;
 use crate::server::api::flow_ticket::FlowTicket;
 use crate::server::api::question::{Answer, Ask, InputRequest, Question};
@@ -33,6 +35,7 @@ impl Question {
             message: message.into(),
             url: url.into(),
             key: None,
+            meta: None,
             on_ticket: None,
         }
     }
@@ -43,6 +46,7 @@ pub struct RelayedUrlQuestion {
     message: String,
     url: String,
     key: Option<String>,
+    meta: Option<Meta>,
     on_ticket: Option<TicketKeeper>,
 }
 
@@ -55,6 +59,7 @@ impl std::fmt::Debug for RelayedUrlQuestion {
             .field("message", &self.message)
             .field("url", &self.url)
             .field("key", &self.key)
+            .field("meta", &self.meta)
             .finish_non_exhaustive()
     }
 }
@@ -63,6 +68,15 @@ impl RelayedUrlQuestion {
     /// Ask under this stable key (the `inputRequests` key on 2026-07-28).
     pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
+        self
+    }
+
+    /// Send `meta` as the question's `_meta` (a gateway: its own review of
+    /// the URL, for hosts that show it). Only a 2025-11-25 client gets it:
+    /// that revision's `ElicitRequestURLParams` has `_meta`, 2026-07-28's
+    /// lists no such member.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
         self
     }
 
@@ -97,6 +111,11 @@ impl Ask for RelayedUrlQuestion {
             }
             url
         });
-        cx.call().ask_url(key, self.message, make_url, true)
+        cx.call().ask_url(
+            key,
+            self.message,
+            make_url,
+            Page::Relayed { meta: self.meta },
+        )
     }
 }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::BoxFuture;
 use crate::server::api::config::ServerConfig;
-use crate::server::api::context::UrlMaker;
+use crate::server::api::context::{Page, UrlMaker};
 use crate::server::api::error::AskError;
 use crate::server::api::question::{Answer, ElicitOutcome, InputRequest, parse_elicit_result};
 use crate::server::engine::call::Call;
@@ -136,7 +136,7 @@ pub(crate) async fn ask_url<R: UrlRole + ?Sized>(
     key: &str,
     message: &str,
     make_url: UrlMaker<'_>,
-    relayed: bool,
+    page: Page,
 ) -> Result<Answer<()>, AskError> {
     let key = if role.keyed() { key } else { "" };
     role.check(&InputRequest::url(String::new(), String::new()))?;
@@ -147,9 +147,13 @@ pub(crate) async fn ask_url<R: UrlRole + ?Sized>(
             true,
         ),
     };
+    let (relayed, meta) = match page {
+        Page::Own => (false, None),
+        Page::Relayed { meta } => (true, meta),
+    };
     let ask = UrlAsk {
         key,
-        request: InputRequest::url(message.to_string(), flow.url.clone()),
+        request: InputRequest::url(message.to_string(), flow.url.clone()).with_meta(meta),
         flow,
         fresh,
     };

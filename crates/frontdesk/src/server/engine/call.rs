@@ -17,7 +17,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::BoxFuture;
 use crate::flows::FlowError;
-use crate::server::api::context::{CallPort, Change, UrlMaker};
+use crate::server::api::context::{CallPort, Change, Page, UrlMaker};
 use crate::server::api::error::{AskError, ToolError};
 use crate::server::api::question::{Answer, InputRequest};
 use crate::server::contract::OutboundSink;
@@ -61,7 +61,7 @@ pub(crate) trait Conversation: UrlRole {
     ) -> BoxFuture<'a, ToolError> {
         Box::pin(async move {
             let key = call.derived_key(&InputRequest::url(message.to_string(), String::new()));
-            match asking::ask_url(self, call, &key, message, make_url, false).await {
+            match asking::ask_url(self, call, &key, message, make_url, Page::Own).await {
                 Err(e) => ToolError::Ask(e),
                 Ok(_) => ToolError::execution(
                     "The interaction finished; call the tool again to continue.",
@@ -222,9 +222,9 @@ impl Call {
         key: &str,
         message: &str,
         make_url: UrlMaker<'_>,
-        relayed: bool,
+        page: Page,
     ) -> Result<Answer<()>, AskError> {
-        asking::ask_url(&*self.conversation(), self, key, message, make_url, relayed).await
+        asking::ask_url(&*self.conversation(), self, key, message, make_url, page).await
     }
 
     /// One step of progress with a message: the last value plus one.
@@ -315,9 +315,9 @@ impl CallPort for Call {
         key: String,
         message: String,
         make_url: UrlMaker<'a>,
-        relayed: bool,
+        page: Page,
     ) -> BoxFuture<'a, Result<Answer<()>, AskError>> {
-        Box::pin(async move { Call::ask_url(self, &key, &message, make_url, relayed).await })
+        Box::pin(async move { Call::ask_url(self, &key, &message, make_url, page).await })
     }
 
     fn ask_all<'a>(

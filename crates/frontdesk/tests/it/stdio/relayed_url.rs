@@ -2,7 +2,8 @@
 //! `accept` is answered at once on both revisions (nobody here knows when
 //! that page is done); whoever learns it completes the flow with the ticket
 //! `on_ticket` kept, and a 2025-11-25 client is then told, under the id it
-//! was given, even after the call ended.
+//! was given, even after the call ended. The question's `_meta` reaches a
+//! 2025-11-25 client only (2026-07-28's URL params have none).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,6 +12,7 @@ use frontdesk::server::question::FlowTicket;
 use frontdesk::server::{
     Answer, NoArgs, Question, Server, ServerConfig, ToolContext, ToolDef, ToolOutput,
 };
+use frontdesk::wire::Meta;
 use serde_json::json;
 
 use crate::support::stdio::{Client, call};
@@ -31,8 +33,12 @@ fn relaying(kept: Arc<Mutex<Option<FlowTicket>>>) -> Server {
             move |cx: ToolContext, _: NoArgs| {
                 let kept = Arc::clone(&kept);
                 async move {
+                    let mut meta = Meta::new();
+                    meta.0
+                        .insert("example.com/note".into(), json!({"checked": true}));
                     let question = Question::relayed_url("Sign in at the other server", PAGE)
                         .key("other")
+                        .meta(meta)
                         .on_ticket(move |t| *kept.lock().unwrap() = Some(t.clone()));
                     Ok(ToolOutput::text(match cx.ask(question).await? {
                         Answer::Accepted(()) => "consented",
@@ -59,7 +65,7 @@ async fn legacy_accept_is_answered_at_once_and_completion_told_later() {
     assert_eq!(
         ask["params"],
         json!({"mode": "url", "message": "Sign in at the other server", "url": PAGE,
-            "elicitationId": eid})
+            "elicitationId": eid, "_meta": {"example.com/note": {"checked": true}}})
     );
     c.reply(&ask["id"], json!({"action": "accept"})).await;
     let result = c.recv().await;
