@@ -82,7 +82,9 @@ pub struct GatewayArgs {
     /// Most connections to a 2025-11-25 server, so that calls run side by
     /// side (each connection carries one call at a time: its live questions
     /// do not say which call they are for); more are opened as calls need
-    /// them (a stdio server is started once more for each).
+    /// them (a stdio server is started once more for each), each declaring
+    /// at `initialize` exactly the capabilities of its calls' clients (the
+    /// first one declares everything the gateway passes on).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
     upstream_connections: u16,
     /// Do not review URL-mode URLs (a URL the review refuses reaches the

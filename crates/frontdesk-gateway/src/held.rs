@@ -359,7 +359,7 @@ fn start(
             } else {
                 // One 2025-11-25 call at a time on a connection: its
                 // questions are this call's (see `lanes`).
-                let lane = crate::lanes::take(&shared).await;
+                let lane = crate::lanes::take(&shared, call.modes).await;
                 let (client, relay) = lane.parts(&shared, &upstream);
                 let result = {
                     let _entered = relay.enter(Arc::clone(&call));
@@ -513,7 +513,7 @@ pub(crate) struct Relayed {
 }
 
 /// What the downstream client declared of what an upstream may ask.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Modes {
     /// Form elicitation.
     pub(crate) form: bool,
@@ -526,6 +526,15 @@ pub(crate) struct Modes {
 }
 
 impl Modes {
+    /// Everything the gateway can pass on: what the attached 2025-11-25
+    /// upstream is told at `initialize`, before any client is in front.
+    pub(crate) const ALL: Self = Self {
+        form: true,
+        url: true,
+        sampling: true,
+        roots: true,
+    };
+
     /// From the client's capabilities: `elicitation: {}` is form only.
     pub(crate) fn of(capabilities: &Value) -> Self {
         let elicitation = capabilities.get("elicitation").and_then(Value::as_object);

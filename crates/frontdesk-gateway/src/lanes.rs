@@ -6,6 +6,17 @@
 //! finds every lane busy gets a new connection (a new child process or
 //! session), up to a bound, so one person taking their time, or a client
 //! that never comes back for its next round, does not hold every other call.
+//!
+//! A 2025-11-25 upstream learns the client's capabilities once, at
+//! `initialize`, so each connection tells it exactly what the clients of
+//! its calls declared: the attached upstream declares everything the
+//! gateway can pass on (form and URL elicitation, sampling, roots) and
+//! serves the calls of clients that declared all of it; a call whose
+//! client declared less runs on a connection opened with that client's
+//! capabilities. A lane that sits idle with other capabilities gives its
+//! place up when the bound is reached. Without a connector, or when a
+//! connection cannot be made, a call runs on the attached upstream, whose
+//! questions the call's client cannot take are refused per call.
 
 use std::sync::{Arc, Weak};
 
@@ -14,6 +25,7 @@ use frontdesk::client::{Client, ClientConfig, ElicitationHandler};
 use tokio::sync::{Mutex, Notify, OwnedMutexGuard};
 
 use crate::Shared;
+use crate::held::Modes;
 use crate::relay::Relay;
 
 /// A failure to connect another lane.
@@ -62,6 +74,8 @@ impl Lane {
 pub(crate) struct Extra {
     client: Client,
     relay: Arc<Relay>,
+    /// What its `initialize` declared: the calls it serves.
+    modes: Modes,
     busy: Arc<Mutex<()>>,
 }
 
@@ -105,20 +119,32 @@ impl Drop for Reserved<'_> {
 }
 
 impl Extras {
-    fn find(&self, most: usize) -> Found<'_> {
+    /// A lane for a call whose client declared `modes`: an idle one that
+    /// declared the same; else room for one more, made if need be by
+    /// retiring an idle lane that declared something else.
+    fn find(&self, most: usize, modes: Modes) -> Found<'_> {
         let Ok(mut pool) = self.pool.lock() else {
             return Found::Full;
         };
-        for lane in &pool.lanes {
+        for lane in pool.lanes.iter().filter(|l| l.modes == modes) {
             if let Ok(held) = Arc::clone(&lane.busy).try_lock_owned() {
                 return Found::Idle(Arc::clone(lane), held);
             }
         }
-        if pool.lanes.len() + pool.connecting < most {
-            pool.connecting += 1;
-            return Found::Room(Reserved(self));
+        if pool.lanes.len() + pool.connecting >= most {
+            // Under the pool's lock nobody takes a lane meanwhile.
+            let idle = pool.lanes.iter().position(|l| l.busy.try_lock().is_ok());
+            let Some(idle) = idle else {
+                return Found::Full;
+            };
+            let retired = pool.lanes.swap_remove(idle);
+            tracing::info!(
+                "an idle connection to the upstream gives its place to other capabilities"
+            );
+            tokio::spawn(async move { retired.client.close().await });
         }
-        Found::Full
+        pool.connecting += 1;
+        Found::Room(Reserved(self))
     }
 }
 
@@ -170,10 +196,12 @@ impl Taken<'_> {
     }
 }
 
-/// A lane for one call: the first when free; else an idle extra one, or a
-/// new one while under the bound; else the first lane to be let go. When a
-/// new connection cannot be made, the call waits for the first lane.
-pub(crate) async fn take(shared: &Arc<Shared>) -> Taken<'_> {
+/// A lane for one call whose client declared `modes`: the first when free
+/// and its declared capabilities are the call's; else an idle extra one
+/// that declared the same, or a new one while under the bound; else the
+/// first fitting lane to be let go. Without a connector, or when a new
+/// connection cannot be made, the call waits for the first lane.
+pub(crate) async fn take(shared: &Arc<Shared>, modes: Modes) -> Taken<'_> {
     let taken = |place| Taken {
         extras: &shared.extras,
         place: Some(place),
@@ -189,13 +217,15 @@ pub(crate) async fn take(shared: &Arc<Shared>) -> Taken<'_> {
         let freed = shared.extras.freed.notified();
         tokio::pin!(freed);
         freed.as_mut().enable();
-        if let Ok(first) = shared.lane.try_lock() {
+        if modes == Modes::ALL
+            && let Ok(first) = shared.lane.try_lock()
+        {
             return taken(Place::First { _held: first });
         }
-        match shared.extras.find(most) {
+        match shared.extras.find(most, modes) {
             Found::Idle(lane, held) => return taken(Place::Extra { lane, _held: held }),
             Found::Room(reserved) => {
-                return match open(shared, &connect, reserved).await {
+                return match open(shared, &connect, reserved, modes).await {
                     Ok((lane, held)) => taken(Place::Extra { lane, _held: held }),
                     Err(e) => {
                         tracing::warn!(error = %e, "cannot open another connection to the upstream; waiting for the first");
@@ -210,13 +240,15 @@ pub(crate) async fn take(shared: &Arc<Shared>) -> Taken<'_> {
     }
 }
 
-/// Open one more lane in the place `reserved` holds, and hold it.
+/// Open one more lane in the place `reserved` holds, declaring `modes`,
+/// and hold it.
 async fn open(
     shared: &Arc<Shared>,
     connect: &Connect,
     reserved: Reserved<'_>,
+    modes: Modes,
 ) -> Result<(Arc<Extra>, OwnedMutexGuard<()>), ConnectError> {
-    let relay = Arc::new(shared.relay.sibling());
+    let relay = Arc::new(shared.relay.sibling(modes));
     let lane = Lane {
         relay: Arc::clone(&relay),
         shared: Arc::downgrade(shared),
@@ -230,6 +262,7 @@ async fn open(
     let extra = Arc::new(Extra {
         client,
         relay,
+        modes,
         busy,
     });
     let Ok(mut pool) = shared.extras.pool.lock() else {

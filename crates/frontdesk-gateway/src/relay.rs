@@ -48,6 +48,10 @@ pub(crate) struct Relay {
     audit: Option<Arc<AuditLog>>,
     /// The upstream server's name, for the audit file.
     server: Mutex<String>,
+    /// What this connection told a 2025-11-25 upstream at `initialize`:
+    /// the modes of the calls it serves (the attached upstream's,
+    /// [`Modes::ALL`]).
+    declared: Modes,
 }
 
 /// Clears [`Relay::current`] when the upstream call ends.
@@ -69,18 +73,22 @@ impl Relay {
             checks,
             audit,
             server: Mutex::new(String::new()),
+            declared: Modes::ALL,
         }
     }
 
-    /// The relay of another connection to the same upstream: its own call
-    /// in flight, the same checks, limit and audit file.
-    pub(crate) fn sibling(&self) -> Self {
+    /// The relay of another connection to the same upstream, for calls
+    /// whose client declared `modes` (what that connection's `initialize`
+    /// tells the upstream): its own call in flight, the same checks,
+    /// limit and audit file.
+    pub(crate) fn sibling(&self, modes: Modes) -> Self {
         Self {
             current: Mutex::new(None),
             rate: Arc::clone(&self.rate),
             checks: self.checks.clone(),
             audit: self.audit.clone(),
             server: Mutex::new(self.server()),
+            declared: modes,
         }
     }
 
@@ -189,16 +197,15 @@ fn review_meta(review: &UrlReview) -> Option<Meta> {
 impl ElicitationHandler for Relay {
     /// What the client in front of the call declared, where the upstream
     /// learns capabilities per request (a 2026-07-28 upstream's call runs
-    /// in the call's task); otherwise (a 2025-11-25 `initialize`, made
-    /// before any client is in front) both modes, the gateway refusing per
+    /// in the call's task); otherwise (a 2025-11-25 `initialize`) what this
+    /// connection declares: the modes of the calls it serves (see
+    /// `lanes`), both on the attached upstream, the gateway refusing per
     /// call what that call's client did not declare.
     fn modes(&self) -> HandlerModes {
-        match ASKING.try_with(|call| (call.modes.form, call.modes.url)) {
-            Ok((form, url)) => HandlerModes { form, url },
-            Err(_) => HandlerModes {
-                form: true,
-                url: true,
-            },
+        let modes = ASKING.try_with(|call| call.modes).unwrap_or(self.declared);
+        HandlerModes {
+            form: modes.form,
+            url: modes.url,
         }
     }
 
@@ -467,9 +474,9 @@ fn declared_for(relay: &Relay, wanted: fn(&Modes) -> bool, capability: &'static 
             }
             declared
         }
-        // No call: the 2025-11-25 `initialize`, made before any client is
-        // in front; the gateway declares what it can pass on.
-        None => true,
+        // No call: the 2025-11-25 `initialize`; the connection declares
+        // the modes of the calls it serves.
+        None => wanted(&relay.declared),
     }
 }
 

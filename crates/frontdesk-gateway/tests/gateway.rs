@@ -403,7 +403,9 @@ async fn calls_of_a_modern_upstream_run_side_by_side() {
 /// Two calls to a 2025-11-25 upstream, with more connections allowed
 /// (`Gateway::connect_more`): the second call opens another connection
 /// instead of waiting for the first call's person, so both questions are
-/// open at once; without it the second waits its turn.
+/// open at once; without it the second waits its turn. (The client in
+/// front is form only: its calls run on connections that declared just
+/// that, not on the attached upstream, which declared everything.)
 #[tokio::test]
 async fn calls_of_a_legacy_upstream_run_side_by_side_on_more_connections() {
     for more in [true, false] {
@@ -417,7 +419,7 @@ async fn calls_of_a_legacy_upstream_run_side_by_side_on_more_connections() {
         let opened = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         if more {
             let opened = Arc::clone(&opened);
-            gateway.connect_more(1, move |lane| {
+            gateway.connect_more(2, move |lane| {
                 opened.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 Box::pin(async move {
                     let config =
@@ -430,7 +432,7 @@ async fn calls_of_a_legacy_upstream_run_side_by_side_on_more_connections() {
         let overlapped = two_bookings_at_once(server, Revision::V2026_07_28).await;
         if more {
             assert_eq!(overlapped, [true, true]);
-            assert_eq!(opened.load(std::sync::atomic::Ordering::SeqCst), 1);
+            assert_eq!(opened.load(std::sync::atomic::Ordering::SeqCst), 2);
         } else {
             // The first person answers alone (after Together's 3 s), only
             // then is the second call's question put.

@@ -90,10 +90,12 @@ fn shared_upstream(grown: Arc<AtomicBool>, announced: Arc<AtomicUsize>) -> tokio
     client_end
 }
 
-/// What a test sees: the gateway before two connections to the shared
-/// upstream (the attached one busy with `hold`), a 2025-11-25 client in
-/// front whose notifications are kept, the number of extra connections
-/// opened and of list changes the upstream told.
+/// What a test sees: the gateway before connections to the shared
+/// upstream (an extra one busy with `hold`: the client in front declares
+/// less than the attached one did, so its calls run on connections of
+/// their own), a 2025-11-25 client in front whose notifications are kept,
+/// the number of extra connections opened and of list changes the
+/// upstream told.
 struct Front {
     gateway: Gateway,
     down: Client,
@@ -125,7 +127,7 @@ async fn front() -> Front {
             Arc::clone(&announced),
             Arc::clone(&opened),
         );
-        gateway.connect_more(1, move |lane| {
+        gateway.connect_more(2, move |lane| {
             opened.fetch_add(1, Ordering::SeqCst);
             let (read, write) =
                 tokio::io::split(shared_upstream(Arc::clone(&grown), Arc::clone(&announced)));
@@ -147,7 +149,7 @@ async fn front() -> Front {
     }
     let down = client_of(server, config, Script::new(vec![])).await;
 
-    // `hold` takes the attached connection and keeps it.
+    // `hold` takes an extra connection and keeps it.
     let holding = {
         let down = down.clone();
         tokio::spawn(async move {
@@ -157,8 +159,8 @@ async fn front() -> Front {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
         opened.load(Ordering::SeqCst),
-        0,
-        "hold ran on the first lane"
+        1,
+        "hold ran on an extra lane"
     );
     Front {
         gateway,
@@ -185,8 +187,8 @@ async fn a_list_change_told_on_an_extra_lane_reaches_the_client_in_front() {
     assert_eq!(result.content[0].as_text(), Some("grown"));
     assert_eq!(
         opened.load(Ordering::SeqCst),
-        1,
-        "grow ran on an extra lane"
+        2,
+        "grow ran on another extra lane"
     );
     assert_eq!(announced.load(Ordering::SeqCst), 1);
 
@@ -242,8 +244,8 @@ async fn logs_and_progress_of_a_call_on_an_extra_lane_reach_its_client() {
     assert_eq!(result.content[0].as_text(), Some("grown"));
     assert_eq!(
         opened.load(Ordering::SeqCst),
-        1,
-        "grow ran on an extra lane"
+        2,
+        "grow ran on another extra lane"
     );
     // Heard on the connection (the client in front has two calls in
     // flight, so its runtime gives a log message to neither call's hook).

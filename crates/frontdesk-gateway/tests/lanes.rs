@@ -1,34 +1,40 @@
 //! Lanes to a 2025-11-25 upstream (`Gateway::connect_more`): a call that
-//! finds every lane busy takes the first one let go, whichever it is, and a
-//! connection being opened holds no other call.
+//! finds every lane busy takes the first one let go, whichever it is, a
+//! connection being opened holds no other call, and each connection tells
+//! the upstream exactly the capabilities of the clients whose calls it
+//! serves.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use frontdesk::BoxFuture;
 use frontdesk::client::{
-    Client, ClientConfig, Elicitation, ElicitationHandler, ElicitationResponse, HandlerModes,
+    Client, ClientConfig, Direction, Elicitation, ElicitationHandler, ElicitationResponse,
+    HandlerModes,
 };
+use frontdesk::server::Server;
 use frontdesk::wire::Revision;
 use frontdesk_gateway::{Gateway, GatewayOptions};
-use serde_json::json;
+use serde_json::{Value, json};
 use support::*;
 use tokio::sync::{mpsc, oneshot};
 
 /// A person at a desk: each question waits until the test answers it.
+/// Form only unless `url`.
 struct Desk {
     asked: mpsc::UnboundedSender<oneshot::Sender<ElicitationResponse>>,
+    url: bool,
 }
 
 impl ElicitationHandler for Desk {
     fn modes(&self) -> HandlerModes {
         HandlerModes {
             form: true,
-            url: false,
+            url: self.url,
         }
     }
 
@@ -39,10 +45,26 @@ impl ElicitationHandler for Desk {
     }
 }
 
+/// The capabilities each connection to the upstream declared at
+/// `initialize`, the attached upstream's first, in the order opened.
+type Declared = Arc<Mutex<Vec<Value>>>;
+
+/// `config` noting the capabilities of its `initialize` in `declared`.
+fn noting(config: ClientConfig, declared: &Declared) -> ClientConfig {
+    let declared = Arc::clone(declared);
+    config.on_wire(move |direction, message: &Value| {
+        if direction == Direction::Outgoing && message["method"] == "initialize" {
+            let capabilities = message["params"]["capabilities"].clone();
+            declared.lock().unwrap().push(capabilities);
+        }
+    })
+}
+
 /// The gateway in front of the demo on 2025-11-25, opening up to `more`
 /// extra connections (counted in `opened`; the `hang_from`th and later
-/// never finish connecting), and a 2026-07-28 client of it whose questions
-/// arrive on the receiver.
+/// never finish connecting; what each declared noted in `declared`), and
+/// a 2026-07-28 client of it, form only, whose questions arrive on the
+/// receiver.
 async fn desk_before_lanes(
     more: usize,
     hang_from: usize,
@@ -51,11 +73,18 @@ async fn desk_before_lanes(
     Client,
     mpsc::UnboundedReceiver<oneshot::Sender<ElicitationResponse>>,
     Arc<AtomicUsize>,
+    Declared,
+    Server,
 ) {
     let gateway = Gateway::new(GatewayOptions::default());
+    let declared = Declared::default();
+    let base = noting(
+        ClientConfig::default().protocol(Revision::V2025_11_25),
+        &declared,
+    );
     let up = client_of(
         brightgrid(),
-        gateway.upstream_config(ClientConfig::default().protocol(Revision::V2025_11_25)),
+        gateway.upstream_config(base.clone()),
         gateway.upstream_handler(),
     )
     .await;
@@ -64,12 +93,12 @@ async fn desk_before_lanes(
         let opened = Arc::clone(&opened);
         gateway.connect_more(more, move |lane| {
             let nth = opened.fetch_add(1, Ordering::SeqCst) + 1;
+            let config = lane.config(base.clone());
             Box::pin(async move {
                 if nth >= hang_from {
                     // An upstream that never finishes connecting.
                     std::future::pending::<()>().await;
                 }
-                let config = lane.config(ClientConfig::default().protocol(Revision::V2025_11_25));
                 Ok(client_of(brightgrid(), config, lane.handler()).await)
             })
         });
@@ -77,12 +106,12 @@ async fn desk_before_lanes(
     let server = gateway.attach(up).await.unwrap().build();
     let (asked, questions) = mpsc::unbounded_channel();
     let down = client_of(
-        server,
+        server.clone(),
         ClientConfig::default().protocol(Revision::V2026_07_28),
-        Arc::new(Desk { asked }),
+        Arc::new(Desk { asked, url: false }),
     )
     .await;
-    (gateway, down, questions, opened)
+    (gateway, down, questions, opened, declared, server)
 }
 
 /// Starts one `book_return` call; its result text arrives on the handle.
@@ -120,12 +149,13 @@ async fn no_question_yet(
 
 const DECLINED: &str = "No return was booked: the person declined.";
 
-/// Two lanes, both busy; a third call waits, and takes the extra lane as
+/// Two lanes, both busy; a third call waits, and takes the second lane as
 /// soon as its call ends, while the first lane's person still takes their
-/// time.
+/// time. (The client in front is form only, so its calls run on extra
+/// connections: the attached upstream declared everything.)
 #[tokio::test]
 async fn a_waiting_call_takes_whichever_lane_is_let_go() {
-    let (gateway, down, mut questions, opened) = desk_before_lanes(1, usize::MAX).await;
+    let (gateway, down, mut questions, opened, _, _) = desk_before_lanes(2, usize::MAX).await;
     let a = book(&down, "A");
     let first = next_question(&mut questions, "call A").await;
     let b = book(&down, "B");
@@ -143,7 +173,7 @@ async fn a_waiting_call_takes_whichever_lane_is_let_go() {
     first.send(ElicitationResponse::Decline).unwrap();
     assert_eq!(c.await.unwrap(), DECLINED);
     assert_eq!(a.await.unwrap(), DECLINED);
-    assert_eq!(opened.load(Ordering::SeqCst), 1, "one extra connection");
+    assert_eq!(opened.load(Ordering::SeqCst), 2, "two extra connections");
     gateway.close_extra_connections().await;
 }
 
@@ -151,15 +181,15 @@ async fn a_waiting_call_takes_whichever_lane_is_let_go() {
 /// asked for it: another call still takes a lane that is let go.
 #[tokio::test]
 async fn a_slow_connection_holds_no_other_call() {
-    // Up to two extra lanes; the second never connects.
-    let (gateway, down, mut questions, opened) = desk_before_lanes(2, 2).await;
+    // Up to three extra lanes; the third never connects.
+    let (gateway, down, mut questions, opened, _, _) = desk_before_lanes(3, 3).await;
     let _a = book(&down, "A");
     let first = next_question(&mut questions, "call A").await;
     let b = book(&down, "B");
     let extra = next_question(&mut questions, "call B").await;
-    let _c = book(&down, "C"); // opens the second extra lane: it hangs
+    let _c = book(&down, "C"); // opens the third extra lane: it hangs
     tokio::time::timeout(Duration::from_secs(10), async {
-        while opened.load(Ordering::SeqCst) < 2 {
+        while opened.load(Ordering::SeqCst) < 3 {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     })
@@ -174,5 +204,64 @@ async fn a_slow_connection_holds_no_other_call() {
     fourth.send(ElicitationResponse::Decline).unwrap();
     assert_eq!(d.await.unwrap(), DECLINED);
     drop(first);
+    gateway.close_extra_connections().await;
+}
+
+/// A 2025-11-25 upstream learns what the client in front declared, not
+/// more: the attached upstream (told everything the gateway can pass on)
+/// serves no call of a form-only client; that call runs on a connection
+/// that declared form elicitation and nothing else, and a client that
+/// also takes URL mode gets one of its own. At the bound, an idle
+/// connection of other capabilities gives its place up.
+#[tokio::test]
+async fn each_connection_declares_what_its_calls_clients_declared() {
+    let (gateway, form_only, mut questions, opened, declared, server) =
+        desk_before_lanes(1, usize::MAX).await;
+    let elicitation = |caps: &Value| {
+        (
+            caps["elicitation"].clone(),
+            caps.get("sampling").is_some(),
+            caps.get("roots").is_some(),
+        )
+    };
+    assert_eq!(
+        elicitation(&declared.lock().unwrap()[0]),
+        (json!({"form": {}, "url": {}}), true, true),
+        "the attached upstream"
+    );
+
+    let a = book(&form_only, "A");
+    next_question(&mut questions, "the form-only call")
+        .await
+        .send(ElicitationResponse::Decline)
+        .unwrap();
+    assert_eq!(a.await.unwrap(), DECLINED);
+    assert_eq!(opened.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        elicitation(&declared.lock().unwrap()[1]),
+        (json!({"form": {}}), false, false),
+        "the form-only client's connection"
+    );
+
+    // A client taking URL mode too: the one extra place goes to it.
+    let (asked, mut url_questions) = mpsc::unbounded_channel();
+    let with_url = client_of(
+        server,
+        ClientConfig::default().protocol(Revision::V2026_07_28),
+        Arc::new(Desk { asked, url: true }),
+    )
+    .await;
+    let b = book(&with_url, "B");
+    next_question(&mut url_questions, "the form-and-URL call")
+        .await
+        .send(ElicitationResponse::Decline)
+        .unwrap();
+    assert_eq!(b.await.unwrap(), DECLINED);
+    assert_eq!(opened.load(Ordering::SeqCst), 2);
+    assert_eq!(
+        elicitation(&declared.lock().unwrap()[2]),
+        (json!({"form": {}, "url": {}}), false, false),
+        "the form-and-URL client's connection"
+    );
     gateway.close_extra_connections().await;
 }
