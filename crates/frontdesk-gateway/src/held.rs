@@ -29,8 +29,8 @@ use frontdesk::form::FormSchema;
 use frontdesk::server::question::FlowTicket;
 use frontdesk::server::question::InputRequest;
 use frontdesk::server::{RpcError, ToolContext, ToolError, ToolOutput};
-use frontdesk::wire::{CallToolResult, ErrorCode, Meta, Revision};
 use frontdesk::wire::{CreateMessageRequestParams, CreateMessageResult, Root};
+use frontdesk::wire::{ErrorCode, Meta, Revision};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -38,8 +38,10 @@ use tokio::task::AbortHandle;
 use crate::{Shared, upstream_error};
 
 mod ask;
+mod request;
 
 use ask::{ask_open, complete};
+pub(crate) use request::{Finished, Upstream};
 
 /// The `once` key the held call's id is recorded under.
 const CALL_STEP: &str = "frontdesk-gateway/upstream-call";
@@ -49,7 +51,7 @@ pub(crate) enum Event {
     /// It asks this.
     Question(Open),
     /// The call ended (boxed: a result is large, a question small).
-    Done(Box<Result<CallToolResult, ClientError>>),
+    Done(Box<Result<Finished, ClientError>>),
     /// The upstream said its URL interaction (this `elicitationId`) is done
     /// (2025-11-25 `notifications/elicitation/complete`).
     UrlDone(String),
@@ -332,11 +334,10 @@ impl Held {
     }
 }
 
-/// Start the upstream call of `tool` in its own task; the id it is held by.
+/// Start `request` upstream in its own task; the id it is held by.
 fn start(
     shared: &Arc<Shared>,
-    tool: String,
-    args: Map<String, Value>,
+    request: Upstream,
     principal: String,
     modes: Modes,
     notes: (bool, Option<frontdesk::wire::LoggingLevel>),
@@ -344,7 +345,7 @@ fn start(
     let Some(upstream) = shared.upstream() else {
         return Err(ToolError::internal("no upstream server is attached"));
     };
-    let call = HeldCall::new(principal, tool.clone(), modes);
+    let call = HeldCall::new(principal, request.label(), modes);
     shared.held.insert(&call)?;
     let options = crate::notes::options(&call, notes.0, notes.1);
     let task = {
@@ -354,7 +355,7 @@ fn start(
             let result = if upstream.revision() == Revision::V2026_07_28 {
                 // Each round's questions are answered on this task: they
                 // find their call in the task-local, calls run side by side.
-                let calling = upstream.call_tool_with(&tool, Value::Object(args), options);
+                let calling = request.run(&upstream, options);
                 crate::relay::ASKING.scope(Arc::clone(&call), calling).await
             } else {
                 // One 2025-11-25 call at a time on a connection: its
@@ -363,9 +364,7 @@ fn start(
                 let (client, relay) = lane.parts(&shared, &upstream);
                 let result = {
                     let _entered = relay.enter(Arc::clone(&call));
-                    client
-                        .call_tool_with(&tool, Value::Object(args), options)
-                        .await
+                    request.run(&client, options).await
                 };
                 if matches!(result, Err(ClientError::Closed | ClientError::Transport(_))) {
                     lane.forget(&shared);
@@ -404,6 +403,24 @@ pub(crate) async fn forward(
     cx: ToolContext,
     args: Map<String, Value>,
 ) -> Result<ToolOutput, ToolError> {
+    let request = Upstream::Tool {
+        name: tool,
+        arguments: args,
+    };
+    match drive(shared, &cx, request).await? {
+        Finished::Tool(result) => Ok(ToolOutput::from_result(result)),
+        _ => Err(ToolError::internal("the upstream answered something else")),
+    }
+}
+
+/// Run `request` upstream as a held call of `cx`'s client, asking its
+/// questions of that client (on 2026-07-28 across its rounds); what it
+/// ended with.
+pub(crate) async fn drive(
+    shared: Arc<Shared>,
+    cx: &ToolContext,
+    request: Upstream,
+) -> Result<Finished, ToolError> {
     let principal = cx.principal().to_string();
     let modes = Modes::of(&cx.client_capabilities());
     let notes = (cx.wants_progress(), cx.log_level());
@@ -411,7 +428,7 @@ pub(crate) async fn forward(
         let principal = principal.clone();
         let shared = Arc::clone(&shared);
         cx.once(CALL_STEP, move || {
-            let started = start(&shared, tool, args, principal, modes, notes);
+            let started = start(&shared, request, principal, modes, notes);
             async move { started }
         })
         .await?
@@ -437,7 +454,7 @@ pub(crate) async fn forward(
             // the round ends and the question stays open for the retry.
             // A malformed answer is the client's error, as `frontdesk serve`
             // answers it; the question stays open for a proper retry.
-            let response = ask_open(&cx, &call, seq, message, asks).await?;
+            let response = ask_open(cx, &call, seq, message, asks).await?;
             call.answer(seq, response);
             continue;
         }
@@ -452,12 +469,12 @@ pub(crate) async fn forward(
                         _ => None,
                     };
                     let done = call.take_tickets(|f| again.as_ref() != Some(&f.url));
-                    complete(&cx, done).await;
+                    complete(cx, done).await;
                 }
                 call.set_open(open);
             }
             Some(Event::Note(note)) => {
-                crate::notes::pass_on(&cx, note, shared.relay.checks.scrub);
+                crate::notes::pass_on(cx, note, shared.relay.checks.scrub);
             }
             Some(Event::UrlDone(upstream_id)) => {
                 let done =
@@ -465,11 +482,11 @@ pub(crate) async fn forward(
                 if done.is_empty() {
                     tracing::debug!(elicitation_id = %upstream_id, "a completion for no URL question of this call");
                 }
-                complete(&cx, done).await;
+                complete(cx, done).await;
             }
             Some(Event::Done(result)) => {
                 if modern_upstream {
-                    complete(&cx, call.take_tickets(|_| true)).await;
+                    complete(cx, call.take_tickets(|_| true)).await;
                 }
                 shared.held.remove(&id);
                 // A 2026-07-28 client learns what its call needed, as a
@@ -481,16 +498,14 @@ pub(crate) async fn forward(
                         RpcError::new(
                             ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
                             format!(
-                                "This tool requires the client capability `{capability}`, \
-                                 which the request did not declare"
+                                "This request requires the client capability `{capability}`, \
+                                 which it did not declare"
                             ),
                         )
                         .with_data(json!({"requiredCapabilities": {capability: {}}})),
                     ));
                 }
-                return (*result)
-                    .map(ToolOutput::from_result)
-                    .map_err(upstream_error);
+                return (*result).map_err(upstream_error);
             }
             None => {
                 shared.held.remove(&id);

@@ -6,23 +6,26 @@
 //! control characters on the way (when scrubbing is on); contents pass as
 //! they are, as tool results do.
 //!
-//! A question the upstream asks while getting a prompt or reading a
-//! resource has no call of the gateway to go to and is refused to the
-//! upstream (only tool calls carry questions through the gateway).
+//! A `prompts/get` or `resources/read` runs upstream as a held call, as a
+//! tool call does (`held::drive`): a question the upstream asks meanwhile
+//! reaches the client in front (a live request on 2025-11-25, an
+//! `input_required` round on 2026-07-28), checked on the way, and its
+//! answer goes back.
 
 use std::sync::Arc;
 
 use frontdesk::BoxFuture;
 use frontdesk::client::{Client, ClientError};
 use frontdesk::server::ServerBuilder;
-use frontdesk::server::ToolError;
 use frontdesk::server::completion::CompletionRequest;
 use frontdesk::server::prompt::{PromptDef, PromptOutput};
 use frontdesk::server::resource::{ResourceDef, ResourceOutput, ResourceTemplateDef};
+use frontdesk::server::{ToolContext, ToolError};
 use frontdesk::wire::{Completion, Prompt, Resource, ResourceTemplate};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use crate::held::{Finished, Upstream, drive};
 use crate::{Shared, upstream_error};
 
 /// Most pages of one listing read from the upstream.
@@ -139,15 +142,14 @@ fn prompt_def(shared: &Arc<Shared>, prompt: &Prompt, clean: &dyn Fn(&str) -> Str
     let mut def = PromptDef::new(
         name.clone(),
         clean(prompt.description.as_deref().unwrap_or("")),
-        move |_cx, args| {
+        move |cx, arguments| {
             let shared = Arc::clone(&getter);
             let name = name.clone();
             async move {
-                let upstream = attached(&shared)?;
-                let got = upstream
-                    .get_prompt(&name, Some(args))
-                    .await
-                    .map_err(upstream_error)?;
+                let request = Upstream::Prompt { name, arguments };
+                let Finished::Prompt(got) = drive(shared, &cx, request).await? else {
+                    return Err(ToolError::internal("the upstream answered something else"));
+                };
                 let mut out = PromptOutput::new();
                 if let Some(d) = got.description {
                     out = out.description(d);
@@ -181,9 +183,9 @@ fn resource_def(
     let mut def = ResourceDef::new(
         resource.uri.clone(),
         resource.name.clone(),
-        move |_cx, request| {
+        move |cx, request| {
             let shared = Arc::clone(&reader);
-            async move { read(&shared, request.uri()).await }
+            async move { read(shared, &cx, request.uri()).await }
         },
     );
     if let Some(title) = &resource.title {
@@ -207,9 +209,9 @@ fn template_def(
     let mut def = ResourceTemplateDef::new(
         &template.uri_template,
         template.name.clone(),
-        move |_cx, request| {
+        move |cx, request| {
             let shared = Arc::clone(&reader);
-            async move { read(&shared, request.uri()).await }
+            async move { read(shared, &cx, request.uri()).await }
         },
     )
     .ok()?;
@@ -226,10 +228,19 @@ fn template_def(
     Some(def.completion(completer(shared, reference, Vec::new())))
 }
 
-/// `resources/read` of `uri` upstream, its contents as they came.
-async fn read(shared: &Shared, uri: &str) -> Result<ResourceOutput, ToolError> {
-    let upstream = attached(shared)?;
-    let read = upstream.read_resource(uri).await.map_err(upstream_error)?;
+/// `resources/read` of `uri` upstream for `cx`'s client, its contents as
+/// they came.
+async fn read(
+    shared: Arc<Shared>,
+    cx: &ToolContext,
+    uri: &str,
+) -> Result<ResourceOutput, ToolError> {
+    let request = Upstream::Resource {
+        uri: uri.to_owned(),
+    };
+    let Finished::Resource(read) = drive(shared, cx, request).await? else {
+        return Err(ToolError::internal("the upstream answered something else"));
+    };
     Ok(read
         .contents
         .into_iter()

@@ -7,6 +7,8 @@
 
 mod support;
 
+use std::sync::Arc;
+
 use frontdesk::client::{Client, ClientConfig};
 use serde_json::{Map, Value, json};
 use support::*;
@@ -83,5 +85,39 @@ async fn the_upstreams_prompts_resources_and_completions_answer_as_directly() {
             got[10].1["completion"]["values"],
             json!(["paris", "park", "party"])
         );
+    }
+}
+
+/// A question the upstream asks while getting a prompt reaches the client
+/// in front, on every pairing (a live request on 2025-11-25, an
+/// `input_required` round on 2026-07-28), and the prompt is built from the
+/// answer; declined, the upstream hears that.
+#[tokio::test]
+async fn a_question_during_prompts_get_reaches_the_client_in_front() {
+    for (upstream, downstream) in PAIRINGS {
+        for (answer, text) in [
+            (
+                accept(json!({"context": "a rainy Tuesday"})),
+                "Use this context: a rainy Tuesday",
+            ),
+            (
+                frontdesk::client::ElicitationResponse::Decline,
+                "No context given (decline).",
+            ),
+        ] {
+            let script = Script::new(vec![answer]);
+            let (gateway, down, _wire) =
+                through_gateway_to(fixtures(), upstream, downstream, Arc::clone(&script)).await;
+            let got = down
+                .get_prompt("test_input_required_result_prompt", Some(Map::new()))
+                .await
+                .unwrap_or_else(|e| panic!("{upstream} → {downstream}: {e}"));
+            let said = serde_json::to_value(&got.messages[0].content).unwrap();
+            assert_eq!(said["text"], text, "{upstream} → {downstream}");
+            let seen = script.seen();
+            assert_eq!(seen.len(), 1, "{upstream} → {downstream}: {seen:?}");
+            assert_eq!(seen[0].0, "What context should the prompt use?");
+            assert_eq!(gateway.held_calls(), 0, "{upstream} → {downstream}");
+        }
     }
 }
