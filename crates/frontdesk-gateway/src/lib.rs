@@ -98,6 +98,7 @@ mod listing;
 mod notes;
 mod relay;
 mod scrub;
+mod subscriptions;
 mod surface;
 
 use std::collections::HashMap;
@@ -177,11 +178,13 @@ pub(crate) struct Shared {
     /// More connections, for 2025-11-25 calls side by side.
     pub(crate) extras: lanes::Extras,
     /// The server that tells the clients in front when the tools change.
-    announce: RwLock<Option<Server>>,
+    pub(crate) announce: RwLock<Option<Server>>,
     /// One reread of the upstream's tools at a time (see `listing`).
     reread: tokio::sync::Mutex<()>,
     /// A reread waits for its turn.
     reread_pending: AtomicBool,
+    /// The resources subscribed to upstream.
+    pub(crate) subscribed: subscriptions::Subscribed,
 }
 
 #[derive(Default)]
@@ -204,6 +207,7 @@ impl Gateway {
                 announce: RwLock::new(None),
                 reread: tokio::sync::Mutex::new(()),
                 reread_pending: AtomicBool::new(false),
+                subscribed: subscriptions::Subscribed::default(),
             }),
         }
     }
@@ -325,9 +329,13 @@ impl Gateway {
             *slot = Some(upstream);
         }
         listing::set(&self.shared, listing);
+        // A restarted upstream knows none of the subscriptions made before.
+        subscriptions::renew(&Arc::downgrade(&self.shared));
+        let subscriber = Arc::downgrade(&self.shared);
         let mut builder = Server::builder(clean(&info.name), info.version)
             .forward_tools(Arc::new(Forward(Arc::clone(&self.shared))))
-            .list_changed_notifications(announces);
+            .list_changed_notifications(announces)
+            .on_resource_subscribe(move |uri| subscriptions::subscribed(&subscriber, uri));
         if let Some(text) = instructions {
             builder = builder.instructions(text);
         }

@@ -20,7 +20,9 @@ use frontdesk::wire::Tool;
 use crate::{Shared, Tools, scrub_tool};
 
 /// `config` with the upstream's `notifications/tools/list_changed` making
-/// the gateway read the tools again (a hook already set still runs). Every
+/// the gateway read the tools again, and its
+/// `notifications/resources/updated` told to the gateway's subscribers (a
+/// hook already set still runs). Every
 /// connection to the upstream is connected with it, the attached one
 /// ([`Gateway::upstream_config`](crate::Gateway::upstream_config)) and each
 /// lane ([`Lane::config`](crate::Lane::config)): a change may be told on
@@ -30,6 +32,8 @@ pub(crate) fn hooked(shared: Weak<Shared>, mut config: ClientConfig) -> ClientCo
     config.on_notification = Some(Arc::new(move |n| {
         if n.method == frontdesk::wire::method::NOTIFICATION_TOOLS_LIST_CHANGED {
             changed(&shared);
+        } else if n.method == frontdesk::wire::method::NOTIFICATION_RESOURCES_UPDATED {
+            crate::subscriptions::updated(&shared, n);
         }
         if let Some(hook) = &theirs {
             hook(n);

@@ -294,6 +294,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Call `hook` with the URI of each resource subscription a client
+    /// makes and the server accepts (a 2025-11-25 `resources/subscribe`,
+    /// each URI of a 2026-07-28 `subscriptions/listen` stream's
+    /// `resourceSubscriptions`), on the task serving that request: it
+    /// must not block. A gateway subscribes upstream there. Updates are
+    /// still told with [`Server::notify_resource_updated`].
+    pub fn on_resource_subscribe(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.resources.on_subscribe(Arc::new(hook));
+        self
+    }
+
     /// Register a resource (a later one with the same URI replaces it).
     pub fn resource(mut self, resource: ResourceDef) -> Self {
         self.resources.add(resource);

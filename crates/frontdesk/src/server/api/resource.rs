@@ -346,14 +346,40 @@ pub(crate) struct Read {
     pub(crate) mime_type: Option<String>,
 }
 
+/// Told the URI of each subscription a client makes (see
+/// [`ServerBuilder::on_resource_subscribe`](crate::server::ServerBuilder::on_resource_subscribe)).
+pub(crate) type SubscribeHook = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The resources and templates of a server, in registration order.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ResourceRegistry {
     resources: Vec<ResourceDef>,
     templates: Vec<ResourceTemplateDef>,
+    on_subscribe: Option<SubscribeHook>,
+}
+
+impl std::fmt::Debug for ResourceRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceRegistry")
+            .field("resources", &self.resources)
+            .field("templates", &self.templates)
+            .field("on_subscribe", &self.on_subscribe.is_some())
+            .finish()
+    }
 }
 
 impl ResourceRegistry {
+    pub(crate) fn on_subscribe(&mut self, hook: SubscribeHook) {
+        self.on_subscribe = Some(hook);
+    }
+
+    /// A client subscribed to `uri` (accepted within the bounds).
+    pub(crate) fn subscribed(&self, uri: &str) {
+        if let Some(hook) = &self.on_subscribe {
+            hook(uri);
+        }
+    }
+
     pub(crate) fn add(&mut self, resource: ResourceDef) {
         match self
             .resources

@@ -129,6 +129,9 @@ pub(crate) async fn serve(
                     refused.into_error()
                 })?;
             tracing::debug!(uri = %p.uri, subscribe, "resource subscription changed");
+            if subscribe {
+                server.resources.subscribed(&p.uri);
+            }
             result_json(&EmptyResult::default())
         }
         method::COMPLETION_COMPLETE if requests::has_completions(server) => {

@@ -54,6 +54,9 @@ pub(crate) async fn listen(
                 tracing::warn!(client, ?refused, "listen stream refused");
                 refused.into_listen_error()
             })?;
+    for uri in filter.resource_subscriptions.iter().flatten() {
+        server.resources.subscribed(uri);
+    }
     let ack = SubscriptionsAcknowledgedParams {
         notifications: filter,
         meta: Some(tag.clone()),
