@@ -96,6 +96,7 @@ mod held;
 mod lanes;
 mod listing;
 mod notes;
+mod prompts;
 mod relay;
 mod scrub;
 mod subscriptions;
@@ -185,6 +186,8 @@ pub(crate) struct Shared {
     reread_pending: AtomicBool,
     /// The resources subscribed to upstream.
     pub(crate) subscribed: subscriptions::Subscribed,
+    /// The upstream's prompts (see `prompts`).
+    pub(crate) prompts: RwLock<prompts::Prompts>,
 }
 
 #[derive(Default)]
@@ -208,6 +211,7 @@ impl Gateway {
                 reread: tokio::sync::Mutex::new(()),
                 reread_pending: AtomicBool::new(false),
                 subscribed: subscriptions::Subscribed::default(),
+                prompts: RwLock::default(),
             }),
         }
     }
@@ -311,11 +315,10 @@ impl Gateway {
         notes::ask_for_logs(&upstream).await;
         let (prompts, resources, templates) = surface.counts();
         self.shared.relay.set_server(&clean(&info.name));
-        let announces = upstream
-            .server_capabilities()
-            .and_then(|c| c.tools)
-            .and_then(|t| t.list_changed)
-            == Some(true);
+        let caps = upstream.server_capabilities().unwrap_or_default();
+        let announces = [caps.tools, caps.prompts]
+            .into_iter()
+            .any(|list| list.and_then(|l| l.list_changed) == Some(true));
         tracing::info!(
             server = %info.name,
             revision = %upstream.revision(),
@@ -386,14 +389,27 @@ impl Shared {
 /// `tool` with its titles and descriptions scrubbed (at any depth: its own,
 /// its annotations', its schemas'); as it was if it does not read back.
 pub(crate) fn scrub_tool(tool: Tool) -> Tool {
-    let Ok(mut value) = serde_json::to_value(&tool) else {
-        return tool;
+    scrub_listed(tool, "tool")
+}
+
+/// A listed item (a tool, a prompt) with its titles and descriptions, at
+/// any depth, free of control and bidirectional formatting characters
+/// (`what` names the kind in the warning when some were removed).
+pub(crate) fn scrub_listed<T: serde::Serialize + serde::de::DeserializeOwned>(
+    item: T,
+    what: &str,
+) -> T {
+    let Ok(mut value) = serde_json::to_value(&item) else {
+        return item;
     };
     if scrub::scrub_labels(&mut value) == 0 {
-        return tool;
+        return item;
     }
-    tracing::warn!(tool = %scrub(&tool.name), "control characters removed from the upstream's tool listing");
-    serde_json::from_value(value).unwrap_or(tool)
+    tracing::warn!(
+        kind = what,
+        "control characters removed from the upstream's listing"
+    );
+    serde_json::from_value(value).unwrap_or(item)
 }
 
 /// The server core's view of the upstream's tools.

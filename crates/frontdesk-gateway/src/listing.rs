@@ -1,7 +1,8 @@
-//! The upstream's tool listing kept current: when the upstream says its
-//! tools changed (`notifications/tools/list_changed`), the listing is read
-//! again, and when it differs, the clients in front are told
-//! (`notifications/tools/list_changed` from the gateway's server, through
+//! The upstream's tool and prompt listings kept current: when the upstream
+//! says its tools or prompts changed (`notifications/tools/list_changed`,
+//! `notifications/prompts/list_changed`), both are read again, and each
+//! that differs is told to the clients in front (the same notification
+//! from the gateway's server, through
 //! [`Gateway::notify_through`](crate::Gateway::notify_through)). A stdio
 //! server started again after it ended is read again the same way. The
 //! notification is heard on every connection to the upstream (see
@@ -30,7 +31,9 @@ use crate::{Shared, Tools, scrub_tool};
 pub(crate) fn hooked(shared: Weak<Shared>, mut config: ClientConfig) -> ClientConfig {
     let theirs = config.on_notification.take();
     config.on_notification = Some(Arc::new(move |n| {
-        if n.method == frontdesk::wire::method::NOTIFICATION_TOOLS_LIST_CHANGED {
+        if n.method == frontdesk::wire::method::NOTIFICATION_TOOLS_LIST_CHANGED
+            || n.method == frontdesk::wire::method::NOTIFICATION_PROMPTS_LIST_CHANGED
+        {
             changed(&shared);
         } else if n.method == frontdesk::wire::method::NOTIFICATION_RESOURCES_UPDATED {
             crate::subscriptions::updated(&shared, n);
@@ -42,7 +45,8 @@ pub(crate) fn hooked(shared: Weak<Shared>, mut config: ClientConfig) -> ClientCo
     config
 }
 
-/// The upstream says its tools changed: read them again (in a task).
+/// The upstream says its tools or prompts changed: read them again (in a
+/// task).
 pub(crate) fn changed(shared: &Weak<Shared>) {
     let Some(shared) = shared.upgrade() else {
         return;
@@ -64,6 +68,21 @@ pub(crate) fn changed(shared: &Weak<Shared>) {
                 }
             }
             Err(e) => tracing::warn!(error = %e, "the upstream's tools could not be read again"),
+        }
+        let has_prompts = upstream
+            .server_capabilities()
+            .is_some_and(|c| c.prompts.is_some());
+        if has_prompts {
+            match crate::prompts::read(&upstream).await {
+                Ok(listing) => {
+                    if crate::prompts::set(&shared, listing) {
+                        tracing::info!("the upstream's prompts changed; clients told");
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "the upstream's prompts could not be read again");
+                }
+            }
         }
     });
 }

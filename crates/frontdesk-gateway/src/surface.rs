@@ -34,7 +34,8 @@ const MAX_PAGES: usize = 100;
 /// What the upstream offers besides tools, as listed.
 #[derive(Default)]
 pub(crate) struct Surface {
-    prompts: Vec<Prompt>,
+    /// `None` when the upstream declares no prompts.
+    prompts: Option<Vec<Prompt>>,
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
 }
@@ -46,7 +47,7 @@ impl Surface {
         let caps = upstream.server_capabilities().unwrap_or_default();
         let mut surface = Self::default();
         if caps.prompts.is_some() {
-            surface.prompts = list(upstream, "prompts/list", "prompts").await?;
+            surface.prompts = Some(crate::prompts::read(upstream).await?);
         }
         if caps.resources.is_some() {
             surface.resources = list(upstream, "resources/list", "resources").await?;
@@ -59,7 +60,7 @@ impl Surface {
     /// How many prompts, resources and templates there are.
     pub(crate) fn counts(&self) -> (usize, usize, usize) {
         (
-            self.prompts.len(),
+            self.prompts.as_ref().map_or(0, Vec::len),
             self.resources.len(),
             self.templates.len(),
         )
@@ -72,8 +73,10 @@ impl Surface {
         shared: &Arc<Shared>,
         clean: &dyn Fn(&str) -> String,
     ) -> ServerBuilder {
-        for prompt in self.prompts {
-            builder = builder.prompt(prompt_def(shared, &prompt, clean));
+        if let Some(prompts) = self.prompts {
+            crate::prompts::set(shared, prompts);
+            builder =
+                builder.forward_prompts(Arc::new(crate::prompts::Forward(Arc::clone(shared))));
         }
         for resource in self.resources {
             builder = builder.resource(resource_def(shared, &resource, clean));
@@ -93,7 +96,7 @@ impl Surface {
 
 /// Every item of a paginated listing (`field` of each page), at most
 /// [`MAX_PAGES`] pages; an item that does not read as `T` is left out.
-async fn list<T: DeserializeOwned>(
+pub(crate) async fn list<T: DeserializeOwned>(
     upstream: &Client,
     method: &str,
     field: &str,
@@ -136,7 +139,13 @@ fn attached(shared: &Shared) -> Result<Client, ToolError> {
         .ok_or_else(|| ToolError::internal("no upstream server is attached"))
 }
 
-fn prompt_def(shared: &Arc<Shared>, prompt: &Prompt, clean: &dyn Fn(&str) -> String) -> PromptDef {
+/// The definition that forwards `prompt`'s `prompts/get` (and the
+/// completion of its arguments) upstream.
+pub(crate) fn prompt_def(
+    shared: &Arc<Shared>,
+    prompt: &Prompt,
+    clean: &dyn Fn(&str) -> String,
+) -> PromptDef {
     let name = prompt.name.clone();
     let getter = Arc::clone(shared);
     let mut def = PromptDef::new(

@@ -10,7 +10,7 @@ use crate::flows::{FlowError, FlowStore, InMemoryFlowStore};
 use crate::server::api::config::ServerConfig;
 use crate::server::api::context::Change;
 use crate::server::api::error::RpcError;
-use crate::server::api::prompt::PromptDef;
+use crate::server::api::prompt::{PromptDef, PromptRegistry};
 use crate::server::api::resource::{ResourceDef, ResourceRegistry, ResourceTemplateDef};
 use crate::server::api::tool::{ToolDef, ToolRegistry};
 use crate::server::contract::incoming::Incoming;
@@ -43,7 +43,7 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: ToolRegistry::default(),
-            prompts: Vec::new(),
+            prompts: PromptRegistry::default(),
             resources: ResourceRegistry::default(),
             list_changed: false,
             states: states::States::default(),
@@ -245,7 +245,7 @@ pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
     tools: ToolRegistry,
-    prompts: Vec<Arc<PromptDef>>,
+    prompts: PromptRegistry,
     resources: ResourceRegistry,
     list_changed: bool,
     states: states::States,
@@ -287,10 +287,22 @@ impl ServerBuilder {
         self
     }
 
-    /// Register a prompt.
+    /// Serve the prompts this server does not define through `forward` (a
+    /// gateway's upstream): `prompts/list` lists them after the server's
+    /// own, and a `prompts/get` of a name the server does not define gets
+    /// the [`PromptDef`] the forwarder returns. See
+    /// [`PromptForward`](crate::server::prompt::PromptForward).
+    pub fn forward_prompts(
+        mut self,
+        forward: Arc<dyn crate::server::prompt::PromptForward>,
+    ) -> Self {
+        self.prompts.forward(forward);
+        self
+    }
+
+    /// Register a prompt (a later one with the same name replaces it).
     pub fn prompt(mut self, prompt: PromptDef) -> Self {
-        self.prompts.retain(|p| p.name != prompt.name);
-        self.prompts.push(Arc::new(prompt));
+        self.prompts.add(prompt);
         self
     }
 

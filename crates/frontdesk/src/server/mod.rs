@@ -251,7 +251,7 @@ pub mod tool {
 /// Prompts: [`PromptDef`](prompt::PromptDef), registered with
 /// [`ServerBuilder::prompt`], and what its handler returns.
 pub mod prompt {
-    pub use super::api::prompt::{PromptArgument, PromptDef, PromptOutput};
+    pub use super::api::prompt::{PromptArgument, PromptDef, PromptForward, PromptOutput};
 }
 
 /// Resources: [`ResourceDef`](resource::ResourceDef) (a fixed URI) and

@@ -185,3 +185,85 @@ impl PromptDef {
         }
     }
 }
+
+/// Prompts a server does not define itself but serves for someone else: a
+/// gateway's ([`ServerBuilder::forward_prompts`](crate::server::ServerBuilder::forward_prompts)),
+/// as [`ToolForward`](crate::server::tool::ToolForward) is for tools.
+///
+/// The server's own prompts come first: `prompts/list` lists them, then
+/// [`listing`](Self::listing) without the names the server defines; a
+/// `prompts/get` (or a completion of a prompt's argument) of a name the
+/// server does not define goes to [`prompt`](Self::prompt); a name it does
+/// not know (`None`) gets the server's usual `-32602` "Unknown prompt".
+/// Both are called for every request that needs them: answer from memory
+/// (a gateway keeps the other side's list and refreshes it itself, then
+/// tells clients with `Server::notify_prompts_changed`).
+pub trait PromptForward: Send + Sync + 'static {
+    /// The `Prompt` objects of `prompts/list`, as the other side lists them.
+    fn listing(&self) -> Vec<Prompt>;
+    /// The prompt called `name`, if there is one.
+    fn prompt(&self, name: &str) -> Option<Arc<PromptDef>>;
+}
+
+/// The prompts of a server by name, in registration order, then the
+/// forwarded ones.
+#[derive(Clone, Default)]
+pub(crate) struct PromptRegistry {
+    prompts: indexmap::IndexMap<String, Arc<PromptDef>>,
+    forward: Option<Arc<dyn PromptForward>>,
+}
+
+impl std::fmt::Debug for PromptRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptRegistry")
+            .field("prompts", &self.prompts.keys().collect::<Vec<_>>())
+            .field("forward", &self.forward.is_some())
+            .finish()
+    }
+}
+
+impl PromptRegistry {
+    /// Register `prompt`; a later one with the same name replaces it.
+    pub(crate) fn add(&mut self, prompt: PromptDef) {
+        self.prompts.insert(prompt.name.clone(), Arc::new(prompt));
+    }
+
+    /// Serve the prompts the server does not define through `forward`.
+    pub(crate) fn forward(&mut self, forward: Arc<dyn PromptForward>) {
+        self.forward = Some(forward);
+    }
+
+    /// The prompt called `name`: the server's own, else the forwarded one.
+    pub(crate) fn find(&self, name: &str) -> Option<Arc<PromptDef>> {
+        match self.prompts.get(name) {
+            Some(prompt) => Some(Arc::clone(prompt)),
+            None => self.forward.as_ref().and_then(|f| f.prompt(name)),
+        }
+    }
+
+    /// `prompts/list`: the server's own, then the forwarded ones it does
+    /// not define.
+    pub(crate) fn listing(&self) -> Vec<Prompt> {
+        let mut listing: Vec<Prompt> = self.prompts.values().map(|p| p.to_listing()).collect();
+        if let Some(forward) = &self.forward {
+            listing.extend(
+                forward
+                    .listing()
+                    .into_iter()
+                    .filter(|p| !self.prompts.contains_key(&p.name)),
+            );
+        }
+        listing
+    }
+
+    /// No prompts of its own and none forwarded.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.prompts.is_empty() && self.forward.is_none()
+    }
+
+    /// Whether some prompt's arguments may be completed (a forwarder
+    /// counts: its prompts may have completions).
+    pub(crate) fn has_completions(&self) -> bool {
+        self.forward.is_some() || self.prompts.values().any(|p| p.completion.is_some())
+    }
+}

@@ -7,7 +7,7 @@ use frontdesk_wire::{Implementation, JsonRpcMessage, JsonRpcNotification, Revisi
 use serde_json::Value;
 
 use crate::server::api::config::ServerConfig;
-use crate::server::api::prompt::PromptDef;
+use crate::server::api::prompt::PromptRegistry;
 use crate::server::api::resource::ResourceRegistry;
 use crate::server::api::tool::ToolRegistry;
 use crate::server::engine::{drain, flow_port, invoke, load, notify, replies, states, tasks};
@@ -19,7 +19,7 @@ pub(crate) struct ServerInner {
     pub(crate) info_meta: invoke::InfoMeta,
     pub(crate) instructions: Option<String>,
     pub(crate) tools: ToolRegistry,
-    pub(crate) prompts: Vec<Arc<PromptDef>>,
+    pub(crate) prompts: PromptRegistry,
     pub(crate) resources: ResourceRegistry,
     /// Whether the server announces list changes (`listChanged`).
     pub(crate) list_changed: bool,

@@ -98,7 +98,7 @@ pub(crate) fn check_uri_length(server: &ServerInner, uri: &str) -> Result<(), Rp
 /// Whether `completion/complete` is served (some prompt or template has a
 /// completion handler).
 pub(crate) fn has_completions(server: &ServerInner) -> bool {
-    server.prompts.iter().any(|p| p.completion.is_some()) || server.resources.has_completions()
+    server.prompts.has_completions() || server.resources.has_completions()
 }
 
 /// Whether there is anything to subscribe to (resources, or lists the server
@@ -116,14 +116,12 @@ pub(crate) fn known_tool(tool: Option<Arc<ToolDef>>, name: &str) -> Result<Arc<T
 pub(crate) fn find_prompt(server: &ServerInner, name: &str) -> Result<Arc<PromptDef>, RpcError> {
     server
         .prompts
-        .iter()
-        .find(|p| p.name == name)
-        .cloned()
+        .find(name)
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))
 }
 
 pub(crate) fn prompt_listing(server: &ServerInner) -> Vec<Prompt> {
-    server.prompts.iter().map(|p| p.to_listing()).collect()
+    server.prompts.listing()
 }
 
 /// What the server declares: tools, prompts and resources when it has them
