@@ -87,6 +87,12 @@ pub struct GatewayArgs {
     /// first one declares everything the gateway passes on).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
     upstream_connections: u16,
+    /// When every connection to a 2025-11-25 server is busy, a call whose
+    /// 2026-07-28 client has not come back for its round for this many
+    /// seconds gives its connection up to a waiting call (its retry is then
+    /// refused), the longest-waiting first.
+    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    yield_after: u64,
     /// Do not review URL-mode URLs (a URL the review refuses reaches the
     /// client's own review).
     #[arg(long)]
@@ -111,6 +117,7 @@ fn options(args: &GatewayArgs) -> anyhow::Result<GatewayOptions> {
     options.checks.questions_per_minute = args.questions_per_minute;
     options.checks.review_urls = !args.no_url_review;
     options.checks.scrub = !args.no_scrub;
+    options.yield_after = std::time::Duration::from_secs(args.yield_after);
     if let Some(path) = &args.audit_log {
         let log = if path.as_os_str() == "-" {
             AuditLog::stderr()

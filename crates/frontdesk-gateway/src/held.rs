@@ -19,10 +19,9 @@
 //!
 //! How an open question is put to the client in front is [`ask`]'s.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use frontdesk::client::{ClientError, ElicitationResponse};
 use frontdesk::form::FormSchema;
@@ -39,9 +38,11 @@ use crate::{Shared, upstream_error};
 
 mod ask;
 mod request;
+mod table;
 
 use ask::{ask_open, complete};
 pub(crate) use request::{Finished, Upstream};
+pub(crate) use table::Held;
 
 /// The `once` key the held call's id is recorded under.
 const CALL_STEP: &str = "frontdesk-gateway/upstream-call";
@@ -126,6 +127,9 @@ pub(crate) struct HeldCall {
     events: tokio::sync::Mutex<mpsc::Receiver<Event>>,
     open: Mutex<Option<Open>>,
     task: Mutex<Option<AbortHandle>>,
+    /// Since when a 2026-07-28 client's round has ended with a question
+    /// open and its retry not come (`None` while its handler runs).
+    waiting: Mutex<Option<Instant>>,
 }
 
 impl HeldCall {
@@ -156,7 +160,16 @@ impl HeldCall {
             events: tokio::sync::Mutex::new(rx),
             open: Mutex::new(None),
             task: Mutex::new(None),
+            waiting: Mutex::new(None),
         })
+    }
+
+    /// Note whether the client's round has ended with a question open
+    /// (its retry awaited) or its handler runs again.
+    fn set_waiting(&self, waiting: bool) {
+        if let Ok(mut w) = self.waiting.lock() {
+            *w = waiting.then(Instant::now);
+        }
     }
 
     /// The number of the next question (from 1).
@@ -267,73 +280,6 @@ impl HeldCall {
     }
 }
 
-/// The held calls, by id.
-pub(crate) struct Held {
-    max: usize,
-    hold_for: Duration,
-    calls: Mutex<HashMap<String, Arc<HeldCall>>>,
-}
-
-impl Held {
-    pub(crate) fn new(max: usize, hold_for: Duration) -> Self {
-        Self {
-            max,
-            hold_for,
-            calls: Mutex::new(HashMap::new()),
-        }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.calls.lock().map(|c| c.len()).unwrap_or(0)
-    }
-
-    /// Hold `call`, after stopping those past their time; refused as busy
-    /// when the most calls are held.
-    fn insert(&self, call: &Arc<HeldCall>) -> Result<(), ToolError> {
-        let Ok(mut calls) = self.calls.lock() else {
-            return Err(ToolError::internal(
-                "the gateway's table of calls is poisoned",
-            ));
-        };
-        let hold_for = self.hold_for;
-        calls.retain(|_, c| {
-            let alive = c.started.elapsed() < hold_for;
-            if !alive {
-                tracing::info!("an upstream call held past its time was stopped");
-                c.stop();
-            }
-            alive
-        });
-        if calls.len() >= self.max {
-            tracing::warn!(
-                held = calls.len(),
-                "call refused: the gateway holds its most calls"
-            );
-            return Err(ToolError::Rpc(RpcError::overloaded(
-                "The gateway holds its most upstream calls; try again later",
-            )));
-        }
-        calls.insert(call.id.clone(), Arc::clone(call));
-        Ok(())
-    }
-
-    /// The held call `id` of `principal`, unless it is past its time.
-    fn get(&self, id: &str, principal: &str) -> Option<Arc<HeldCall>> {
-        let call = self.calls.lock().ok()?.get(id).cloned()?;
-        if call.principal != principal || call.started.elapsed() >= self.hold_for {
-            return None;
-        }
-        Some(call)
-    }
-
-    fn remove(&self, id: &str) {
-        let call = self.calls.lock().ok().and_then(|mut c| c.remove(id));
-        if let Some(call) = call {
-            call.stop();
-        }
-    }
-}
-
 /// Start `request` upstream in its own task; the id it is held by.
 fn start(
     shared: &Arc<Shared>,
@@ -378,6 +324,22 @@ fn start(
         *slot = Some(task.abort_handle());
     }
     Ok(call.id.clone())
+}
+
+/// Dropped armed where a 2026-07-28 round ends with a question open (the
+/// handler is dropped inside `ask_open`): the call now waits for the
+/// client's retry. Disarmed when the question is answered in the round.
+struct RoundOut<'a> {
+    call: &'a HeldCall,
+    armed: bool,
+}
+
+impl Drop for RoundOut<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.call.set_waiting(true);
+        }
+    }
 }
 
 /// Lets a held call go when dropped, if armed.
@@ -448,14 +410,21 @@ pub(crate) async fn drive(
         )));
     };
     let modern_upstream = shared.upstream().map(|u| u.revision()) == Some(Revision::V2026_07_28);
+    call.set_waiting(false);
     loop {
         if let Some((seq, message, asks)) = call.open_question() {
             // On 2026-07-28 without the answer yet, `ask` does not return:
-            // the round ends and the question stays open for the retry.
+            // the round ends and the question stays open for the retry
+            // (noted when this handler is dropped there).
             // A malformed answer is the client's error, as `frontdesk serve`
             // answers it; the question stays open for a proper retry.
-            let response = ask_open(cx, &call, seq, message, asks).await?;
-            call.answer(seq, response);
+            let mut round_out = RoundOut {
+                call: &call,
+                armed: true,
+            };
+            let response = ask_open(cx, &call, seq, message, asks).await;
+            round_out.armed = false;
+            call.answer(seq, response?);
             continue;
         }
         match call.next_event().await {

@@ -235,7 +235,13 @@ pub(crate) async fn take(shared: &Arc<Shared>, modes: Modes) -> Taken<'_> {
                     }
                 };
             }
-            Found::Full => freed.await,
+            // A call whose client abandoned its round may give its
+            // connection up; until one does, look again now and then.
+            // (When one does, its connection is let go as its task ends.)
+            Found::Full => {
+                shared.held.yield_oldest();
+                let _ = tokio::time::timeout(shared.held.yield_check(), freed).await;
+            }
         }
     }
 }

@@ -132,6 +132,13 @@ pub struct GatewayOptions {
     /// How long an upstream call is held for a client's next round; then it
     /// is stopped and a retry is refused.
     pub hold_for: Duration,
+    /// When every connection to a 2025-11-25 upstream is busy (at the most
+    /// [`connect_more`](Gateway::connect_more) allows) and a call waits for
+    /// one: a call whose 2026-07-28 client has not come back for its round
+    /// for this long gives its connection up (stopped as past its time), the
+    /// one that waited longest first. So clients that abandon rounds hold
+    /// connections only while nobody else needs them.
+    pub yield_after: Duration,
     /// The checks on the upstream's questions that may be switched off.
     pub checks: Checks,
     /// Where each question is recorded as a JSON line (none: the log's
@@ -141,11 +148,13 @@ pub struct GatewayOptions {
 
 impl Default for GatewayOptions {
     /// 256 calls, 11 minutes (the server's human-wait budget, 10 minutes,
-    /// and one more), every check on, no audit file.
+    /// and one more), a round's connection yielded after 2 minutes, every
+    /// check on, no audit file.
     fn default() -> Self {
         Self {
             max_held_calls: 256,
             hold_for: Duration::from_secs(11 * 60),
+            yield_after: Duration::from_secs(120),
             checks: Checks::default(),
             audit: None,
         }
@@ -201,7 +210,11 @@ impl Gateway {
     pub fn new(options: GatewayOptions) -> Self {
         Self {
             shared: Arc::new(Shared {
-                held: Held::new(options.max_held_calls, options.hold_for),
+                held: Held::new(
+                    options.max_held_calls,
+                    options.hold_for,
+                    options.yield_after,
+                ),
                 relay: Arc::new(Relay::new(options.checks, options.audit)),
                 upstream: RwLock::new(None),
                 tools: RwLock::new(Tools::default()),

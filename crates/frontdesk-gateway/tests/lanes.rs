@@ -76,7 +76,23 @@ async fn desk_before_lanes(
     Declared,
     Server,
 ) {
-    let gateway = Gateway::new(GatewayOptions::default());
+    desk_before_lanes_with(more, hang_from, GatewayOptions::default()).await
+}
+
+/// [`desk_before_lanes`] with the gateway's `options`.
+async fn desk_before_lanes_with(
+    more: usize,
+    hang_from: usize,
+    options: GatewayOptions,
+) -> (
+    Gateway,
+    Client,
+    mpsc::UnboundedReceiver<oneshot::Sender<ElicitationResponse>>,
+    Arc<AtomicUsize>,
+    Declared,
+    Server,
+) {
+    let gateway = Gateway::new(options);
     let declared = Declared::default();
     let base = noting(
         ClientConfig::default().protocol(Revision::V2025_11_25),
@@ -262,6 +278,48 @@ async fn each_connection_declares_what_its_calls_clients_declared() {
         elicitation(&declared.lock().unwrap()[2]),
         (json!({"form": {}, "url": {}}), false, false),
         "the form-and-URL client's connection"
+    );
+    gateway.close_extra_connections().await;
+}
+
+/// A 2026-07-28 client that never comes back for its round holds its
+/// connection only while nobody else needs it: with every connection busy,
+/// a new call takes the connection of the round that waited longest (past
+/// `yield_after`), and a late retry of that round is refused.
+#[tokio::test]
+async fn an_abandoned_round_gives_its_connection_to_a_waiting_call() {
+    let mut options = GatewayOptions::default();
+    options.yield_after = Duration::from_millis(200);
+    let (gateway, down, mut questions, opened, _, _) =
+        desk_before_lanes_with(1, usize::MAX, options).await;
+    // Round one of a call, never retried (no `input_required` handling).
+    let mut params = serde_json::Map::new();
+    params.insert("name".into(), json!("book_return"));
+    params.insert("arguments".into(), json!({"order_id": "A"}));
+    let abandoned = down.request("tools/call", params.clone()).await.unwrap();
+    assert_eq!(abandoned["resultType"], "input_required");
+    assert_eq!(gateway.held_calls(), 1);
+
+    // The one connection is held by it; a new call waits, then takes it.
+    let b = book(&down, "B");
+    next_question(&mut questions, "the call after the abandoned round")
+        .await
+        .send(ElicitationResponse::Decline)
+        .unwrap();
+    assert_eq!(b.await.unwrap(), DECLINED);
+    assert_eq!(opened.load(Ordering::SeqCst), 1, "no second connection");
+
+    // The abandoned round's late retry is refused.
+    params.insert(
+        "inputResponses".into(),
+        json!({"upstream-1": {"action": "decline"}}),
+    );
+    params.insert("requestState".into(), abandoned["requestState"].clone());
+    let late = down.request("tools/call", params).await;
+    let refused = format!("{late:?}");
+    assert!(
+        refused.contains("requestState is invalid or expired"),
+        "{refused}"
     );
     gateway.close_extra_connections().await;
 }
