@@ -98,6 +98,7 @@ mod listing;
 mod notes;
 mod prompts;
 mod relay;
+mod resources;
 mod scrub;
 mod subscriptions;
 mod surface;
@@ -197,6 +198,8 @@ pub(crate) struct Shared {
     pub(crate) subscribed: subscriptions::Subscribed,
     /// The upstream's prompts (see `prompts`).
     pub(crate) prompts: RwLock<prompts::Prompts>,
+    /// The upstream's resources and templates (see `resources`).
+    pub(crate) resources: RwLock<resources::Resources>,
 }
 
 #[derive(Default)]
@@ -225,6 +228,7 @@ impl Gateway {
                 reread_pending: AtomicBool::new(false),
                 subscribed: subscriptions::Subscribed::default(),
                 prompts: RwLock::default(),
+                resources: RwLock::default(),
             }),
         }
     }
@@ -329,9 +333,12 @@ impl Gateway {
         let (prompts, resources, templates) = surface.counts();
         self.shared.relay.set_server(&clean(&info.name));
         let caps = upstream.server_capabilities().unwrap_or_default();
+        let resources_announce = caps.resources.as_ref().and_then(|r| r.list_changed);
         let announces = [caps.tools, caps.prompts]
             .into_iter()
-            .any(|list| list.and_then(|l| l.list_changed) == Some(true));
+            .map(|list| list.and_then(|l| l.list_changed))
+            .chain([resources_announce])
+            .any(|announced| announced == Some(true));
         tracing::info!(
             server = %info.name,
             revision = %upstream.revision(),
@@ -355,7 +362,7 @@ impl Gateway {
         if let Some(text) = instructions {
             builder = builder.instructions(text);
         }
-        Ok(surface.offer(builder, &self.shared, &clean))
+        Ok(surface.offer(builder, &self.shared))
     }
 
     /// Let the upstream go (it ended; a new one will be attached): calls

@@ -1,7 +1,7 @@
-//! The upstream's tool and prompt listings kept current: when the upstream
-//! says its tools or prompts changed (`notifications/tools/list_changed`,
-//! `notifications/prompts/list_changed`), both are read again, and each
-//! that differs is told to the clients in front (the same notification
+//! The upstream's tool, prompt and resource listings kept current: when
+//! the upstream says one changed (`notifications/tools/list_changed`,
+//! `…/prompts/list_changed`, `…/resources/list_changed`), each is read
+//! again, and each that differs is told to the clients in front (the same notification
 //! from the gateway's server, through
 //! [`Gateway::notify_through`](crate::Gateway::notify_through)). A stdio
 //! server started again after it ended is read again the same way. The
@@ -31,8 +31,12 @@ use crate::{Shared, Tools, scrub_tool};
 pub(crate) fn hooked(shared: Weak<Shared>, mut config: ClientConfig) -> ClientConfig {
     let theirs = config.on_notification.take();
     config.on_notification = Some(Arc::new(move |n| {
-        if n.method == frontdesk::wire::method::NOTIFICATION_TOOLS_LIST_CHANGED
-            || n.method == frontdesk::wire::method::NOTIFICATION_PROMPTS_LIST_CHANGED
+        if [
+            frontdesk::wire::method::NOTIFICATION_TOOLS_LIST_CHANGED,
+            frontdesk::wire::method::NOTIFICATION_PROMPTS_LIST_CHANGED,
+            frontdesk::wire::method::NOTIFICATION_RESOURCES_LIST_CHANGED,
+        ]
+        .contains(&n.method.as_str())
         {
             changed(&shared);
         } else if n.method == frontdesk::wire::method::NOTIFICATION_RESOURCES_UPDATED {
@@ -45,8 +49,7 @@ pub(crate) fn hooked(shared: Weak<Shared>, mut config: ClientConfig) -> ClientCo
     config
 }
 
-/// The upstream says its tools or prompts changed: read them again (in a
-/// task).
+/// The upstream says a listing changed: read them all again (in a task).
 pub(crate) fn changed(shared: &Weak<Shared>) {
     let Some(shared) = shared.upgrade() else {
         return;
@@ -69,10 +72,20 @@ pub(crate) fn changed(shared: &Weak<Shared>) {
             }
             Err(e) => tracing::warn!(error = %e, "the upstream's tools could not be read again"),
         }
-        let has_prompts = upstream
-            .server_capabilities()
-            .is_some_and(|c| c.prompts.is_some());
-        if has_prompts {
+        let caps = upstream.server_capabilities().unwrap_or_default();
+        if caps.resources.is_some() {
+            match crate::resources::read(&upstream).await {
+                Ok(listed) => {
+                    if crate::resources::set(&shared, listed) {
+                        tracing::info!("the upstream's resources changed; clients told");
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "the upstream's resources could not be read again");
+                }
+            }
+        }
+        if caps.prompts.is_some() {
             match crate::prompts::read(&upstream).await {
                 Ok(listing) => {
                     if crate::prompts::set(&shared, listing) {

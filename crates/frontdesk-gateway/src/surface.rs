@@ -36,8 +36,8 @@ const MAX_PAGES: usize = 100;
 pub(crate) struct Surface {
     /// `None` when the upstream declares no prompts.
     prompts: Option<Vec<Prompt>>,
-    resources: Vec<Resource>,
-    templates: Vec<ResourceTemplate>,
+    /// `None` when the upstream declares no resources.
+    resources: Option<crate::resources::Listed>,
 }
 
 impl Surface {
@@ -50,9 +50,7 @@ impl Surface {
             surface.prompts = Some(crate::prompts::read(upstream).await?);
         }
         if caps.resources.is_some() {
-            surface.resources = list(upstream, "resources/list", "resources").await?;
-            surface.templates =
-                list(upstream, "resources/templates/list", "resourceTemplates").await?;
+            surface.resources = Some(crate::resources::read(upstream).await?);
         }
         Ok(surface)
     }
@@ -61,34 +59,22 @@ impl Surface {
     pub(crate) fn counts(&self) -> (usize, usize, usize) {
         (
             self.prompts.as_ref().map_or(0, Vec::len),
-            self.resources.len(),
-            self.templates.len(),
+            self.resources.as_ref().map_or(0, |(r, _)| r.len()),
+            self.resources.as_ref().map_or(0, |(_, t)| t.len()),
         )
     }
 
     /// Offer them on `builder`, each forwarding to the attached upstream.
-    pub(crate) fn offer(
-        self,
-        mut builder: ServerBuilder,
-        shared: &Arc<Shared>,
-        clean: &dyn Fn(&str) -> String,
-    ) -> ServerBuilder {
+    pub(crate) fn offer(self, mut builder: ServerBuilder, shared: &Arc<Shared>) -> ServerBuilder {
         if let Some(prompts) = self.prompts {
             crate::prompts::set(shared, prompts);
             builder =
                 builder.forward_prompts(Arc::new(crate::prompts::Forward(Arc::clone(shared))));
         }
-        for resource in self.resources {
-            builder = builder.resource(resource_def(shared, &resource, clean));
-        }
-        for template in self.templates {
-            match template_def(shared, &template, clean) {
-                Some(def) => builder = builder.resource_template(def),
-                None => tracing::warn!(
-                    template = %clean(&template.uri_template),
-                    "an upstream resource template this gateway cannot serve; left out"
-                ),
-            }
+        if let Some(resources) = self.resources {
+            crate::resources::set(shared, resources);
+            builder =
+                builder.forward_resources(Arc::new(crate::resources::Forward(Arc::clone(shared))));
         }
         builder
     }
@@ -183,7 +169,8 @@ pub(crate) fn prompt_def(
     def.completion(completer(shared, reference, arguments))
 }
 
-fn resource_def(
+/// The definition that forwards `resources/read` of `resource` upstream.
+pub(crate) fn resource_def(
     shared: &Arc<Shared>,
     resource: &Resource,
     clean: &dyn Fn(&str) -> String,
@@ -209,7 +196,10 @@ fn resource_def(
     def
 }
 
-fn template_def(
+/// The definition that forwards `resources/read` of a URI of `template`
+/// (and the completion of its variables) upstream; `None` when its URI
+/// template does not parse.
+pub(crate) fn template_def(
     shared: &Arc<Shared>,
     template: &ResourceTemplate,
     clean: &dyn Fn(&str) -> String,

@@ -11,7 +11,8 @@ use crate::server::api::config::ServerConfig;
 use crate::server::api::context::Change;
 use crate::server::api::error::RpcError;
 use crate::server::api::prompt::{PromptDef, PromptRegistry};
-use crate::server::api::resource::{ResourceDef, ResourceRegistry, ResourceTemplateDef};
+use crate::server::api::resource::{ResourceDef, ResourceTemplateDef};
+use crate::server::api::resource_registry::ResourceRegistry;
 use crate::server::api::tool::{ToolDef, ToolRegistry};
 use crate::server::contract::incoming::Incoming;
 use crate::server::contract::{Handled, OutboundSink, RequestInfo, read};
@@ -314,6 +315,19 @@ impl ServerBuilder {
     /// still told with [`Server::notify_resource_updated`].
     pub fn on_resource_subscribe(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.resources.on_subscribe(Arc::new(hook));
+        self
+    }
+
+    /// Serve the resources and templates this server does not define
+    /// through `forward` (a gateway's upstream): the listings list them
+    /// after the server's own, and a `resources/read` no resource or
+    /// template of the server serves goes to the forwarder. See
+    /// [`ResourceForward`](crate::server::resource::ResourceForward).
+    pub fn forward_resources(
+        mut self,
+        forward: Arc<dyn crate::server::resource::ResourceForward>,
+    ) -> Self {
+        self.resources.forward(forward);
         self
     }
 

@@ -262,6 +262,7 @@ pub mod resource {
     pub use super::api::resource::{
         ResourceDef, ResourceOutput, ResourceRequest, ResourceTemplateDef,
     };
+    pub use super::api::resource_registry::ResourceForward;
     pub use super::api::uri_template::UriTemplateError;
 }
 

@@ -15,5 +15,6 @@ pub(crate) mod prompt;
 pub(crate) mod question;
 pub(crate) mod relayed_url;
 pub(crate) mod resource;
+pub(crate) mod resource_registry;
 pub(crate) mod tool;
 pub(crate) mod uri_template;

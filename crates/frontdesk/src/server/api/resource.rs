@@ -22,8 +22,8 @@ use crate::server::api::uri_template::{UriTemplate, UriTemplateError};
 /// variables read out of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResourceRequest {
-    uri: String,
-    variables: Map<String, Value>,
+    pub(crate) uri: String,
+    pub(crate) variables: Map<String, Value>,
 }
 
 impl ResourceRequest {
@@ -334,125 +334,5 @@ impl ResourceTemplateDef {
     {
         self.completion = Some(completer(handler));
         self
-    }
-}
-
-/// What reading a URI runs: its handler, the request, and the listed MIME
-/// type for contents that name none.
-#[derive(Clone)]
-pub(crate) struct Read {
-    pub(crate) handler: ResourceFn,
-    pub(crate) request: ResourceRequest,
-    pub(crate) mime_type: Option<String>,
-}
-
-/// Told the URI of each subscription a client makes (see
-/// [`ServerBuilder::on_resource_subscribe`](crate::server::ServerBuilder::on_resource_subscribe)).
-pub(crate) type SubscribeHook = Arc<dyn Fn(&str) + Send + Sync>;
-
-/// The resources and templates of a server, in registration order.
-#[derive(Clone, Default)]
-pub(crate) struct ResourceRegistry {
-    resources: Vec<ResourceDef>,
-    templates: Vec<ResourceTemplateDef>,
-    on_subscribe: Option<SubscribeHook>,
-}
-
-impl std::fmt::Debug for ResourceRegistry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResourceRegistry")
-            .field("resources", &self.resources)
-            .field("templates", &self.templates)
-            .field("on_subscribe", &self.on_subscribe.is_some())
-            .finish()
-    }
-}
-
-impl ResourceRegistry {
-    pub(crate) fn on_subscribe(&mut self, hook: SubscribeHook) {
-        self.on_subscribe = Some(hook);
-    }
-
-    /// A client subscribed to `uri` (accepted within the bounds).
-    pub(crate) fn subscribed(&self, uri: &str) {
-        if let Some(hook) = &self.on_subscribe {
-            hook(uri);
-        }
-    }
-
-    pub(crate) fn add(&mut self, resource: ResourceDef) {
-        match self
-            .resources
-            .iter_mut()
-            .find(|r| r.uri() == resource.uri())
-        {
-            Some(existing) => *existing = resource,
-            None => self.resources.push(resource),
-        }
-    }
-
-    pub(crate) fn add_template(&mut self, template: ResourceTemplateDef) {
-        let same =
-            |t: &ResourceTemplateDef| t.listing.uri_template == template.listing.uri_template;
-        match self.templates.iter_mut().find(|t| same(t)) {
-            Some(existing) => *existing = template,
-            None => self.templates.push(template),
-        }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.resources.is_empty() && self.templates.is_empty()
-    }
-
-    pub(crate) fn get(&self, uri: &str) -> Option<&ResourceDef> {
-        self.resources.iter().find(|r| r.uri() == uri)
-    }
-
-    /// The template written exactly as `uri_template`.
-    pub(crate) fn template(&self, uri_template: &str) -> Option<&ResourceTemplateDef> {
-        self.templates
-            .iter()
-            .find(|t| t.listing.uri_template == uri_template)
-    }
-
-    pub(crate) fn has_completions(&self) -> bool {
-        self.templates.iter().any(|t| t.completion.is_some())
-    }
-
-    pub(crate) fn listing(&self) -> Vec<Resource> {
-        self.resources.iter().map(|r| r.resource.clone()).collect()
-    }
-
-    pub(crate) fn template_listing(&self) -> Vec<ResourceTemplate> {
-        self.templates.iter().map(|t| t.listing.clone()).collect()
-    }
-
-    /// What reading `uri` runs: a fixed resource first, then the first
-    /// template that matches.
-    pub(crate) fn resolve(&self, uri: &str) -> Option<Read> {
-        if let Some(r) = self.get(uri) {
-            return Some(Read {
-                handler: Arc::clone(&r.handler),
-                request: ResourceRequest {
-                    uri: uri.to_string(),
-                    variables: Map::new(),
-                },
-                mime_type: r.resource.mime_type.clone(),
-            });
-        }
-        self.templates.iter().find_map(|t| {
-            let vars = t.template.matches(uri)?;
-            Some(Read {
-                handler: Arc::clone(&t.handler),
-                request: ResourceRequest {
-                    uri: uri.to_string(),
-                    variables: vars
-                        .into_iter()
-                        .map(|(k, v)| (k, Value::String(v)))
-                        .collect(),
-                },
-                mime_type: t.listing.mime_type.clone(),
-            })
-        })
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::server::api::config::ServerConfig;
 use crate::server::api::prompt::PromptRegistry;
-use crate::server::api::resource::ResourceRegistry;
+use crate::server::api::resource_registry::ResourceRegistry;
 use crate::server::api::tool::ToolRegistry;
 use crate::server::engine::{drain, flow_port, invoke, load, notify, replies, states, tasks};
 use crate::state::{NonceStore, StateSealer};

@@ -19,7 +19,7 @@ use crate::BoxFuture;
 use crate::server::api::context::ToolContext;
 use crate::server::api::error::{RpcError, ToolError};
 use crate::server::api::prompt::PromptDef;
-use crate::server::api::resource::Read;
+use crate::server::api::resource_registry::Read;
 use crate::server::api::tool::{ToolDef, ToolOutput};
 use crate::server::engine::call::Call;
 use crate::server::engine::requests::Reply;

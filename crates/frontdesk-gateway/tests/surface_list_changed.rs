@@ -1,7 +1,8 @@
-//! A 2025-11-25 upstream whose prompts change: its
-//! `notifications/prompts/list_changed` makes the gateway read the prompts
-//! again, and a client in front hears `notifications/prompts/list_changed`
-//! once, lists the new prompt and gets it.
+//! A 2025-11-25 upstream whose prompts and resources change: its
+//! `notifications/prompts/list_changed` and
+//! `notifications/resources/list_changed` make the gateway read them again,
+//! and a client in front hears each change once, lists the new prompt and
+//! resource, gets the one and reads the other.
 #![allow(unreachable_pub, missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -21,9 +22,14 @@ fn prompt(name: &str) -> Value {
     json!({"name": name, "title": format!("The {name} prompt"), "description": "A prompt"})
 }
 
-/// A 2025-11-25 server on a pipe with the prompt `first` and the tool
-/// `grow`; calling it adds the prompt `second` and sends
-/// `notifications/prompts/list_changed`.
+fn resource(name: &str) -> Value {
+    json!({"uri": format!("test://{name}"), "name": name, "mimeType": "text/plain"})
+}
+
+/// A 2025-11-25 server on a pipe with the prompt and resource `first` and
+/// the tool `grow`; calling it adds the prompt and resource `second` and
+/// sends `notifications/prompts/list_changed` and
+/// `notifications/resources/list_changed`.
 fn growing_upstream() -> tokio::io::DuplexStream {
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
@@ -35,7 +41,8 @@ fn growing_upstream() -> tokio::io::DuplexStream {
             let result = match m.get("method").and_then(Value::as_str) {
                 Some("initialize") => json!({
                     "protocolVersion": "2025-11-25",
-                    "capabilities": {"tools": {}, "prompts": {"listChanged": true}},
+                    "capabilities": {"tools": {}, "prompts": {"listChanged": true},
+                        "resources": {"listChanged": true}},
                     "serverInfo": {"name": "growing", "version": "1"}
                 }),
                 Some("tools/list") => {
@@ -48,6 +55,18 @@ fn growing_upstream() -> tokio::io::DuplexStream {
                     }
                     json!({"prompts": prompts})
                 }
+                Some("resources/list") => {
+                    let mut resources = vec![resource("first")];
+                    if grown.load(Ordering::SeqCst) {
+                        resources.push(resource("second"));
+                    }
+                    json!({"resources": resources})
+                }
+                Some("resources/templates/list") => json!({"resourceTemplates": []}),
+                Some("resources/read") => {
+                    let uri = m["params"]["uri"].as_str().unwrap_or_default();
+                    json!({"contents": [{"uri": uri, "text": format!("the text of {uri}")}]})
+                }
                 Some("prompts/get") => {
                     let name = m["params"]["name"].as_str().unwrap_or_default();
                     json!({"messages": [{"role": "user",
@@ -55,12 +74,14 @@ fn growing_upstream() -> tokio::io::DuplexStream {
                 }
                 Some("tools/call") => {
                     grown.store(true, Ordering::SeqCst);
-                    let note =
-                        json!({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"});
-                    write
-                        .write_all(format!("{note}\n").as_bytes())
-                        .await
-                        .unwrap();
+                    for list in ["prompts", "resources"] {
+                        let note = json!({"jsonrpc": "2.0",
+                            "method": format!("notifications/{list}/list_changed")});
+                        write
+                            .write_all(format!("{note}\n").as_bytes())
+                            .await
+                            .unwrap();
+                    }
                     json!({"content": [{"type": "text", "text": "grown"}]})
                 }
                 _ => continue,
@@ -76,7 +97,7 @@ fn growing_upstream() -> tokio::io::DuplexStream {
 }
 
 #[tokio::test]
-async fn a_changed_prompt_list_is_read_again_and_told() {
+async fn changed_prompt_and_resource_lists_are_read_again_and_told() {
     let (gateway, server) = gateway_over(growing_upstream()).await;
     gateway.notify_through(&server);
     let heard: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -96,22 +117,23 @@ async fn a_changed_prompt_list_is_read_again_and_told() {
     );
 
     down.call_tool("grow", json!({})).await.unwrap();
-    let told = || {
+    let told = |what: &str| {
         heard
             .lock()
             .unwrap()
             .iter()
-            .filter(|m| *m == "notifications/prompts/list_changed")
+            .filter(|m| *m == &format!("notifications/{what}/list_changed"))
             .count()
     };
     for _ in 0..200 {
-        if told() > 0 {
+        if told("prompts") > 0 && told("resources") > 0 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // Rereads that find nothing new tell nobody.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(told(), 1);
+    assert_eq!((told("prompts"), told("resources")), (1, 1));
     let listed = down.request("prompts/list", Map::new()).await.unwrap();
     assert_eq!(
         listed["prompts"],
@@ -120,5 +142,13 @@ async fn a_changed_prompt_list_is_read_again_and_told() {
     let got = down.get_prompt("second", Some(Map::new())).await.unwrap();
     let text = serde_json::to_value(&got.messages[0].content).unwrap();
     assert_eq!(text["text"], "the second prompt");
+    let listed = down.request("resources/list", Map::new()).await.unwrap();
+    assert_eq!(
+        listed["resources"],
+        json!([resource("first"), resource("second")])
+    );
+    let read = down.read_resource("test://second").await.unwrap();
+    let contents = serde_json::to_value(&read.contents).unwrap();
+    assert_eq!(contents[0]["text"], "the text of test://second");
     down.close().await;
 }
