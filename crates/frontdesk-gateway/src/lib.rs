@@ -200,6 +200,9 @@ pub(crate) struct Shared {
     pub(crate) prompts: RwLock<prompts::Prompts>,
     /// The upstream's resources and templates (see `resources`).
     pub(crate) resources: RwLock<resources::Resources>,
+    /// The listen stream kept open on a 2026-07-28 upstream (see
+    /// `subscriptions`).
+    pub(crate) listener: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 #[derive(Default)]
@@ -229,6 +232,7 @@ impl Gateway {
                 subscribed: subscriptions::Subscribed::default(),
                 prompts: RwLock::default(),
                 resources: RwLock::default(),
+                listener: std::sync::Mutex::new(None),
             }),
         }
     }

@@ -165,10 +165,42 @@ impl Core {
         params: Option<Map<String, Value>>,
         timeout: std::time::Duration,
     ) -> Result<Map<String, Value>, ClientError> {
+        let id = self.next_id();
+        self.exchange(id, method, params, Some(timeout)).await
+    }
+
+    /// A request that runs until the server answers it, however long (a
+    /// `subscriptions/listen` stream): no timeout, and when the caller
+    /// stops waiting (the future is dropped), the server is told it was
+    /// cancelled.
+    pub(super) async fn request_until_answered(
+        self: &Arc<Self>,
+        method: &str,
+        params: Option<Map<String, Value>>,
+    ) -> Result<Map<String, Value>, ClientError> {
+        let id = self.next_id();
+        let mut guard = CancelOnDrop {
+            core: Arc::clone(self),
+            id,
+            armed: true,
+        };
+        let answered = self.exchange(id, method, params, None).await;
+        guard.armed = false;
+        answered
+    }
+
+    /// Send request `id` and wait for its answer (past `timeout`, unless a
+    /// person is answering a question, it is cancelled).
+    async fn exchange(
+        &self,
+        id: i64,
+        method: &str,
+        params: Option<Map<String, Value>>,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Map<String, Value>, ClientError> {
         if self.closed.is_cancelled() {
             return Err(ClientError::Closed);
         }
-        let id = self.next_id();
         let message = serde_json::to_value(JsonRpcRequest::new(id, method, params))
             .map_err(ClientError::transport)?;
         let id_value = Value::from(id);
@@ -177,10 +209,17 @@ impl Core {
             let fut = self.transport.request(&id_value, message);
             tokio::pin!(fut);
             loop {
+                let expiry = async {
+                    match timeout {
+                        Some(t) => tokio::time::sleep(t).await,
+                        None => std::future::pending().await,
+                    }
+                };
                 tokio::select! {
                     r = &mut fut => break r?,
-                    () = tokio::time::sleep(timeout) => {
-                        if self.elicitor.human.busy_within(timeout) {
+                    () = expiry => {
+                        let t = timeout.unwrap_or_default();
+                        if self.elicitor.human.busy_within(t) {
                             continue;
                         }
                         self.cancel_request(id, "timed out").await;
@@ -531,6 +570,26 @@ fn to_result<T: serde::Serialize>(result: &T) -> Option<Map<String, Value>> {
 
 fn unserializable() -> ErrorObject {
     ErrorObject::internal_error("unserializable result")
+}
+
+/// Tells the server a request was cancelled when dropped armed (its
+/// caller stopped waiting for an answer that may never come).
+struct CancelOnDrop {
+    core: Arc<Core>,
+    id: i64,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.armed || self.core.closed.is_cancelled() {
+            return;
+        }
+        let (core, id) = (Arc::clone(&self.core), self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { core.cancel_request(id, "no longer wanted").await });
+        }
+    }
 }
 
 /// Ends a call's registration when dropped.

@@ -39,6 +39,7 @@ mod error;
 mod handler;
 mod headless;
 mod legacy;
+mod listen;
 mod modern;
 mod mrtr;
 mod observe;

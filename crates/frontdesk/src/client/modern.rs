@@ -21,7 +21,11 @@ pub(crate) fn request_meta(core: &Core, version: &str) -> Meta {
 
 /// Put a fresh, complete `_meta` into `params`, keeping keys the caller set
 /// (e.g. `progressToken`).
-fn with_meta(core: &Core, mut params: Map<String, Value>, version: &str) -> Map<String, Value> {
+pub(super) fn with_meta(
+    core: &Core,
+    mut params: Map<String, Value>,
+    version: &str,
+) -> Map<String, Value> {
     let fresh = request_meta(core, version);
     let mut meta = match params.remove("_meta") {
         Some(Value::Object(m)) => m,

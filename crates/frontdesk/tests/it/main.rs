@@ -10,6 +10,7 @@ mod client;
 mod client_auth;
 mod client_bounds;
 mod client_hostile;
+mod client_listen;
 mod client_notes;
 mod client_requests;
 mod client_streams;
