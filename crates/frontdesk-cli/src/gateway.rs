@@ -66,6 +66,8 @@ pub struct GatewayArgs {
     /// as `frontdesk serve` checks them.
     #[command(flatten)]
     auth: AuthArgs,
+    #[command(flatten)]
+    tls: crate::tls_args::TlsArgs,
     /// Record each question of the server as a JSON line of this file
     /// (appended; `-`: stderr): when, server, tool, mode, message, outcome,
     /// how long the person took. No answer content unless --audit-answers.
@@ -267,6 +269,7 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
             let listener = bind(addr, options)
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
+            let listener = args.tls.apply(listener)?;
             let name = format!("{} (through frontdesk gateway)", target.describe());
             let routes =
                 args.auth

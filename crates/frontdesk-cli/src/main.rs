@@ -33,6 +33,7 @@ mod serve;
 mod serve_config;
 mod server_process;
 mod signin;
+mod tls_args;
 mod tools;
 mod traces;
 mod web;

@@ -12,7 +12,6 @@ use axum::Router;
 use clap::{Args, ValueEnum};
 use frontdesk::flows::{FlowStore, InMemoryFlowStore};
 use frontdesk::http::archive::Archive;
-use frontdesk::http::tls::Tls;
 use frontdesk::http::{HttpOptions, OriginPolicy, bind};
 use frontdesk::server::{Server, ServerConfig};
 use frontdesk::state::{InMemoryNonceStore, KEYS_ENV, NonceStore, StateSealer};
@@ -123,14 +122,8 @@ pub struct ServeArgs {
     /// when not the bound address (behind a proxy or load balancer).
     #[arg(long, value_name = "URL", requires = "http")]
     public_url: Option<String>,
-    /// Serve HTTPS with this PEM certificate chain (leaf first); HTTP/2 or
-    /// HTTP/1.1 by ALPN. SIGHUP reloads it and the key without dropping
-    /// connections (a failed reload keeps the old pair).
-    #[arg(long, value_name = "FILE", requires_all = ["http", "tls_key"])]
-    tls_cert: Option<PathBuf>,
-    /// The PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1).
-    #[arg(long, value_name = "FILE", requires = "tls_cert")]
-    tls_key: Option<PathBuf>,
+    #[command(flatten)]
+    tls: crate::tls_args::TlsArgs,
     /// With `--store sqlite` or `redis`: seconds a running task's record
     /// says this instance runs it (renewed every third of that). A task
     /// whose instance stopped is reported `failed` once its lease has run
@@ -380,15 +373,10 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
                 options = options.event_archive(archive.clone());
             }
             let metadata = args.auth.protect(&mut options, auth.clone());
-            let mut listener = bind(addr, options)
+            let listener = bind(addr, options)
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
-            if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
-                let tls = Tls::from_pem_files(cert, key)
-                    .context("cannot use --tls-cert and --tls-key")?;
-                tls.reload_on_sighup();
-                listener = listener.tls(tls);
-            }
+            let listener = args.tls.apply(listener)?;
             let base = listener.base_url();
             let (server, page) = build(&base);
             let mut routes: Router = page;

@@ -454,3 +454,40 @@ async fn over_http_only_with_a_token_and_the_state_bound_to_its_principal() {
         "the confirmation: {second}"
     );
 }
+
+/// `--tls-cert` / `--tls-key` on the gateway, as on `frontdesk serve`: the
+/// endpoint is HTTPS, and a client trusting the certificate books through it.
+#[tokio::test]
+async fn over_https_with_a_certificate() {
+    let dir = crate::serve_restart::temp_dir("gateway-tls");
+    let made =
+        rcgen::generate_simple_self_signed(vec!["127.0.0.1".into(), "localhost".into()]).unwrap();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert, made.cert.pem()).unwrap();
+    std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+    let mut command = std::process::Command::new(BIN);
+    command
+        .args(["gateway", "--http", "127.0.0.1:0", "--tls-cert"])
+        .arg(&cert)
+        .arg("--tls-key")
+        .arg(&key)
+        .arg("--")
+        .args(upstream())
+        .stdin(Stdio::null());
+    let gateway = Running::spawn(command);
+    let mcp = gateway
+        .first(Duration::from_secs(30), |line| {
+            line.strip_prefix("frontdesk gateway: MCP endpoint at ")
+                .map(str::to_string)
+        })
+        .expect("the gateway listens");
+    assert!(mcp.starts_with("https://127.0.0.1:"), "{mcp}");
+    let person = Person::booking();
+    let mut config = ClientConfig::default().protocol(Revision::V2026_07_28);
+    config.extra_root_certificates = vec![made.cert.der().to_vec()];
+    let client = Client::connect_http(&mcp, config, Arc::clone(&person) as _)
+        .await
+        .unwrap();
+    book(&client, &person).await;
+    client.close().await;
+}
