@@ -74,8 +74,19 @@ pub(crate) fn renew(shared: &Weak<Shared>) {
     let Some(strong) = shared.upgrade() else {
         return;
     };
-    for uri in strong.subscribed.take() {
-        subscribed(shared, &uri);
+    let uris = strong.subscribed.take();
+    let modern = strong
+        .upstream()
+        .is_some_and(|u| u.revision() == Revision::V2026_07_28);
+    if modern {
+        // One stream asks for them all.
+        for uri in &uris {
+            strong.subscribed.add(uri);
+        }
+    } else {
+        for uri in uris {
+            subscribed(shared, &uri);
+        }
     }
     relisten(&strong);
 }
