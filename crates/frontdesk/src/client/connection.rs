@@ -204,6 +204,8 @@ impl Core {
         let message = serde_json::to_value(JsonRpcRequest::new(id, method, params))
             .map_err(ClientError::transport)?;
         let id_value = Value::from(id);
+        // A call's request: what arrives on its response stream is the call's.
+        let _on_stream = self.watchers.bind_request(&id_key(&id_value));
         self.tap.outgoing(&message);
         let response = {
             let fut = self.transport.request(&id_value, message);
@@ -302,8 +304,9 @@ impl Core {
                 m = rx.recv() => match m { Some(m) => m, None => break },
                 () = self.closed.cancelled() => break,
             };
-            let message = match message {
-                FromServer::Message(m) => m,
+            let (message, stream) = match message {
+                FromServer::Message(m) => (m, None),
+                FromServer::OnStream(m, request) => (m, Some(request)),
                 FromServer::Unreadable(error) => {
                     self.refuse(None, error).await;
                     continue;
@@ -348,7 +351,7 @@ impl Core {
                         drop(slot);
                     });
                 }
-                Ok(JsonRpcMessage::Notification(n)) => self.on_notification(&n),
+                Ok(JsonRpcMessage::Notification(n)) => self.on_notification(&n, stream.as_deref()),
                 Ok(_) => tracing::debug!("stray response ignored"),
                 Err(e) if notification => {
                     tracing::warn!(error = %e, "malformed notification from the server; ignored");
@@ -381,7 +384,9 @@ impl Core {
         }
     }
 
-    fn on_notification(&self, n: &JsonRpcNotification) {
+    /// A notification, sent on the response stream of our request
+    /// `stream` (its id key) when known.
+    fn on_notification(&self, n: &JsonRpcNotification, stream: Option<&str>) {
         match n.method.as_str() {
             method::NOTIFICATION_CANCELLED => {
                 let Ok(p) = n.parse_params::<CancelledNotificationParams>() else {
@@ -408,7 +413,7 @@ impl Core {
             },
             method::NOTIFICATION_MESSAGE => {
                 match n.parse_params::<LoggingMessageNotificationParams>() {
-                    Ok(p) => self.watchers.log(&p),
+                    Ok(p) => self.watchers.log(&p, stream),
                     Err(e) => tracing::debug!(error = %e, "malformed log message; ignored"),
                 }
             }

@@ -411,7 +411,9 @@ impl Client {
             params.insert("_meta".into(), Value::Object(meta));
         }
         let label = format!("{} {name}", method::TOOLS_CALL);
-        let result = self.run(method::TOOLS_CALL, params, &label).await;
+        let result = watch
+            .scope(self.run(method::TOOLS_CALL, params, &label))
+            .await;
         if options.progress.is_some() || options.log.is_some() {
             // The notifications sent before the response reach their hooks
             // before the caller sees the result.

@@ -4,10 +4,12 @@
 //!
 //! Progress is routed exactly: each call that wants it sends a token of its
 //! own, and a notification goes to the call whose token it names. A log
-//! message names no request, so it goes to a call's hook only when that
-//! call is the only tool call of the connection in flight (as the
-//! connection core names the call a live `elicitation/create` belongs to);
-//! otherwise it is only logged at debug.
+//! message names no request: on Streamable HTTP it goes to the call whose
+//! request's response stream carried it (each request a call sends while
+//! it runs is bound to it, see [`Watchers::bind_request`]); otherwise to a
+//! call's hook only when that call is the only tool call of the connection
+//! in flight (as the connection core names the call a live
+//! `elicitation/create` belongs to), and else it is only logged at debug.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -72,10 +74,11 @@ impl CallOptions {
         self
     }
 
-    /// Call `hook` with each `notifications/message` the server sends while
-    /// this call is the only tool call in flight on the connection (a log
-    /// message does not say which request it belongs to), all of them
-    /// before the call returns. A server sends logs only at a level it was
+    /// Call `hook` with each `notifications/message` the server sends for
+    /// this call, all of them before the call returns: over Streamable
+    /// HTTP, those on the response streams of the call's requests; on
+    /// stdio (a log message does not say which request it belongs to),
+    /// those sent while this call is the only tool call in flight. A server sends logs only at a level it was
     /// asked for: see [`log_level`](Self::log_level).
     pub fn on_log(
         mut self,
@@ -103,6 +106,30 @@ pub(crate) struct Watchers {
     progress: Mutex<HashMap<String, ProgressHook>>,
     /// Every tool call in flight, with its log hook if it has one.
     calls: Mutex<Vec<(u64, Option<LogHook>)>>,
+    /// The requests in flight of calls, by id key: the call each is for.
+    requests: Mutex<HashMap<String, u64>>,
+}
+
+tokio::task_local! {
+    /// The call whose future runs on this task (its requests are its own).
+    static CALL: u64;
+}
+
+/// A request bound to its call until dropped (see
+/// [`Watchers::bind_request`]).
+pub(crate) struct BoundRequest<'a> {
+    watchers: &'a Watchers,
+    key: Option<String>,
+}
+
+impl Drop for BoundRequest<'_> {
+    fn drop(&mut self) {
+        if let Some(key) = &self.key
+            && let Ok(mut r) = self.watchers.requests.lock()
+        {
+            r.remove(key);
+        }
+    }
 }
 
 impl Watchers {
@@ -139,12 +166,37 @@ impl Watchers {
         }
     }
 
-    /// A `notifications/message`: to the one call in flight, if it listens.
-    pub(crate) fn log(&self, params: &LoggingMessageNotificationParams) {
-        let hook = self.calls.lock().ok().and_then(|c| match c.as_slice() {
-            [(_, hook)] => hook.clone(),
-            _ => None,
+    /// The request with id key `key`, sent now on this task: bound to the
+    /// call running on it (if a call runs here) until dropped.
+    pub(crate) fn bind_request(&self, key: &str) -> BoundRequest<'_> {
+        let key = CALL.try_with(|call| *call).ok().and_then(|call| {
+            let mut r = self.requests.lock().ok()?;
+            r.insert(key.to_owned(), call);
+            Some(key.to_owned())
         });
+        BoundRequest {
+            watchers: self,
+            key,
+        }
+    }
+
+    /// A `notifications/message`: to the call whose request's response
+    /// stream carried it (`stream`, its id key), else to the one call in
+    /// flight, if it listens.
+    pub(crate) fn log(&self, params: &LoggingMessageNotificationParams, stream: Option<&str>) {
+        let owner = stream.and_then(|key| self.requests.lock().ok()?.get(key).copied());
+        let hook = self
+            .calls
+            .lock()
+            .ok()
+            .and_then(|c| match (owner, c.as_slice()) {
+                (Some(owner), calls) => calls
+                    .iter()
+                    .find(|(id, _)| *id == owner)
+                    .and_then(|(_, hook)| hook.clone()),
+                (None, [(_, hook)]) => hook.clone(),
+                (None, _) => None,
+            });
         match hook {
             Some(hook) => hook(params),
             None => tracing::debug!(level = ?params.level, "a log message from the server"),
@@ -163,6 +215,12 @@ impl Watch<'_> {
     /// The progress token the call sends, if it asked for progress.
     pub(crate) fn token(&self) -> Option<&str> {
         self.token.as_deref()
+    }
+
+    /// Run `call` as this call's: the requests it sends on this task are
+    /// bound to it ([`Watchers::bind_request`]).
+    pub(crate) async fn scope<F: std::future::Future>(&self, call: F) -> F::Output {
+        CALL.scope(self.id, call).await
     }
 }
 

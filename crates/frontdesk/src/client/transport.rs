@@ -24,6 +24,9 @@ pub(crate) enum FromServer {
     /// A JSON value that is not a response to one of our requests (a
     /// request, a notification, or something malformed).
     Message(Value),
+    /// The same, sent on the response stream of our request with this id
+    /// key (Streamable HTTP): it belongs to that request.
+    OnStream(Value, String),
     /// Bytes that cannot be read as JSON at all (not JSON, or over the
     /// size bound): the error to answer with, id `null`.
     Unreadable(ErrorObject),
@@ -54,6 +57,15 @@ impl Inbound {
     /// connection stopped reading.
     pub(crate) async fn deliver(&self, message: Value) -> bool {
         self.0.send(FromServer::Message(message)).await.is_ok()
+    }
+
+    /// Queue `message`, which came on the response stream of our request
+    /// `request` (its id key), as [`deliver`](Self::deliver) does.
+    pub(crate) async fn deliver_on(&self, message: Value, request: &str) -> bool {
+        self.0
+            .send(FromServer::OnStream(message, request.to_owned()))
+            .await
+            .is_ok()
     }
 
     /// Queue the error for bytes that were no JSON message (see

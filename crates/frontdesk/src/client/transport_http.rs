@@ -317,7 +317,10 @@ impl HttpTransport {
             tracing::debug!(id = ?key, "response to no pending request on this stream");
             return None;
         }
-        self.inbound.deliver(message).await;
+        match id {
+            Some(request) => self.inbound.deliver_on(message, request).await,
+            None => self.inbound.deliver(message).await,
+        };
         None
     }
 

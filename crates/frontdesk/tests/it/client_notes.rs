@@ -145,3 +145,70 @@ async fn the_call_returns_after_its_notifications_were_heard() {
         client.close().await;
     }
 }
+
+/// Logs `tag` twice, a pause between, so two calls overlap.
+async fn chatty(
+    cx: ToolContext,
+    args: serde_json::Map<String, Value>,
+) -> Result<ToolOutput, ToolError> {
+    let tag = args
+        .get("tag")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_owned();
+    cx.log_as(LoggingLevel::Warning, "chatty", json!(format!("{tag} one")));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    cx.log_as(LoggingLevel::Warning, "chatty", json!(format!("{tag} two")));
+    Ok(ToolOutput::text(tag))
+}
+
+fn chatty_server(_: &str) -> Server {
+    Server::builder("notes-test", "1")
+        .tool(ToolDef::raw(
+            "chatty",
+            "Logs its tag twice",
+            json!({"type": "object", "properties": {"tag": {"type": "string"}}}),
+            chatty,
+        ))
+        .build()
+}
+
+/// Over Streamable HTTP a log message comes on the response stream of the
+/// request it belongs to: two calls side by side each hear their own (in
+/// process, with two calls in flight, neither would).
+#[tokio::test]
+async fn side_by_side_calls_over_http_each_hear_their_own_logs() {
+    for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+        let wire = Wire::default();
+        let s = support::http_server(chatty_server).await;
+        let client = Client::connect_http(
+            &s.mcp,
+            wire.config(ProtocolChoice::Only(revision)),
+            TestHandler::new([]),
+        )
+        .await
+        .unwrap();
+        client.set_log_level(LoggingLevel::Info).await.unwrap();
+        let (a, b) = (Heard::default(), Heard::default());
+        let call = |tag: &'static str, heard: &Heard| {
+            let heard = heard.clone();
+            let options = CallOptions::default()
+                .on_log(move |n| heard.lock().unwrap().push(n.data.clone()))
+                .log_level(LoggingLevel::Info);
+            client.call_tool_with("chatty", json!({"tag": tag}), options)
+        };
+        let (ra, rb) = tokio::join!(call("a", &a), call("b", &b));
+        ra.unwrap();
+        rb.unwrap();
+        assert_eq!(
+            *a.lock().unwrap(),
+            [json!("a one"), json!("a two")],
+            "{revision}"
+        );
+        assert_eq!(
+            *b.lock().unwrap(),
+            [json!("b one"), json!("b two")],
+            "{revision}"
+        );
+    }
+}
