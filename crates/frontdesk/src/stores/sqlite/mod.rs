@@ -34,7 +34,11 @@
 //!   commit ran in one transaction, and answers each write only after that
 //!   transaction committed: a redemption that was answered `true` is on disk,
 //!   so a state redeemed before a crash stays redeemed after it, and a
-//!   hundred redemptions arriving together cost one commit.
+//!   hundred redemptions arriving together cost one commit. With
+//!   [`Durability::Process`] redemptions skip the thread: they are batched
+//!   and committed on the async runtime with the same writer (no commit
+//!   there waits for an `fsync`), the thread checkpointing the log (see
+//!   the `batch` module).
 //! - **Durability level.** The file is in WAL mode with
 //!   [`Durability::Process`] by default (`synchronous = NORMAL`): a commit
 //!   is in the write-ahead log before its writes are answered, so an
@@ -66,6 +70,7 @@
 //! running when the process stopped is reported `failed` once its lease
 //! has run out (see [`crate::tasks`]).
 
+mod batch;
 mod flows;
 mod nonces;
 #[cfg(unix)]
@@ -86,6 +91,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::flows::FlowEvent;
 use crate::state::InMemoryNonceStore;
 use crate::store::StoreError;
+use batch::Batches;
 use shares::Limits;
 use writer::{Deliver, Job, Writer};
 
@@ -122,6 +128,8 @@ impl Durability {
 pub struct SqliteStore {
     /// The writer's queue; `None` only while dropping.
     queue: Option<mpsc::Sender<Job>>,
+    /// Redemptions committed on the runtime ([`Durability::Process`]).
+    batches: Option<Arc<Batches>>,
     writer: Option<JoinHandle<()>>,
     readers: Arc<Mutex<Vec<Connection>>>,
     events: broadcast::Sender<FlowEvent>,
@@ -192,16 +200,22 @@ impl SqliteStore {
         let events = broadcast::channel(1024).0;
         let (queue, jobs) = mpsc::channel(writer::QUEUE);
         let (started, running) = std_mpsc::channel();
-        let writer = Writer::new(conn, events.clone())?;
+        // Without `fsync` at each commit, redemptions are committed on the
+        // runtime (see the `batch` module) and the thread checkpoints.
+        let on_runtime = durability == Durability::Process;
+        let writer = Arc::new(Mutex::new(Writer::new(conn, events.clone(), on_runtime)?));
+        let batches =
+            on_runtime.then(|| Arc::new(Batches::new(Arc::clone(&writer), queue.downgrade())));
         let thread = std::thread::Builder::new()
             .name("frontdesk-sqlite-writer".into())
-            .spawn(move || writer.run(jobs, started))
+            .spawn(move || writer::run(writer, jobs, started))
             .map_err(backend)?;
         running
             .recv()
             .map_err(|_| backend("the writer thread did not start"))?;
         Ok(Self {
             queue: Some(queue),
+            batches,
             writer: Some(thread),
             readers: Arc::new(Mutex::new(Vec::new())),
             events,
@@ -326,6 +340,7 @@ impl Drop for SqliteStore {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clear();
+        self.batches = None;
         self.queue = None;
         if let Some(thread) = self.writer.take()
             && thread.join().is_err()

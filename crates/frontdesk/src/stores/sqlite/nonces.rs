@@ -20,7 +20,7 @@ impl SqliteStore {
             return Ok(false);
         }
         let (reply, answer) = oneshot::channel();
-        self.submit(Job::Redeem {
+        let mut job = Job::Redeem {
             redeem: Redeem {
                 id: r.state_id,
                 issued_at: secs(r.issued_at),
@@ -30,8 +30,15 @@ impl SqliteStore {
             },
             now,
             reply,
-        })
-        .await?;
+        };
+        if let Some(batches) = &self.batches {
+            match batches.submit(job) {
+                Ok(()) => return answer.await.map_err(|_| not_committed())?,
+                // No runtime here: the writer thread commits it.
+                Err(back) => job = back,
+            }
+        }
+        self.submit(job).await?;
         answer.await.map_err(|_| not_committed())?
     }
 }

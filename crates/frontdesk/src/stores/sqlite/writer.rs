@@ -11,12 +11,18 @@
 //! fails, every write of the batch gets the error; none was answered yet, so
 //! none is believed done.
 //!
+//! With [`Durability::Process`](super::Durability::Process) redemptions do
+//! not come through the queue: they are committed on the async runtime
+//! (see the `batch` module), with the same [`Writer`] behind a mutex, and
+//! the write-ahead log is checkpointed here, so that its `fsync`s never
+//! stop a runtime thread.
+//!
 //! Expired rows are deleted here too, [`SWEEP_ROWS`] at a time, at most once
 //! per [`SWEEP_EVERY`] and preferably when the queue is empty: lookups skip
 //! expired rows anyway, so deleting them is housekeeping, not part of any
 //! request.
 
-use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex, PoisonError, mpsc as std_mpsc};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, params};
@@ -37,6 +43,21 @@ pub(super) const SWEEP_EVERY: Duration = Duration::from_secs(1);
 pub(super) const SWEEP_ROWS: i64 = 1024;
 /// Fewest expired rows of one table a batch deletes when it sweeps.
 const SWEEP_WITH_BATCH: i64 = 64;
+/// Commits between two checkpoints of the write-ahead log, when the writer
+/// checkpoints it itself: each commit adds about three pages (the rows'
+/// leaves of the table and its two indexes), so this is about SQLite's own
+/// default of a checkpoint every 1,000 pages.
+pub(super) const CHECKPOINT_EVERY: u32 = 300;
+
+/// The writer, shared by its thread and the runtime's redemption batches.
+pub(super) type Shared = Arc<Mutex<Writer>>;
+
+/// Lock `writer`; a panic while it was held left nothing half-done that
+/// the next batch does not start over (a transaction not committed is
+/// rolled back, the shares read again).
+pub(super) fn lock(writer: &Shared) -> std::sync::MutexGuard<'_, Writer> {
+    writer.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// What a write hands back once its transaction's fate is known: `None`
 /// when it committed, the error when it did not.
@@ -61,12 +82,15 @@ pub(super) enum Job {
         now: i64,
         reply: oneshot::Sender<Result<usize, StoreError>>,
     },
+    /// Checkpoint the write-ahead log (asked for by the runtime's batches).
+    Checkpoint,
 }
 
 impl Job {
     fn now(&self) -> i64 {
         match self {
             Self::Redeem { now, .. } | Self::Work { now, .. } | Self::Purge { now, .. } => *now,
+            Self::Checkpoint => 0,
         }
     }
 }
@@ -121,14 +145,25 @@ pub(super) struct Writer {
     /// The last sweep left expired rows behind: sweep again at the next
     /// chance, not a second later, so deleting keeps up with a busy store.
     behind: bool,
+    /// Commits since the last checkpoint, when SQLite's own automatic
+    /// checkpoint is off (`None` when it is on).
+    uncheckpointed: Option<u32>,
 }
 
 impl Writer {
     /// The writer of `conn`, reading the owners' shares from it.
+    /// With `checkpoints` the writer counts commits for
+    /// [`checkpoint_due`](Self::checkpoint_due) and turns SQLite's automatic
+    /// checkpoint (which would `fsync` in whichever thread commits) off.
     pub(super) fn new(
         conn: Connection,
         events: broadcast::Sender<FlowEvent>,
+        checkpoints: bool,
     ) -> Result<Self, StoreError> {
+        if checkpoints {
+            conn.pragma_update(None, "wal_autocheckpoint", 0)
+                .map_err(backend)?;
+        }
         let shares = Shares::load(&conn)?;
         Ok(Self {
             conn,
@@ -137,40 +172,36 @@ impl Writer {
             latest_now: 0,
             swept_at: Instant::now(),
             behind: false,
+            uncheckpointed: checkpoints.then_some(0),
         })
     }
 
-    /// Serve `queue` until every sender is gone; `started` hears once the
-    /// loop runs.
-    pub(super) fn run(mut self, mut queue: mpsc::Receiver<Job>, started: std_mpsc::Sender<()>) {
-        let _ = started.send(());
-        let mut batch = Vec::with_capacity(64);
-        loop {
-            let first = match queue.try_recv() {
-                Ok(job) => job,
-                Err(mpsc::error::TryRecvError::Disconnected) => break,
-                Err(mpsc::error::TryRecvError::Empty) => {
-                    // Idle: the moment for housekeeping, then wait.
-                    self.sweep_if_due();
-                    match queue.blocking_recv() {
-                        Some(job) => job,
-                        None => break,
-                    }
-                }
-            };
-            batch.push(first);
-            while batch.len() < MAX_BATCH {
-                match queue.try_recv() {
-                    Ok(job) => batch.push(job),
-                    Err(_) => break,
-                }
+    /// Copy what the log holds into the file, without waiting for readers
+    /// (those still reading older pages keep them in the log until the
+    /// next checkpoint).
+    fn checkpoint(&mut self) {
+        self.uncheckpointed = self.uncheckpointed.map(|_| 0);
+        let result = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0));
+        if let Err(e) = result {
+            tracing::warn!(error = %e, "SQLite checkpoint failed");
+        }
+    }
+
+    /// Whether the log wants a checkpoint now (then counted as done).
+    pub(super) fn checkpoint_due(&mut self) -> bool {
+        match &mut self.uncheckpointed {
+            Some(n) if *n >= CHECKPOINT_EVERY => {
+                *n = 0;
+                true
             }
-            self.commit(&mut batch);
+            _ => false,
         }
     }
 
     /// Run `batch` in one transaction, commit, answer each.
-    fn commit(&mut self, batch: &mut Vec<Job>) {
+    pub(super) fn commit(&mut self, batch: &mut Vec<Job>) {
         let mut done = Vec::with_capacity(batch.len());
         if self.shares.is_none() {
             match Shares::load(&self.conn) {
@@ -218,6 +249,9 @@ impl Writer {
         }
         if outcome.is_none() {
             publish(&self.events, expired);
+            if let Some(n) = &mut self.uncheckpointed {
+                *n = n.saturating_add(1);
+            }
         }
         for d in done {
             d.deliver(outcome.as_ref());
@@ -240,6 +274,7 @@ impl Writer {
                 (Done::Redeemed(reply, result), failed)
             }
             Job::Work { now, work } => (Done::Worked(work(&self.conn, now)), None),
+            Job::Checkpoint => (Done::Worked(Box::new(|_| {})), None),
             Job::Purge { now, reply } => {
                 let result = self.sweep(now, i64::MAX);
                 let (gone, events) = match result {
@@ -344,6 +379,51 @@ fn refuse(job: Job, e: &StoreError) -> Done {
             Done::Worked(Box::new(|_| {}))
         }
         Job::Purge { reply, .. } => Done::Purged(reply, Err(e)),
+        Job::Checkpoint => Done::Worked(Box::new(|_| {})),
+    }
+}
+
+/// Serve `queue` until every sender is gone; `started` hears once the loop
+/// runs. The thread also checkpoints the log when the writer's automatic
+/// checkpoint is off, holding the writer meanwhile: a checkpoint that no
+/// commit interrupts copies the whole log, so the next commit starts the
+/// log over instead of growing it.
+pub(super) fn run(writer: Shared, mut queue: mpsc::Receiver<Job>, started: std_mpsc::Sender<()>) {
+    let _ = started.send(());
+    let mut batch = Vec::with_capacity(64);
+    loop {
+        let first = match queue.try_recv() {
+            Ok(job) => job,
+            Err(mpsc::error::TryRecvError::Disconnected) => break,
+            Err(mpsc::error::TryRecvError::Empty) => {
+                // Idle: the moment for housekeeping, then wait.
+                lock(&writer).sweep_if_due();
+                match queue.blocking_recv() {
+                    Some(job) => job,
+                    None => break,
+                }
+            }
+        };
+        let mut checkpoint = false;
+        let mut take = |job: Job, batch: &mut Vec<Job>| match job {
+            Job::Checkpoint => checkpoint = true,
+            job => batch.push(job),
+        };
+        take(first, &mut batch);
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(job) => take(job, &mut batch),
+                Err(_) => break,
+            }
+        }
+        let mut writer = lock(&writer);
+        if !batch.is_empty() {
+            writer.commit(&mut batch);
+            checkpoint |= writer.checkpoint_due();
+        }
+        if checkpoint {
+            writer.checkpoint();
+        }
     }
 }
 

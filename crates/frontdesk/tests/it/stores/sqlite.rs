@@ -390,3 +390,38 @@ fn ordered_state_ids_sort_by_time_and_differ() {
     assert!(a < later && b < later);
     assert_eq!(a.as_bytes()[..6], 1_800_000_000_123u64.to_be_bytes()[2..]);
 }
+
+/// Issue 27: with the default durability redemptions commit on the runtime
+/// and SQLite's own checkpoint (which would `fsync` there) is off; the
+/// writer thread checkpoints instead, so the write-ahead log starts over
+/// rather than growing with every commit: after 3,000 redemptions one
+/// after another (a commit each, at least one page each; about three) it
+/// holds fewer pages than that, and every one of them is still refused after reopening.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_is_checkpointed_while_redemptions_commit_on_the_runtime() {
+    const COMMITS: usize = 3_000;
+    let path = file("checkpoint");
+    let store = SqliteStore::open(&path).unwrap();
+    let exp = frontdesk::clock::unix_secs(std::time::SystemTime::now()) + 600;
+    let ids: Vec<StateId> = (0..COMMITS).map(|_| StateId::random()).collect();
+    for (n, &id) in ids.iter().enumerate() {
+        assert!(store.redeem(id, exp).await.unwrap());
+        if n % 100 == 99 {
+            // A moment for the writer thread (on a loaded machine it may
+            // otherwise get no CPU until the loop is over).
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+    let mut wal = path.clone().into_os_string();
+    wal.push("-wal");
+    let frames = std::fs::metadata(&wal).unwrap().len() / (4096 + 24);
+    assert!(
+        frames > 0 && frames < COMMITS as u64,
+        "{frames} pages in the log after {COMMITS} commits"
+    );
+    drop(store);
+    let store = SqliteStore::open(&path).unwrap();
+    for id in ids {
+        assert!(!store.redeem(id, exp).await.unwrap());
+    }
+}
