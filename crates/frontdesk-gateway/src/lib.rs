@@ -26,7 +26,8 @@
 //! # What it does now
 //!
 //! - `tools/list` answers the upstream's tools as the upstream lists them
-//!   (read once, when attached); `tools/call` runs the upstream's tool and
+//!   (read when attached, and again when the upstream says they changed);
+//!   `tools/call` runs the upstream's tool and
 //!   answers its result as it is ([`ToolOutput::from_result`]), through the
 //!   server core's [`ToolForward`] extension point.
 //! - A form elicitation the upstream sends during a call (a live
@@ -63,19 +64,26 @@
 //! - `sampling/createMessage` and `roots/list` of the upstream reach the
 //!   downstream client the same way ([`Gateway::upstream_config`]).
 //! - What the downstream client declared is what a 2026-07-28 upstream is
-//!   told with each request; a 2025-11-25 upstream, told at `initialize`
-//!   what the gateway can pass on, is refused per call what the client in
-//!   front did not declare.
+//!   told with each request; a 2025-11-25 upstream is told at `initialize`
+//!   of each connection the capabilities of the clients whose calls that
+//!   connection carries (see [`Gateway::connect_more`]; the attached one,
+//!   told everything the gateway can pass on, refuses per call what the
+//!   client in front did not declare).
 //! - The upstream's messages, titles, descriptions, name and instructions
 //!   lose control and bidirectional formatting characters on the way.
 //!
 //! - The upstream's prompts, resources, resource templates and completions
-//!   are offered as the gateway's own, each request forwarded.
+//!   are offered as the gateway's own, each request forwarded (a question
+//!   asked during `prompts/get` or `resources/read` reaches the client in
+//!   front as during a call), the lists kept current through the server
+//!   core's `PromptForward` and `ResourceForward`; resource subscriptions
+//!   are made upstream and the updates passed to the subscribed clients.
 //! - The upstream's progress notifications and log messages about a call
 //!   reach the client in front of that call (progress under its own token,
-//!   logs at the level it asked for, scrubbed), and its
-//!   `notifications/tools/list_changed` makes the gateway read the tools
-//!   again and tell its clients ([`Gateway::notify_through`]).
+//!   logs at the level it asked for, scrubbed), and its list changes
+//!   (`notifications/*/list_changed`; a 2026-07-28 upstream's on the listen
+//!   stream the gateway keeps open) make the gateway read the lists again
+//!   and tell its clients when they differ ([`Gateway::notify_through`]).
 //!
 //! Calls of a 2026-07-28 upstream run side by side: the client runtime
 //! answers a call's rounds on the task that awaits the call, where the

@@ -305,7 +305,8 @@ impl Core {
                 () = self.closed.cancelled() => break,
             };
             let (message, stream) = match message {
-                FromServer::Message(m) => (m, None),
+                FromServer::Message(m) => (m, None::<String>),
+                #[cfg(feature = "http-client")]
                 FromServer::OnStream(m, request) => (m, Some(request)),
                 FromServer::Unreadable(error) => {
                     self.refuse(None, error).await;

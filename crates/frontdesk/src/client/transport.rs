@@ -26,6 +26,7 @@ pub(crate) enum FromServer {
     Message(Value),
     /// The same, sent on the response stream of our request with this id
     /// key (Streamable HTTP): it belongs to that request.
+    #[cfg(feature = "http-client")]
     OnStream(Value, String),
     /// Bytes that cannot be read as JSON at all (not JSON, or over the
     /// size bound): the error to answer with, id `null`.
@@ -61,6 +62,7 @@ impl Inbound {
 
     /// Queue `message`, which came on the response stream of our request
     /// `request` (its id key), as [`deliver`](Self::deliver) does.
+    #[cfg(feature = "http-client")]
     pub(crate) async fn deliver_on(&self, message: Value, request: &str) -> bool {
         self.0
             .send(FromServer::OnStream(message, request.to_owned()))
