@@ -58,6 +58,10 @@ pub(crate) enum Event {
     UrlDone(String),
     /// A progress notification or log message about the call.
     Note(crate::notes::Note),
+    /// The upstream answered the call with a task (2026-07-28, the Tasks
+    /// extension), which the client runtime now follows: the call in front
+    /// continues as a task of the gateway's own.
+    Task,
 }
 
 /// What an open question asks for.
@@ -130,6 +134,9 @@ pub(crate) struct HeldCall {
     /// Since when a 2026-07-28 client's round has ended with a question
     /// open and its retry not come (`None` while its handler runs).
     waiting: Mutex<Option<Instant>>,
+    /// The upstream's task the call became, while it runs: told
+    /// `tasks/cancel` when the call is stopped.
+    upstream_task: Mutex<Option<(frontdesk::client::Client, String)>>,
 }
 
 impl HeldCall {
@@ -161,6 +168,7 @@ impl HeldCall {
             open: Mutex::new(None),
             task: Mutex::new(None),
             waiting: Mutex::new(None),
+            upstream_task: Mutex::new(None),
         })
     }
 
@@ -269,14 +277,42 @@ impl HeldCall {
         self.events.lock().await.recv().await
     }
 
-    /// Stop the upstream call: its task ends (freeing the lane), and a
-    /// question it has open is answered `cancel` (its reply channel closes).
+    /// The upstream answered the call with its task `id` on `client`.
+    fn became_task(&self, client: frontdesk::client::Client, id: String) {
+        if let Ok(mut t) = self.upstream_task.lock() {
+            *t = Some((client, id));
+        }
+        if self.try_send(Event::Task).is_err() {
+            tracing::warn!("the call's handler could not be told that it became a task");
+        }
+    }
+
+    /// Stop the upstream call: its task ends (freeing the lane), a question
+    /// it has open is answered `cancel` (its reply channel closes), and an
+    /// upstream task it became is told `tasks/cancel`.
     fn stop(&self) {
         if let Some(task) = self.task.lock().ok().and_then(|mut t| t.take()) {
             task.abort();
         }
         let open = self.open.lock().ok().and_then(|mut o| o.take());
         drop(open);
+        let upstream_task = self.upstream_task.lock().ok().and_then(|mut t| t.take());
+        if let Some((client, id)) = upstream_task
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                let params = frontdesk::wire::TaskRequestParams::new(id);
+                let Ok(Value::Object(params)) = serde_json::to_value(params) else {
+                    return;
+                };
+                if let Err(e) = client
+                    .request(frontdesk::wire::method::TASKS_CANCEL, params)
+                    .await
+                {
+                    tracing::info!(error = %e, "the upstream's task could not be cancelled");
+                }
+            });
+        }
     }
 }
 
@@ -287,13 +323,23 @@ fn start(
     principal: String,
     modes: Modes,
     notes: (bool, Option<frontdesk::wire::LoggingLevel>),
+    tasks: TaskChoice,
 ) -> Result<String, ToolError> {
     let Some(upstream) = shared.upstream() else {
         return Err(ToolError::internal("no upstream server is attached"));
     };
     let call = HeldCall::new(principal, request.label(), modes);
     shared.held.insert(&call)?;
-    let options = crate::notes::options(&call, notes.0, notes.1);
+    let mut options = crate::notes::options(&call, notes.0, notes.1).tasks(tasks.declare);
+    if tasks.continue_as_task {
+        let call = Arc::downgrade(&call);
+        let client = upstream.clone();
+        options = options.on_task(move |created| {
+            if let Some(call) = call.upgrade() {
+                call.became_task(client.clone(), created.task.task_id.clone());
+            }
+        });
+    }
     let task = {
         let shared = Arc::clone(shared);
         let call = Arc::clone(&call);
@@ -342,6 +388,50 @@ impl Drop for RoundOut<'_> {
     }
 }
 
+/// How a held call's upstream request treats tasks (2026-07-28).
+#[derive(Debug, Clone, Copy)]
+struct TaskChoice {
+    /// Declare the Tasks extension upstream: when the client in front
+    /// declared it, or holds its call open anyway (2025-11-25, which then
+    /// gets the task's result within its call).
+    declare: bool,
+    /// The client in front declared it: an upstream task makes the call in
+    /// front a task too.
+    continue_as_task: bool,
+}
+
+impl TaskChoice {
+    fn of(cx: &ToolContext) -> Self {
+        let declared = cx
+            .client_capabilities()
+            .get("extensions")
+            .and_then(|e| e.get(frontdesk::wire::extension::TASKS))
+            .is_some_and(Value::is_object);
+        match cx.revision() {
+            Revision::V2025_11_25 => Self {
+                declare: true,
+                continue_as_task: false,
+            },
+            _ => Self {
+                declare: declared,
+                continue_as_task: declared,
+            },
+        }
+    }
+}
+
+/// Stops a call that became a task when its handler is dropped (the task
+/// was cancelled or forgotten); disarmed once the call ended.
+struct StopTask(Option<Arc<HeldCall>>);
+
+impl Drop for StopTask {
+    fn drop(&mut self) {
+        if let Some(call) = self.0.take() {
+            call.stop();
+        }
+    }
+}
+
 /// Lets a held call go when dropped, if armed.
 struct Release {
     shared: Arc<Shared>,
@@ -386,11 +476,12 @@ pub(crate) async fn drive(
     let principal = cx.principal().to_string();
     let modes = Modes::of(&cx.client_capabilities());
     let notes = (cx.wants_progress(), cx.log_level());
+    let tasks = TaskChoice::of(cx);
     let id: String = {
         let principal = principal.clone();
         let shared = Arc::clone(&shared);
         cx.once(CALL_STEP, move || {
-            let started = start(&shared, request, principal, modes, notes);
+            let started = start(&shared, request, principal, modes, notes, tasks);
             async move { started }
         })
         .await?
@@ -411,6 +502,7 @@ pub(crate) async fn drive(
     };
     let modern_upstream = shared.upstream().map(|u| u.revision()) == Some(Revision::V2026_07_28);
     call.set_waiting(false);
+    let mut as_task = StopTask(None);
     loop {
         if let Some((seq, message, asks)) = call.open_question() {
             // On 2026-07-28 without the answer yet, `ask` does not return:
@@ -445,6 +537,16 @@ pub(crate) async fn drive(
             Some(Event::Note(note)) => {
                 crate::notes::pass_on(cx, note, shared.relay.checks.scrub);
             }
+            Some(Event::Task) => {
+                // The client in front gets its own task now; the handler
+                // runs on in the server core's task, which bounds it (its
+                // time to live, the most tasks): the call leaves the table
+                // of held calls, and is stopped if the task is cancelled.
+                if cx.continue_as_task().await {
+                    shared.held.detach(&id);
+                    as_task.0 = Some(Arc::clone(&call));
+                }
+            }
             Some(Event::UrlDone(upstream_id)) => {
                 let done =
                     call.take_tickets(|f| f.upstream_id.as_deref() == Some(upstream_id.as_str()));
@@ -454,6 +556,10 @@ pub(crate) async fn drive(
                 complete(cx, done).await;
             }
             Some(Event::Done(result)) => {
+                as_task.0 = None;
+                if let Ok(mut t) = call.upstream_task.lock() {
+                    *t = None;
+                }
                 if modern_upstream {
                     complete(cx, call.take_tickets(|_| true)).await;
                 }

@@ -118,7 +118,7 @@ use std::time::Duration;
 
 use frontdesk::BoxFuture;
 use frontdesk::client::{Client, ClientConfig, ClientError, ElicitationHandler};
-use frontdesk::server::tool::ToolForward;
+use frontdesk::server::tool::{TaskSupport, ToolForward};
 use frontdesk::server::{RpcError, Server, ServerBuilder, ToolDef, ToolError};
 use frontdesk::wire::Tool;
 use serde_json::Value;
@@ -404,12 +404,16 @@ pub(crate) fn forwarding_tool(shared: &Arc<Shared>, tool: &Tool) -> ToolDef {
     // the arguments; the schema is kept here for its `x-mcp-header`
     // arguments, whose `Mcp-Param-*` headers a 2026-07-28 client's request
     // is checked against as `frontdesk serve` checks them.
+    // Any call may continue as a task: it does when the upstream answers
+    // it with one and the client in front declared the extension (see
+    // `Forward::tasks`).
     ToolDef::raw(
         tool.name.clone(),
         "",
         Value::Object(tool.input_schema.clone()),
         move |cx, args| held::forward(Arc::clone(&shared), name.clone(), cx, args),
     )
+    .task_support(TaskSupport::Optional)
 }
 
 impl Shared {
@@ -462,6 +466,17 @@ impl ToolForward for Forward {
             .read()
             .ok()
             .and_then(|t| t.defs.get(name).cloned())
+    }
+
+    /// A 2026-07-28 upstream that declares the Tasks extension: its tasks
+    /// reach a client in front that declared it as the gateway's own.
+    fn tasks(&self) -> bool {
+        self.0.upstream().is_some_and(|u| {
+            u.revision() == frontdesk::wire::Revision::V2026_07_28
+                && u.server_capabilities()
+                    .and_then(|c| c.extensions)
+                    .is_some_and(|e| e.contains_key(frontdesk::wire::extension::TASKS))
+        })
     }
 }
 

@@ -81,6 +81,14 @@ impl Held {
         }
     }
 
+    /// Let the call `id` go without stopping it (it became a task, which
+    /// the server core bounds and stops).
+    pub(super) fn detach(&self, id: &str) {
+        if let Ok(mut c) = self.calls.lock() {
+            c.remove(id);
+        }
+    }
+
     /// Every connection is busy and a call waits for one: stop the call
     /// whose round has waited longest for its client's retry, if that is
     /// at least `yield_after` (its connection is let go; a retry for it

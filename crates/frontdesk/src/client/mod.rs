@@ -32,6 +32,7 @@
 
 #[cfg(feature = "http-client")]
 pub mod auth;
+mod call_tasks;
 mod config;
 mod connection;
 mod elicit;
@@ -71,6 +72,7 @@ use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "http-client")]
 pub use crate::tls_default::install_default_tls_provider;
+pub use call_tasks::TaskHook;
 pub use config::{
     ClientConfig, Direction, Notice, NoticeHook, NotificationHook, ProtocolChoice,
     UncheckedAnswers, WireTap,
@@ -107,8 +109,9 @@ impl std::fmt::Debug for Client {
 }
 
 /// The capabilities a client declares: `extra`, `sampling` and `roots` when
-/// their handlers are set, the tasks extension (unless turned off), and `elicitation` with exactly the modes the
-/// handler serves.
+/// their handlers are set, the tasks extension (unless turned off, for the
+/// client or the call being made), and `elicitation` with exactly the modes
+/// the handler serves.
 pub(crate) fn declared_capabilities(
     config: &ClientConfig,
     modes: HandlerModes,
@@ -120,7 +123,7 @@ pub(crate) fn declared_capabilities(
     if config.roots.as_ref().is_some_and(|h| h.declared()) && caps.roots.is_none() {
         caps.roots = Some(ListChangedCapability::default());
     }
-    if config.tasks {
+    if call_tasks::declared(config.tasks) {
         caps.extensions
             .get_or_insert_with(Map::new)
             .entry(frontdesk_wire::extension::TASKS)
@@ -411,9 +414,11 @@ impl Client {
             params.insert("_meta".into(), Value::Object(meta));
         }
         let label = format!("{} {name}", method::TOOLS_CALL);
-        let result = watch
-            .scope(self.run(method::TOOLS_CALL, params, &label))
-            .await;
+        let result = call_tasks::scope(
+            options.task_choice(),
+            watch.scope(self.run(method::TOOLS_CALL, params, &label)),
+        )
+        .await;
         if options.progress.is_some() || options.log.is_some() {
             // The notifications sent before the response reach their hooks
             // before the caller sees the result.

@@ -83,7 +83,9 @@ pub(crate) async fn round(
                 state: ir.request_state,
             })
         }
-        Ok(ResultType::Other(other)) if other == "task" && core.config.tasks => {
+        Ok(ResultType::Other(other))
+            if other == "task" && super::call_tasks::declared(core.config.tasks) =>
+        {
             let created: CreateTaskResult =
                 serde_json::from_value(Value::Object(result)).map_err(|e| {
                     ClientError::Protocol(crate::Reason::from(format!("bad task result: {e}")))
@@ -92,6 +94,7 @@ pub(crate) async fn round(
                 Some(name) => format!("{method} {name}"),
                 None => method.to_owned(),
             };
+            super::call_tasks::became(&created);
             let cancel = core.closed.child_token();
             tasks::follow(core, &label, created, &cancel)
                 .await

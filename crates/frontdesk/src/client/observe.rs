@@ -25,8 +25,8 @@ pub type ProgressHook = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
 pub type LogHook = Arc<dyn Fn(&LoggingMessageNotificationParams) + Send + Sync>;
 
 /// What [`Client::call_tool_with`](super::Client::call_tool_with) does
-/// besides calling: hooks for the call's progress and logs, and the log
-/// level asked for.
+/// besides calling: hooks for the call's progress and logs, the log level
+/// asked for, and whether the call may become a task.
 ///
 /// ```no_run
 /// # async fn run(client: frontdesk::client::Client) -> Result<(), frontdesk::client::ClientError> {
@@ -46,6 +46,7 @@ pub struct CallOptions {
     pub(crate) progress: Option<ProgressHook>,
     pub(crate) log: Option<LogHook>,
     pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) tasks: super::call_tasks::TaskChoice,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -54,6 +55,8 @@ impl std::fmt::Debug for CallOptions {
             .field("progress", &self.progress.is_some())
             .field("log", &self.log.is_some())
             .field("log_level", &self.log_level)
+            .field("tasks", &self.tasks.declare)
+            .field("on_task", &self.tasks.on_task.is_some())
             .finish()
     }
 }
@@ -96,6 +99,33 @@ impl CallOptions {
     pub fn log_level(mut self, level: LoggingLevel) -> Self {
         self.log_level = Some(level);
         self
+    }
+
+    /// Whether this call may become a task (the Tasks extension,
+    /// 2026-07-28): with `false` its requests do not declare the extension,
+    /// so the server answers within the call (or refuses a tool that needs
+    /// a task, `-32021`); with `true` they declare it even when
+    /// [`ClientConfig::tasks`](super::ClientConfig::tasks) is off, and a
+    /// task the server makes is followed to its end. Default: as the
+    /// client's configuration says.
+    pub fn tasks(mut self, allow: bool) -> Self {
+        self.tasks.declare = Some(allow);
+        self
+    }
+
+    /// Call `hook` once if the server answers this call with a task, before
+    /// the client follows it (`tasks/get` until it ends, its questions
+    /// asked through the handler); the call's result is still the task's.
+    pub fn on_task(
+        mut self,
+        hook: impl Fn(&frontdesk_wire::tasks::CreateTaskResult) + Send + Sync + 'static,
+    ) -> Self {
+        self.tasks.on_task = Some(Arc::new(hook));
+        self
+    }
+
+    pub(crate) fn task_choice(&self) -> super::call_tasks::TaskChoice {
+        self.tasks.clone()
     }
 }
 

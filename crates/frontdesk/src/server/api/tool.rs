@@ -482,6 +482,14 @@ pub trait ToolForward: Send + Sync + 'static {
     fn listing(&self) -> Vec<Tool>;
     /// The tool that serves a call of `name`, if there is one.
     fn tool(&self, name: &str) -> Option<Arc<ToolDef>>;
+    /// Whether forwarded tools may continue as tasks now (each such
+    /// [`ToolDef`] has a [`TaskSupport`]): the server then declares the
+    /// Tasks extension on 2026-07-28 and serves `tasks/*`, even with no
+    /// task tool of its own. Asked for every request that needs it; by
+    /// default `false`.
+    fn tasks(&self) -> bool {
+        false
+    }
 }
 
 impl ToolRegistry {
@@ -523,8 +531,10 @@ impl ToolRegistry {
         self.tools.is_empty() && self.forward.is_none()
     }
 
-    /// Whether any tool may continue as a task.
+    /// Whether any tool may continue as a task (one of the server's own, or
+    /// a forwarded one).
     pub(crate) fn has_tasks(&self) -> bool {
         self.tools.values().any(|t| t.task_support.is_some())
+            || self.forward.as_ref().is_some_and(|f| f.tasks())
     }
 }
