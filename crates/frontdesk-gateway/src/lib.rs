@@ -78,6 +78,12 @@
 //!   front as during a call), the lists kept current through the server
 //!   core's `PromptForward` and `ResourceForward`; resource subscriptions
 //!   are made upstream and the updates passed to the subscribed clients.
+//! - A 2026-07-28 upstream's tasks (the Tasks extension): declared in front
+//!   when the upstream declares it; a call the upstream answers with a task
+//!   continues as a task of the gateway's own for a client that declared
+//!   the extension ([`ToolContext::continue_as_task`]), while the gateway's
+//!   client follows the upstream's task; a client that did not declare it
+//!   is not declared upstream either.
 //! - The upstream's progress notifications and log messages about a call
 //!   reach the client in front of that call (progress under its own token,
 //!   logs at the level it asked for, scrubbed), and its list changes
@@ -97,6 +103,7 @@
 //! [`Question::relayed_url`]: frontdesk::server::Question::relayed_url
 //! [`ToolOutput::from_result`]: frontdesk::server::ToolOutput::from_result
 //! [`ToolForward`]: frontdesk::server::tool::ToolForward
+//! [`ToolContext::continue_as_task`]: frontdesk::server::ToolContext::continue_as_task
 
 mod audit;
 mod checks;

@@ -6,8 +6,9 @@
 //! thread's sleep and wake, the answer's wake of the runtime: the memory
 //! store behind the same hand-off cost 40–50 % more per call). Here a
 //! redemption joins the pending batch; the first one to find no batch
-//! under way spawns its leader, a task that yields once (so that every
-//! request the runtime has ready runs first and joins the same batch), then
+//! under way spawns its leader, a task that yields while the batch grows
+//! (so that the requests the runtime has ready run first and join the same
+//! batch, see [`gather`]), then
 //! commits the batch with the [`Writer`](super::writer::Writer) and
 //! answers each, all on the runtime's threads. A commit with `synchronous
 //! = NORMAL` writes to the log without `fsync`, a few tens of
@@ -24,6 +25,35 @@ use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 use tokio::sync::mpsc;
 
 use super::writer::{self, Job, MAX_BATCH, Shared, Writer};
+
+/// Most times a leader yields to let its batch grow before it commits.
+const GATHER_YIELDS: usize = 16;
+
+/// Let the requests the runtime has ready join the batch: yield until two
+/// yields in a row added nothing (at most [`GATHER_YIELDS`] times). One
+/// yield caught only the requests ready at that instant; under load more
+/// arrive while those run, and each commit costs about the same whatever
+/// its size (its pages written to the log), so a larger batch is less CPU
+/// per redemption and, with fewer commits queued behind each other, a
+/// shorter tail of latency. Measured with the load benchmark (2026-07-28
+/// `bench_confirm`, SQLite store, 2 cores): at C=64 the CPU per call went
+/// from about 1.3× the memory store's to about the same, at C=16 from
+/// about 1.45× to 1.35×, and the p99 at C=16 from 9 ms to 5–6 ms.
+async fn gather(batches: &Batches) {
+    let mut quiet = 0;
+    for _ in 0..GATHER_YIELDS {
+        let before = batches.pending().jobs.len();
+        tokio::task::yield_now().await;
+        if batches.pending().jobs.len() == before {
+            quiet += 1;
+            if quiet == 2 {
+                return;
+            }
+        } else {
+            quiet = 0;
+        }
+    }
+}
 
 /// Redemptions waiting for their batch, and whether a leader will commit
 /// them.
@@ -86,7 +116,7 @@ impl Batches {
             }
         }
         let leading = Leading(&self);
-        tokio::task::yield_now().await;
+        gather(&self).await;
         loop {
             let mut batch = {
                 let mut pending = self.pending();
