@@ -11,14 +11,19 @@
 # from the npm registry and PyPI at the versions pinned in scripts/interop/ into
 # target/interop (or $INTEROP_DIR). frontdesk's side is two example programs of
 # frontdesk-cli, built by `cargo test` (or `cargo build -p frontdesk-cli --examples`):
-# interop_server (the tools ask_form and ask_url) and interop_client (calls them).
+# interop_server (the tools ask_form, ask_url and ask_twice) and interop_client
+# (calls them).
 #
 # Every case calls a tool that asks one question, answers it accept, decline or
-# cancel, and checks what the tool reports:
+# cancel, and checks what the tool reports; one more asks two questions in one
+# call, both answered accept with their fields' defaults:
 #   - frontdesk's client against each peer's server, and each peer's client
 #     against frontdesk's server;
 #   - both revisions (the TypeScript SDK 1.x: 2025-11-25), stdio and HTTP;
-#   - form mode (ask_form) and URL mode (ask_url).
+#   - form mode (ask_form) and URL mode (ask_url);
+#   - defaults and a second question in one call (ask_twice: a name defaulting
+#     to "Grace", then go ahead defaulting to true; on 2026-07-28 two
+#     input_required rounds, the name carried in requestState).
 # Left out, as the SDK cannot serve it: the TypeScript SDK v2's server over HTTP
 # at 2025-11-25 (its legacy HTTP serving is stateless and cannot send requests).
 # Each client runs all its cases in one process. Prints one line per case, PASS or

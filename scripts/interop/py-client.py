@@ -1,7 +1,8 @@
 """Interop peer: an MCP client on the Python SDK v2 (`mcp`), written for
 frontdesk's interop matrix: against frontdesk's interop server it calls ask_form
-and ask_url once per answer (accept, decline, cancel) and checks the tool's
-report. One line per case: "PASS|FAIL <case> [why]".
+and ask_url once per answer (accept, decline, cancel) and ask_twice (two forms in
+one call, accepted with each field's default) and checks the tool's report. One
+line per case: "PASS|FAIL <case> [why]".
 
 Usage: python py-client.py <revision> stdio <server command...>
        python py-client.py <revision> http <url>
@@ -24,6 +25,17 @@ def server():
     return target[0]
 
 
+def form_answer(schema: dict) -> dict:
+    """An accepted form: each property's default as the schema gave it; `name` without one is "Ann"."""
+    content = {}
+    for key, prop in (schema.get("properties") or {}).items():
+        if isinstance(prop, dict) and "default" in prop:
+            content[key] = prop["default"]
+        elif key == "name":
+            content[key] = "Ann"
+    return content
+
+
 async def run_case(tool: str, action: str) -> str:
     async def elicit(context, params):
         if action != "accept":
@@ -35,7 +47,7 @@ async def run_case(tool: str, action: str) -> str:
             if urllib.parse.urlsplit(params.url).hostname in ("127.0.0.1", "localhost"):
                 await anyio.to_thread.run_sync(lambda: urllib.request.urlopen(params.url).read())
             return types.ElicitResult(action="accept")
-        return types.ElicitResult(action="accept", content={"name": "Ann"})
+        return types.ElicitResult(action="accept", content=form_answer(params.requested_schema))
 
     mode = "2026-07-28" if revision == "2026-07-28" else "legacy"
     async with Client(server(), elicitation_callback=elicit, mode=mode) as client:
@@ -44,25 +56,30 @@ async def run_case(tool: str, action: str) -> str:
 
 
 async def main() -> int:
-    failed = 0
+    cases = []
     for tool in ("ask_form", "ask_url"):
         for action in ("accept", "decline", "cancel"):
             if tool == "ask_form":
                 expected = f"form:{action}:{'Ann' if action == 'accept' else '-'}"
             else:
                 expected = f"url:{action}"
-            name = f"py-client->frontdesk {revision} {transport_kind} {tool} {action}"
-            try:
-                with anyio.fail_after(20):
-                    got = await run_case(tool, action)
-                if got == expected:
-                    print(f"PASS {name}", flush=True)
-                else:
-                    failed += 1
-                    print(f"FAIL {name}: got {got!r}, want {expected}", flush=True)
-            except Exception as e:  # noqa: BLE001 - every failure is one report line
+            cases.append((tool, action, expected))
+    # Two questions in one call, each answered with its default.
+    cases.append(("ask_twice", "accept", "twice:accept:Grace:accept:true"))
+    failed = 0
+    for tool, action, expected in cases:
+        name = f"py-client->frontdesk {revision} {transport_kind} {tool} {action}"
+        try:
+            with anyio.fail_after(20):
+                got = await run_case(tool, action)
+            if got == expected:
+                print(f"PASS {name}", flush=True)
+            else:
                 failed += 1
-                print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", flush=True)
+                print(f"FAIL {name}: got {got!r}, want {expected}", flush=True)
+        except Exception as e:  # noqa: BLE001 - every failure is one report line
+            failed += 1
+            print(f"FAIL {name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", flush=True)
     return 1 if failed else 0
 
 

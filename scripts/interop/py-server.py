@@ -1,8 +1,13 @@
 """Interop peer: an MCP server on the Python SDK v2 (`mcp`, MCPServer), written
-for frontdesk's interop matrix. The same two tools as every peer server:
+for frontdesk's interop matrix. The same three tools as every peer server:
 
   ask_form  asks a form ({name}); returns "form:<action>:<name or ->"
   ask_url   asks the person to open a URL; returns "url:<action>"
+  ask_twice asks two forms in one call, {name} (default "Grace") then {go}
+            (default true); returns "twice:<action1>:<name or ->:<action2>:<go or ->".
+            On 2026-07-28 two input_required rounds: the second carries the
+            name in request_state (sealed by the SDK), as its retry brings only
+            the go answer.
 
 Usage: python py-server.py stdio | http   (http prints "listening <url>" first)
 """
@@ -23,7 +28,7 @@ from mcp.server.mcpserver import (
     Resolve,
 )
 from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, StrictBool, StrictStr
 
 mcp = MCPServer("py-peer")
 
@@ -56,6 +61,39 @@ async def ask_url(ctx: Context) -> str | InputRequiredResult:
         return f"url:{answer.action}"
     result = await ctx.elicit_url("Verify your account", URL, elicitation_id=str(uuid.uuid4()))
     return f"url:{result.action}"
+
+
+# ask_twice's two forms, as every peer server asks them: each field has a default
+# and stays required (the default is only shown, an answer must still carry it).
+class DefaultedName(BaseModel):
+    name: StrictStr = Field(title="Your name", json_schema_extra={"default": "Grace"})
+
+
+class Go(BaseModel):
+    go: StrictBool = Field(title="Go ahead?", json_schema_extra={"default": True})
+
+
+async def ask_defaulted_name() -> Elicit[DefaultedName]:
+    return Elicit("What is your name?", DefaultedName)
+
+
+# The second question depends on the first: asked only once the name is
+# accepted, so on 2026-07-28 it is a round of its own, the name kept in the
+# SDK's sealed request_state.
+async def ask_go(name: Annotated[ElicitationResult[DefaultedName], Resolve(ask_defaulted_name)]) -> Elicit[Go] | None:
+    return Elicit("Go ahead?", Go) if isinstance(name, AcceptedElicitation) else None
+
+
+@mcp.tool(description="Asks your name, then whether to go ahead")
+async def ask_twice(
+    name: Annotated[ElicitationResult[DefaultedName], Resolve(ask_defaulted_name)],
+    go: Annotated[ElicitationResult[Go], Resolve(ask_go)],
+) -> str:
+    if not isinstance(name, AcceptedElicitation):
+        return f"twice:{name.action}:-:-:-"
+    if isinstance(go, AcceptedElicitation):
+        return f"twice:accept:{name.data.name}:accept:{str(go.data.go).lower()}"
+    return f"twice:accept:{name.data.name}:{go.action}:-"
 
 
 def serve_http() -> None:

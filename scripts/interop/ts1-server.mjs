@@ -1,7 +1,9 @@
 // Interop peer: an MCP server on the TypeScript SDK 1.x (2025-11-25), written for
-// frontdesk's interop matrix. The same two tools as every peer server:
+// frontdesk's interop matrix. The same three tools as every peer server:
 //   ask_form  asks a form ({name}); returns "form:<action>:<name or ->"
 //   ask_url   asks the person to open a URL; returns "url:<action>"
+//   ask_twice asks two forms in one call, {name} (default "Grace") then {go}
+//             (default true); returns "twice:<action1>:<name or ->:<action2>:<go or ->"
 // Usage: node ts1-server.mjs stdio | http   (http prints "listening <url>" first)
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -9,6 +11,18 @@ import { McpServer } from 'sdk1/server/mcp.js';
 import { StdioServerTransport } from 'sdk1/server/stdio.js';
 import { StreamableHTTPServerTransport } from 'sdk1/server/streamableHttp.js';
 import { isInitializeRequest } from 'sdk1/types.js';
+
+// ask_twice's two forms: every field has a default.
+const NAME_DEFAULTED = {
+  type: 'object',
+  properties: { name: { type: 'string', title: 'Your name', default: 'Grace' } },
+  required: ['name'],
+};
+const GO_FORM = {
+  type: 'object',
+  properties: { go: { type: 'boolean', title: 'Go ahead?', default: true } },
+  required: ['go'],
+};
 
 function build() {
   const server = new McpServer({ name: 'ts1-peer', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -18,6 +32,13 @@ function build() {
       requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Your name' } }, required: ['name'] },
     });
     return { content: [{ type: 'text', text: `form:${r.action}:${r.content?.name ?? '-'}` }] };
+  });
+  server.registerTool('ask_twice', { description: 'Asks your name, then whether to go ahead' }, async () => {
+    const first = await server.server.elicitInput({ message: 'What is your name?', requestedSchema: NAME_DEFAULTED });
+    if (first.action !== 'accept') return { content: [{ type: 'text', text: `twice:${first.action}:-:-:-` }] };
+    const second = await server.server.elicitInput({ message: 'Go ahead?', requestedSchema: GO_FORM });
+    const go = second.content?.go ?? '-';
+    return { content: [{ type: 'text', text: `twice:accept:${first.content?.name ?? '-'}:${second.action}:${go}` }] };
   });
   server.registerTool('ask_url', { description: 'Asks you to open a page' }, async () => {
     const r = await server.server.elicitInput({

@@ -1,8 +1,11 @@
 //! frontdesk's client in the interop matrix (`scripts/interop.sh`): against a
 //! peer server of the official SDKs it calls `ask_form` and `ask_url` once per
-//! answer (accept, decline, cancel), all in this one process, and checks the
-//! tool's report. One line per case: `PASS|FAIL <case> [why]`; exit 1 on a
-//! failure.
+//! answer (accept, decline, cancel) and `ask_twice` (two forms in one call)
+//! accepted, all in this one process, and checks the tool's report. An accepted
+//! form is answered with each field's `default`, and `name` "Ann" when it has
+//! none: `ask_twice` reports `twice:accept:Grace:accept:true` only when the
+//! defaults arrived intact. One line per case: `PASS|FAIL <case> [why]`; exit 1
+//! on a failure.
 //!
 //! `interop_client PEER REVISION stdio COMMAND…` or
 //! `interop_client PEER REVISION http URL`.
@@ -36,9 +39,16 @@ impl ElicitationHandler for Planned {
     fn elicit(&self, request: Elicitation) -> BoxFuture<'_, ElicitationResponse> {
         Box::pin(async move {
             match (self.0, &request.kind) {
-                ("accept", ElicitationKind::Form { .. }) => {
+                // Each field's `default` as the schema gave it, else "Ann" for `name`.
+                ("accept", ElicitationKind::Form { form, .. }) => {
                     let mut content = Map::new();
-                    content.insert("name".into(), json!("Ann"));
+                    for field in form.schema.fields() {
+                        if let Some(value) = field.default_value() {
+                            content.insert(field.key().to_owned(), value.clone());
+                        } else if field.key() == "name" {
+                            content.insert("name".into(), json!("Ann"));
+                        }
+                    }
                     ElicitationResponse::Accept(content)
                 }
                 // URL: accept is the person's consent (nothing is opened here).
@@ -89,7 +99,7 @@ async fn main() -> std::process::ExitCode {
         "2025-11-25" => Revision::V2025_11_25,
         _ => Revision::V2026_07_28,
     };
-    let mut failed = 0;
+    let mut cases = Vec::new();
     for tool in ["ask_form", "ask_url"] {
         for action in ["accept", "decline", "cancel"] {
             let expected = match tool {
@@ -97,23 +107,33 @@ async fn main() -> std::process::ExitCode {
                 "ask_form" => format!("form:{action}:-"),
                 _ => format!("url:{action}"),
             };
-            let name = format!("frontdesk-client->{peer} {revision} {transport} {tool} {action}");
-            let got = tokio::time::timeout(
-                Duration::from_secs(20),
-                run_case(rev, transport, target, tool, action),
-            )
-            .await
-            .unwrap_or_else(|_| Err("timed out".to_owned()));
-            match got {
-                Ok(text) if text == expected => println!("PASS {name}"),
-                Ok(text) => {
-                    failed += 1;
-                    println!("FAIL {name}: got {text:?}, want {expected}");
-                }
-                Err(why) => {
-                    failed += 1;
-                    println!("FAIL {name}: {}", why.lines().next().unwrap_or(""));
-                }
+            cases.push((tool, action, expected));
+        }
+    }
+    // Two questions in one call, each answered with its default.
+    cases.push((
+        "ask_twice",
+        "accept",
+        "twice:accept:Grace:accept:true".to_owned(),
+    ));
+    let mut failed = 0;
+    for (tool, action, expected) in cases {
+        let name = format!("frontdesk-client->{peer} {revision} {transport} {tool} {action}");
+        let got = tokio::time::timeout(
+            Duration::from_secs(20),
+            run_case(rev, transport, target, tool, action),
+        )
+        .await
+        .unwrap_or_else(|_| Err("timed out".to_owned()));
+        match got {
+            Ok(text) if text == expected => println!("PASS {name}"),
+            Ok(text) => {
+                failed += 1;
+                println!("FAIL {name}: got {text:?}, want {expected}");
+            }
+            Err(why) => {
+                failed += 1;
+                println!("FAIL {name}: {}", why.lines().next().unwrap_or(""));
             }
         }
     }

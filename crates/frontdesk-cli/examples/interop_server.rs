@@ -1,10 +1,15 @@
-//! frontdesk's side of the interop matrix (`scripts/interop.sh`): the two
+//! frontdesk's side of the interop matrix (`scripts/interop.sh`): the three
 //! tools every peer server of the matrix offers, answered the same way, for
 //! the official SDKs' clients to call.
 //!
 //! - `ask_form` asks a form (`name`); returns `form:<action>:<name or ->`;
 //! - `ask_url` asks the person to open a URL (a URL flow: `GET` on it is the
-//!   person finishing in the browser); returns `url:<action>`.
+//!   person finishing in the browser); returns `url:<action>`;
+//! - `ask_twice` asks two forms in one call, each field with a default
+//!   (`name` "Grace", then `go` true); returns
+//!   `twice:<action1>:<name or ->:<action2>:<go or ->` (`twice:<action1>:-:-:-`
+//!   when the first is not accepted). On 2026-07-28 that is two
+//!   `input_required` rounds, the name kept in the sealed `requestState`.
 //!
 //! `interop_server stdio` or `interop_server http` (prints `listening <url>`).
 
@@ -41,6 +46,38 @@ async fn ask_form(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
     Ok(ToolOutput::text(text))
 }
 
+/// Two questions in one call: the library keeps the first answer across the
+/// 2026-07-28 rounds itself.
+async fn ask_twice(cx: ToolContext, _: NoArgs) -> Result<ToolOutput, ToolError> {
+    let invalid = |e: frontdesk::form::BuildError| ToolError::execution(e.to_string());
+    let name_form = FormSchema::builder()
+        .string("name", |f| f.title("Your name").default("Grace").required())
+        .build()
+        .map_err(invalid)?;
+    let go_form = FormSchema::builder()
+        .boolean("go", |f| f.title("Go ahead?").default(true).required())
+        .build()
+        .map_err(invalid)?;
+    let first = cx
+        .ask(Question::schema("What is your name?", name_form).key("name"))
+        .await?;
+    let name = match &first {
+        Answer::Accepted(c) => c.get("name").and_then(|v| v.as_str()).unwrap_or("-"),
+        _ => return Ok(ToolOutput::text(format!("twice:{}:-:-:-", first.action()))),
+    };
+    let second = cx
+        .ask(Question::schema("Go ahead?", go_form).key("go"))
+        .await?;
+    let go = match &second {
+        Answer::Accepted(c) => c.get("go").map_or("-".to_owned(), |v| v.to_string()),
+        _ => "-".to_owned(),
+    };
+    Ok(ToolOutput::text(format!(
+        "twice:accept:{name}:{}:{go}",
+        second.action()
+    )))
+}
+
 /// The `/done?token=…` page: finishing a URL flow.
 async fn done(
     State(server): State<Arc<OnceLock<Server>>>,
@@ -59,6 +96,11 @@ fn build(base: &str) -> Server {
     let base = base.to_owned();
     Server::builder("frontdesk-interop", env!("CARGO_PKG_VERSION"))
         .tool(ToolDef::new("ask_form", "Asks your name", ask_form))
+        .tool(ToolDef::new(
+            "ask_twice",
+            "Asks your name, then whether to go ahead",
+            ask_twice,
+        ))
         .tool(ToolDef::new(
             "ask_url",
             "Asks you to open a page",
