@@ -132,7 +132,6 @@ use serde_json::Value;
 
 use held::Held;
 use relay::Relay;
-use scrub::scrub;
 
 pub use audit::AuditLog;
 pub use checks::Checks;
@@ -337,13 +336,7 @@ impl Gateway {
     /// bidirectional formatting characters on the way (see `scrub`).
     pub async fn attach(&self, upstream: Client) -> Result<ServerBuilder, ClientError> {
         let scrubbing = self.shared.relay.checks.scrub;
-        let clean = |text: &str| {
-            if scrubbing {
-                scrub(text).into_owned()
-            } else {
-                text.to_owned()
-            }
-        };
+        let clean = |text: &str| scrub::clean(text, scrubbing);
         let listing = listing::read(&self.shared, &upstream).await?;
         let info = upstream.server_info();
         let instructions = upstream.instructions().map(|t| clean(&t));

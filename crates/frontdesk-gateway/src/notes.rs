@@ -27,7 +27,7 @@ use frontdesk::wire::{
 };
 
 use crate::held::{Event, HeldCall};
-use crate::scrub::{scrub, scrub_strings};
+use crate::scrub::{clean, scrub_strings};
 
 /// A notification of the upstream about one call.
 pub(crate) enum Note {
@@ -92,14 +92,6 @@ pub(crate) fn pass_on(cx: &ToolContext, note: Note, scrubbing: bool) {
             let logger = m.logger.as_deref().map(|l| clean(l, scrubbing));
             cx.log_from(m.level, logger.as_deref(), m.data);
         }
-    }
-}
-
-fn clean(text: &str, scrubbing: bool) -> String {
-    if scrubbing {
-        scrub(text).into_owned()
-    } else {
-        text.to_owned()
     }
 }
 

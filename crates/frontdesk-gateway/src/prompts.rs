@@ -51,13 +51,7 @@ pub(crate) async fn read(upstream: &Client) -> Result<Vec<Prompt>, ClientError> 
 /// clients in front are then told, if a server was given to tell them).
 pub(crate) fn set(shared: &Arc<Shared>, listing: Vec<Prompt>) -> bool {
     let scrubbing = shared.relay.checks.scrub;
-    let clean = |text: &str| {
-        if scrubbing {
-            crate::scrub::scrub(text).into_owned()
-        } else {
-            text.to_owned()
-        }
-    };
+    let clean = |text: &str| crate::scrub::clean(text, scrubbing);
     let listing: Vec<Prompt> = listing
         .into_iter()
         .map(|p| {

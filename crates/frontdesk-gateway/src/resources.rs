@@ -68,13 +68,7 @@ pub(crate) async fn read(upstream: &Client) -> Result<Listed, ClientError> {
 /// template does not parse) is left out, logged.
 pub(crate) fn set(shared: &Arc<Shared>, (listing, template_listing): Listed) -> bool {
     let scrubbing = shared.relay.checks.scrub;
-    let clean = |text: &str| {
-        if scrubbing {
-            crate::scrub::scrub(text).into_owned()
-        } else {
-            text.to_owned()
-        }
-    };
+    let clean = |text: &str| crate::scrub::clean(text, scrubbing);
     let scrubbed = |item| {
         if scrubbing {
             crate::scrub_listed(item, "resource")

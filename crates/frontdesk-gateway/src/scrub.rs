@@ -30,6 +30,15 @@ pub(crate) fn scrub(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// `text` scrubbed when `scrubbing` (the check is on), else as it is.
+pub(crate) fn clean(text: &str, scrubbing: bool) -> String {
+    if scrubbing {
+        scrub(text).into_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
 /// Scrub, in place and at any depth of `value`, every string under a
 /// `title` or `description` key and every string of an `enumNames` list.
 /// How many strings changed.
