@@ -52,6 +52,13 @@
 //!   per group commit) so that an answered redemption survives that too;
 //!   it costs each batch the disk's flush latency (on the load benchmark's
 //!   virtual disk, also about a tenth of the server's CPU per call).
+//! - **Checkpoints that hold commits up briefly.** With
+//!   [`Durability::Process`] the writer thread checkpoints the log every few
+//!   hundred commits, holding the writer so that the log starts over. It
+//!   first syncs the log without the writer (the `fsync` of every frame
+//!   since the last checkpoint, about 17 ms on the load benchmark's virtual
+//!   disk), so commits wait only for the copy and two short `fsync`s (about
+//!   2 ms there, 19 ms before).
 //! - **Prepared statements.** Every statement is prepared once per
 //!   connection and reused.
 //! - **Reads never wait for the writer.** Lookups run on their own

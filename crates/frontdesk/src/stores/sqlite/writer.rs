@@ -148,6 +148,8 @@ pub(super) struct Writer {
     /// Commits since the last checkpoint, when SQLite's own automatic
     /// checkpoint is off (`None` when it is on).
     uncheckpointed: Option<u32>,
+    /// The write-ahead log's file (`None` for a database without a file).
+    log: Option<std::path::PathBuf>,
 }
 
 impl Writer {
@@ -165,7 +167,12 @@ impl Writer {
                 .map_err(backend)?;
         }
         let shares = Shares::load(&conn)?;
+        let log = conn
+            .path()
+            .filter(|p| !p.is_empty())
+            .map(|p| std::path::PathBuf::from(format!("{p}-wal")));
         Ok(Self {
+            log,
             conn,
             shares: Some(shares),
             events,
@@ -387,7 +394,8 @@ fn refuse(job: Job, e: &StoreError) -> Done {
 /// runs. The thread also checkpoints the log when the writer's automatic
 /// checkpoint is off, holding the writer meanwhile: a checkpoint that no
 /// commit interrupts copies the whole log, so the next commit starts the
-/// log over instead of growing it.
+/// log over instead of growing it. The log is synced first, without the
+/// writer (see [`sync_log`]), so that commits wait only for the copy.
 pub(super) fn run(writer: Shared, mut queue: mpsc::Receiver<Job>, started: std_mpsc::Sender<()>) {
     let _ = started.send(());
     let mut batch = Vec::with_capacity(64);
@@ -416,14 +424,33 @@ pub(super) fn run(writer: Shared, mut queue: mpsc::Receiver<Job>, started: std_m
                 Err(_) => break,
             }
         }
-        let mut writer = lock(&writer);
         if !batch.is_empty() {
+            let mut writer = lock(&writer);
             writer.commit(&mut batch);
             checkpoint |= writer.checkpoint_due();
         }
         if checkpoint {
-            writer.checkpoint();
+            let log = lock(&writer).log.clone();
+            sync_log(log.as_deref());
+            lock(&writer).checkpoint();
         }
+    }
+}
+
+/// Write the log's pages to disk without holding the writer: a checkpoint
+/// begins with an `fsync` of the log, which with `synchronous = NORMAL`
+/// has every frame since the last checkpoint to write (about 17 ms on a
+/// 2-core VM, every commit meanwhile waiting for the writer), and after
+/// this it has only the frames of the commits since. Syncing a file is
+/// harmless at any time: it only makes what it holds durable sooner.
+fn sync_log(log: Option<&std::path::Path>) {
+    let Some(log) = log else { return };
+    // No log (not in WAL mode, or not created yet): the checkpoint has
+    // nothing to sync either.
+    if let Ok(file) = std::fs::File::open(log)
+        && let Err(e) = file.sync_data()
+    {
+        tracing::warn!(error = %e, "SQLite log not synced before its checkpoint");
     }
 }
 
