@@ -216,10 +216,9 @@ async fn request_handled(
                         .await
                     }
                     Revision::V2025_11_25 => {
-                        let reply = Box::pin(legacy::call_tool(
-                            server, session, *call, tool, sink, caller,
-                        ))
-                        .await;
+                        let reply =
+                            Box::pin(legacy::call_tool(server, session, call, tool, sink, caller))
+                                .await;
                         drop(held);
                         reply
                     }
