@@ -37,7 +37,6 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
-use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
@@ -83,7 +82,9 @@ where
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let per_client = Arc::new(PerClient::new(limits.max_connections_per_client));
     let graceful = GracefulShutdown::new();
-    let http = builder(&limits);
+    // Shared: each connection's task holds a pointer to the builders, not
+    // a copy of them (hyper's connection keeps what it needs of them).
+    let http = Arc::new(builder(&limits));
     tokio::pin!(signal);
     loop {
         let (stream, peer) = tokio::select! {
@@ -116,28 +117,20 @@ where
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(%peer, error = %e, "could not set TCP_NODELAY");
         }
-        let app = app.clone();
-        let service = tower::service_fn(move |mut request: Request<Incoming>| {
-            request.extensions_mut().insert(PeerAddr(peer));
-            host_from_authority(&mut request);
-            let app = app.clone();
-            async move {
-                let response = app.oneshot(request.map(Body::new)).await;
-                Ok::<_, Infallible>(match response {
-                    Ok(r) => r,
-                    Err(never) => match never {},
-                })
-            }
-        });
-        let service = TowerToHyperService::new(service);
+        let service = Handler {
+            app: app.clone(),
+            peer,
+        };
         let watcher = graceful.watcher();
-        let http = http.clone();
+        let http = Arc::clone(&http);
         let transport = transport.clone();
         let wait = limits.header_read_timeout;
         tokio::spawn(async move {
             match transport {
                 Transport::Plain => match opens_with_h2_preface(&stream, wait).await {
-                    Some(h2) => serve(http, h2, TokioIo::new(stream), service, watcher, peer).await,
+                    Some(h2) => {
+                        serve(&http, h2, TokioIo::new(stream), service, watcher, peer).await
+                    }
                     None => tracing::debug!(%peer, "connection closed before a request"),
                 },
                 // Boxed: inline, the TLS connection's state would make every
@@ -148,7 +141,7 @@ where
                         match tokio::time::timeout(wait, acceptor.accept(stream)).await {
                             Ok(Ok(tls)) => {
                                 let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-                                serve(http, h2, TokioIo::new(tls), service, watcher, peer).await;
+                                serve(&http, h2, TokioIo::new(tls), service, watcher, peer).await;
                             }
                             Ok(Err(e)) => {
                                 tracing::debug!(%peer, error = %e, "TLS handshake failed");
@@ -182,9 +175,43 @@ where
     Ok(())
 }
 
-/// hyper's connection builders: HTTP/1.1 with the header-read timer, HTTP/2
-/// with keep-alive pings.
+/// The router as hyper's service for one connection: each request carries
+/// the peer's address, and on HTTP/2 its `:authority` as `Host`.
 #[derive(Clone)]
+struct Handler {
+    app: Router,
+    peer: SocketAddr,
+}
+
+/// A request's future, boxed: hyper keeps room for it as long as an
+/// HTTP/1.1 connection lives (a pending 2025-11-25 call's connection lives
+/// as long as the call), and an HTTP/2 stream's task is as large as it for
+/// as long as the stream's response is sent; inline (a tower `Oneshot`
+/// holding the request) it was 600 bytes there (issue 27).
+type HandlerFuture =
+    std::pin::Pin<Box<dyn Future<Output = Result<axum::response::Response, Infallible>> + Send>>;
+
+impl hyper::service::Service<Request<Incoming>> for Handler {
+    type Response = axum::response::Response;
+    type Error = Infallible;
+    type Future = HandlerFuture;
+
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
+        request.extensions_mut().insert(PeerAddr(self.peer));
+        host_from_authority(&mut request);
+        let app = self.app.clone();
+        Box::pin(async move {
+            let response = app.oneshot(request.map(Body::new)).await;
+            Ok(match response {
+                Ok(r) => r,
+                Err(never) => match never {},
+            })
+        })
+    }
+}
+
+/// hyper's connection builders: HTTP/1.1 with the header-read timer, HTTP/2
+/// (only) with keep-alive pings.
 struct Builders {
     /// hyper's own: an HTTP/1.1 connection's state without room for an
     /// HTTP/2 connection's, which the auto builder's connection keeps
@@ -203,12 +230,15 @@ fn builder(limits: &Limits) -> Builders {
         .timer(TokioTimer::new())
         .keep_alive_interval(Some(limits.header_read_timeout))
         .keep_alive_timeout(limits.header_read_timeout);
-    Builders { h1, h2 }
+    Builders {
+        h1,
+        h2: h2.http2_only(),
+    }
 }
 
 /// Serve one connection, HTTP/2 when `h2`, else HTTP/1.1.
 async fn serve<I, S>(
-    http: Builders,
+    http: &Builders,
     h2: bool,
     io: TokioIo<I>,
     service: S,
@@ -228,8 +258,7 @@ async fn serve<I, S>(
     // The HTTP/2 connection boxed: one serves many requests, and inline
     // its state would be in every HTTP/1.1 connection's task too.
     let ended: Result<(), Box<dyn std::error::Error + Send + Sync>> = if h2 {
-        let h2 = http.h2.http2_only();
-        Box::pin(watcher.watch(h2.serve_connection(io, service))).await
+        Box::pin(watcher.watch(http.h2.serve_connection(io, service))).await
     } else {
         watcher
             .watch(http.h1.serve_connection(io, service))

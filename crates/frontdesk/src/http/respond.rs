@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use frontdesk_wire::{ErrorCode, ErrorObject, RequestId};
 use serde_json::Value;
@@ -68,7 +68,12 @@ where
     S: futures::Stream<Item = Result<Bytes, Infallible>> + Send + 'static,
 {
     let mut r = Body::from_stream(stream).into_response();
+    // Room for these three and no more: hyper keeps an HTTP/1.1 response's
+    // header map for the connection's next request, and a map grown one
+    // insert at a time has room for six (656 bytes instead of 328), for as
+    // long as a pending 2025-11-25 call's connection lives.
     let h = r.headers_mut();
+    *h = HeaderMap::with_capacity(3);
     h.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
@@ -119,6 +124,10 @@ pub(crate) fn log_stream(
     };
     sse_response(futures::stream::unfold(state, |mut st| async move {
         if let Some(e) = st.replay.pop_front() {
+            if st.replay.is_empty() {
+                // Replayed: the buffer is not kept while the stream waits.
+                st.replay = VecDeque::new();
+            }
             return Some((Ok(e.bytes), st));
         }
         let far = Instant::now() + Duration::from_secs(86_400 * 365);

@@ -3,7 +3,7 @@
 //! stream, fed from [`Session::unsolicited`]; POST streams count up from 1)
 //! and when it was last used. Bounded in size; idle sessions are swept.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,7 +28,9 @@ pub(crate) struct Entry {
     /// address of an anonymous client).
     pub(crate) client: String,
     pub(crate) get_log: Arc<EventLog>,
-    streams: Mutex<BTreeMap<u64, Arc<EventLog>>>,
+    /// The POST streams by number, oldest first (a list: a B-tree's first
+    /// node was 196 bytes for a session's one or few streams; issue 27).
+    streams: Mutex<Vec<(u64, Arc<EventLog>)>>,
     next_stream: AtomicU64,
     /// Where the streams' events are archived, if anywhere.
     tap: Option<Tap>,
@@ -55,7 +57,7 @@ impl Entry {
             session,
             principal,
             client,
-            streams: Mutex::new(BTreeMap::new()),
+            streams: Mutex::new(Vec::new()),
             next_stream: AtomicU64::new(1),
             replay,
             last_seen: Mutex::new(Instant::now()),
@@ -86,16 +88,18 @@ impl Entry {
     pub(crate) fn new_stream(&self) -> Arc<EventLog> {
         let n = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let log = Arc::new(EventLog::archived(n, self.replay, self.tap.clone()));
-        if let Ok(mut map) = self.streams.lock() {
-            map.insert(n, Arc::clone(&log));
-            let ended: Vec<u64> = map
-                .iter()
-                .filter(|(_, l)| l.is_ended())
-                .map(|(k, _)| *k)
-                .collect();
-            let excess = ended.len().saturating_sub(KEPT_STREAMS);
-            for k in ended.into_iter().take(excess) {
-                map.remove(&k);
+        if let Ok(mut list) = self.streams.lock() {
+            // Numbers only grow: the list stays oldest first.
+            list.push((n, Arc::clone(&log)));
+            let ended = list.iter().filter(|(_, l)| l.is_ended()).count();
+            let mut excess = ended.saturating_sub(KEPT_STREAMS);
+            if excess > 0 {
+                // The oldest ended ones go.
+                list.retain(|(_, l)| {
+                    let drop = excess > 0 && l.is_ended();
+                    excess -= usize::from(drop);
+                    !drop
+                });
             }
         }
         log
@@ -106,7 +110,12 @@ impl Entry {
         if n == 0 {
             return Some(Arc::clone(&self.get_log));
         }
-        self.streams.lock().ok()?.get(&n).cloned()
+        self.streams
+            .lock()
+            .ok()?
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map(|(_, log)| Arc::clone(log))
     }
 
     /// Whether a request is in flight or a stream is being read.
@@ -116,7 +125,7 @@ impl Entry {
             || self
                 .streams
                 .lock()
-                .map(|m| m.values().any(|l| !l.is_ended()))
+                .map(|m| m.iter().any(|(_, l)| !l.is_ended()))
                 .unwrap_or(false)
     }
 

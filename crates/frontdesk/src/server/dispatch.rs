@@ -3,6 +3,7 @@
 //! describe the outcome for the transport. The message arrives read
 //! ([`Incoming`]): its kind, revision and tool are decided already.
 
+use std::future::Ready;
 use std::sync::Arc;
 
 use frontdesk_wire::{
@@ -11,6 +12,7 @@ use frontdesk_wire::{
 };
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use tokio_util::either::Either;
 use tracing::Instrument as _;
 
 use crate::server::api::error::{Failure, RpcError};
@@ -27,20 +29,27 @@ use crate::server::trace;
 
 /// Handle one message; a request's work owns `held` (the transport's place
 /// in its count of requests in flight, if any) and the server's place.
-pub(crate) async fn handle(
-    server: &Arc<ServerInner>,
-    session: Option<&Arc<Session>>,
+///
+/// The message is taken apart at once (an answer or a notification is
+/// routed before this returns); what is returned is a request's work, or
+/// the outcome ready. Not an `async fn`: one would keep the message as it
+/// arrived, and a copy of what it was taken apart into, for as long as the
+/// request runs (a 2025-11-25 call waiting for its person's answer; issue
+/// 27).
+pub(crate) fn handle<'a>(
+    server: &'a Arc<ServerInner>,
+    session: Option<&'a Arc<Session>>,
     message: Incoming,
-    sink: &OutboundSink,
-    info: &RequestInfo,
+    sink: &'a OutboundSink,
+    info: &'a RequestInfo,
     held: Held,
-) -> Handled {
+) -> Either<Ready<Handled>, impl Future<Output = Handled> + 'a> {
     let Incoming {
         message,
         revision,
         tool,
     } = message;
-    match message {
+    let done = match message {
         Message::Invalid { error, .. } => rejected(session, &error, revision),
         Message::Response { id, result } => {
             answer(session, &id, &result);
@@ -80,9 +89,10 @@ pub(crate) async fn handle(
                 tool,
                 held,
             };
-            request_handled(server, session, request, sink, info, work).await
+            return Either::Right(request_handled(server, session, request, sink, info, work));
         }
-    }
+    };
+    Either::Left(std::future::ready(done))
 }
 
 /// A message the classifier refused. A malformed answer to one of our own
@@ -216,10 +226,9 @@ async fn request_handled(
                         .await
                     }
                     Revision::V2025_11_25 => {
-                        let reply = Box::pin(legacy::call_tool(
-                            server, session, *call, tool, sink, caller,
-                        ))
-                        .await;
+                        let reply =
+                            Box::pin(legacy::call_tool(server, session, call, tool, sink, caller))
+                                .await;
                         drop(held);
                         reply
                     }

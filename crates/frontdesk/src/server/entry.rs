@@ -135,6 +135,28 @@ impl Server {
         .await
     }
 
+    /// [`handle`](Self::handle) as the future itself, without an `async fn`
+    /// around it that would keep a copy of `message` for as long as the
+    /// request runs (the Streamable HTTP transport's 2025-11-25 requests,
+    /// which may wait a long time for a person; issue 27).
+    #[cfg(feature = "http-server")]
+    pub(crate) fn handle_in<'a>(
+        &'a self,
+        session: &'a Arc<Session>,
+        message: Incoming,
+        sink: &'a OutboundSink,
+        info: &'a RequestInfo,
+    ) -> impl Future<Output = Handled> + 'a {
+        dispatch::handle(
+            &self.inner,
+            Some(session),
+            message,
+            sink,
+            info,
+            load::Held::default(),
+        )
+    }
+
     /// [`handle`](Self::handle), the request's work owning `held` (the
     /// transport's place in its own count of requests in flight): a retry's
     /// round that outlives its request keeps it until the round ends.

@@ -2,14 +2,12 @@
 //! log level, the server's outbound requests awaiting answers, the client's
 //! in-flight requests, and the channel for messages unrelated to any request.
 
-use std::collections::HashMap;
-
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use frontdesk_wire::{ErrorObject, LoggingLevel, RequestId};
 use serde_json::{Map, Value};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::api::error::AskError;
@@ -29,7 +27,10 @@ pub(crate) enum ClientReply {
 #[derive(Debug, Clone, Default)]
 struct Negotiated {
     version: Option<String>,
-    capabilities: Value,
+    /// As compact JSON text (`None`: not declared yet, read as `null`): the
+    /// value itself was two or three maps of several hundred bytes for
+    /// each session, its text a few dozen bytes (issue 27).
+    capabilities: Option<Box<str>>,
     log_level: Option<LoggingLevel>,
 }
 
@@ -47,11 +48,14 @@ pub struct Session {
     limits: SessionLimits,
     negotiated: Mutex<Negotiated>,
     next_id: AtomicU64,
-    pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientReply>>>,
-    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    pending: Mutex<ById<oneshot::Sender<ClientReply>>>,
+    inflight: Mutex<ById<CancellationToken>>,
     pub(crate) closed: CancellationToken,
     /// `true` once the client's `notifications/initialized` arrived.
-    initialized: watch::Sender<bool>,
+    initialized: AtomicBool,
+    /// Wakes those waiting for `initialized` (inline: a watch channel was
+    /// a 350-byte allocation per session; issue 27).
+    initialized_wake: Notify,
     /// Where messages unrelated to any request go.
     unsolicited: Mutex<Unsolicited>,
     /// The resources it subscribed to (emptied when it closes).
@@ -96,6 +100,54 @@ pub(crate) struct SessionLimits {
     pub(crate) questions: usize,
 }
 
+/// A session's few entries by request id (at most
+/// [`SessionLimits`]' counts, 32 and 16 by default), in a list: a hash map
+/// with one entry, the usual case (one call waiting for one answer), was a
+/// 216-byte allocation, twice per session; this is one entry's size.
+#[derive(Debug)]
+struct ById<V>(Vec<(RequestId, V)>);
+
+impl<V> Default for ById<V> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<V> ById<V> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn get(&self, id: &RequestId) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == id).map(|(_, v)| v)
+    }
+
+    fn contains_key(&self, id: &RequestId) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// Add `id`, or replace its value when it is there already.
+    fn insert(&mut self, id: RequestId, value: V) {
+        if let Some(slot) = self.0.iter_mut().find(|(k, _)| *k == id) {
+            slot.1 = value;
+            return;
+        }
+        if self.0.capacity() == 0 {
+            self.0.reserve_exact(1);
+        }
+        self.0.push((id, value));
+    }
+
+    fn remove(&mut self, id: &RequestId) -> Option<V> {
+        let at = self.0.iter().position(|(k, _)| k == id)?;
+        Some(self.0.swap_remove(at).1)
+    }
+
+    fn values(&self) -> impl Iterator<Item = &V> {
+        self.0.iter().map(|(_, v)| v)
+    }
+}
+
 impl Session {
     pub(crate) fn new(limits: SessionLimits) -> Self {
         let mut b = [0u8; 16];
@@ -105,10 +157,11 @@ impl Session {
             limits,
             negotiated: Mutex::new(Negotiated::default()),
             next_id: AtomicU64::new(0),
-            pending: Mutex::new(HashMap::new()),
-            inflight: Mutex::new(HashMap::new()),
+            pending: Mutex::new(ById::default()),
+            inflight: Mutex::new(ById::default()),
             closed: CancellationToken::new(),
-            initialized: watch::Sender::new(false),
+            initialized: AtomicBool::new(false),
+            initialized_wake: Notify::new(),
             unsolicited: Mutex::new(Unsolicited::Held(Vec::new())),
             subscriptions: Mutex::new(SessionSubscriptions::default()),
         }
@@ -128,7 +181,12 @@ impl Session {
     pub fn client_capabilities(&self) -> Value {
         self.negotiated
             .lock()
-            .map(|n| n.capabilities.clone())
+            .ok()
+            .and_then(|n| {
+                n.capabilities
+                    .as_deref()
+                    .and_then(|text| serde_json::from_str(text).ok())
+            })
             .unwrap_or(Value::Null)
     }
 
@@ -199,12 +257,15 @@ impl Session {
     pub(crate) fn set_negotiated(&self, version: String, capabilities: Value) {
         if let Ok(mut n) = self.negotiated.lock() {
             n.version = Some(version);
-            n.capabilities = capabilities;
+            n.capabilities = serde_json::to_string(&capabilities)
+                .ok()
+                .map(String::into_boxed_str);
         }
     }
 
     pub(crate) fn mark_initialized(&self) {
-        self.initialized.send_replace(true);
+        self.initialized.store(true, Ordering::Release);
+        self.initialized_wake.notify_waiters();
     }
 
     /// Wait until the client sent `notifications/initialized` (the server
@@ -213,13 +274,17 @@ impl Session {
         &self,
         deadline: tokio::time::Instant,
     ) -> Result<(), AskError> {
-        let mut seen = self.initialized.subscribe();
-        if *seen.borrow_and_update() {
+        // Registered before the flag is read, so a `mark_initialized`
+        // between the two is not missed.
+        let woken = self.initialized_wake.notified();
+        tokio::pin!(woken);
+        woken.as_mut().enable();
+        if self.initialized.load(Ordering::Acquire) {
             return Ok(());
         }
         tracing::debug!("waiting for notifications/initialized before asking");
         tokio::select! {
-            r = seen.wait_for(|done| *done) => r.map(|_| ()).map_err(|_| AskError::Disconnected),
+            () = woken => Ok(()),
             () = self.closed.cancelled() => Err(AskError::Disconnected),
             () = tokio::time::sleep_until(deadline) => {
                 tracing::info!("no notifications/initialized within the human-wait budget");

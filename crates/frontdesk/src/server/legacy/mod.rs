@@ -33,7 +33,7 @@ use crate::server::engine::session::Session;
 pub(crate) async fn call_tool(
     server: &Arc<ServerInner>,
     session: Option<&Arc<Session>>,
-    params: ToolCall,
+    params: Box<ToolCall>,
     tool: Option<Arc<ToolDef>>,
     sink: &OutboundSink,
     caller: Caller,
@@ -69,7 +69,7 @@ pub(crate) async fn serve(
                 meta: p.meta.map(|mut m| MetaFields::take_from(&mut m.0)),
                 retry: Default::default(),
             };
-            run_tool(server, session, call, tool, sink, caller).await
+            run_tool(server, session, Box::new(call), tool, sink, caller).await
         }
         method::PROMPTS_LIST if !server.prompts.is_empty() => {
             result_json(&ListPromptsResult::new(requests::prompt_listing(server)))
@@ -183,15 +183,33 @@ fn needs_session(session: Option<&Arc<Session>>) -> Result<&Arc<Session>, RpcErr
 async fn run_tool(
     server: &Arc<ServerInner>,
     session: &Arc<Session>,
-    params: ToolCall,
+    params: Box<ToolCall>,
     tool: Option<Arc<ToolDef>>,
     sink: &OutboundSink,
     caller: Caller,
 ) -> Reply {
-    let target = Target::Tool(requests::known_tool(tool, &params.name)?);
-    let token = params.meta.as_ref().and_then(MetaFields::progress_token);
+    // The params boxed and taken apart before the tool runs: a call waiting
+    // for its person's answer keeps neither them (about 500 bytes) nor a
+    // copy of them in this future and the caller's (issue 27).
+    let (target, token, arguments) = {
+        // The box moved into this block is freed at its end; moving out of
+        // `*params` alone would keep the box until the call ends.
+        let boxed = params;
+        let ToolCall {
+            name,
+            arguments,
+            meta,
+            ..
+        } = *boxed;
+        let target = Target::Tool(requests::known_tool(tool, &name)?);
+        (
+            target,
+            meta.as_ref().and_then(MetaFields::progress_token),
+            arguments,
+        )
+    };
     let call = call(server, session, sink, caller, token);
-    let outcome = invoke(&call, &target, params.arguments).await;
+    let outcome = invoke(&call, &target, arguments).await;
     finish(&target, outcome, &session.client_capabilities())
 }
 
