@@ -402,8 +402,11 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Incoming, caller: Cal
     // The client's place goes with the request's work: a retry's round that
     // outlives a dropped connection still counts against the client's cap.
     let held = Held::transport(slot);
-    let mut work: HandleFuture =
-        Box::pin(async move { server.handle_holding(message, &sink, &info, held).await });
+    let mut work: HandleFuture = Box::pin(async move {
+        server
+            .handle_holding(None, message, &sink, &info, held)
+            .await
+    });
     // Most requests finish in their first poll: only one that does not arms
     // the JSON window's timer.
     // What the handler pushed before its response, as JSON text.
@@ -589,10 +592,14 @@ async fn legacy_work(
     let (sink, mut rx) = OutboundSink::small_channel();
     let session = Arc::clone(&entry.session);
     // The message boxed until the work takes it apart, and the work made
-    // by `handle_in` (`Server::handle` is an `async fn`): as an argument of
-    // each, it stayed in this task twice, about 260 bytes each, for as long
-    // as the request waits (issue 27).
-    let work = async move { server.handle_in(&session, *message, &sink, &info).await };
+    // by `handle_holding` (`Server::handle` is an `async fn`): as an
+    // argument of each, it stayed in this task twice, about 260 bytes each,
+    // for as long as the request waits (issue 27).
+    let work = async move {
+        server
+            .handle_holding(Some(&session), *message, &sink, &info, Held::default())
+            .await
+    };
     tokio::pin!(work);
     let timer = tokio::time::sleep(window);
     tokio::pin!(timer);

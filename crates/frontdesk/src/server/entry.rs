@@ -135,40 +135,23 @@ impl Server {
         .await
     }
 
-    /// [`handle`](Self::handle) as the future itself, without an `async fn`
-    /// around it that would keep a copy of `message` for as long as the
-    /// request runs (the Streamable HTTP transport's 2025-11-25 requests,
-    /// which may wait a long time for a person; issue 27).
+    /// [`handle`](Self::handle) for the Streamable HTTP transport: the
+    /// request's work owns `held` (the transport's place in its own count
+    /// of requests in flight: a retry's round that outlives its request
+    /// keeps it until the round ends). The future itself, without an
+    /// `async fn` around it that would keep a copy of `message` for as long
+    /// as the request runs (a 2025-11-25 request may wait a long time for a
+    /// person; issue 27).
     #[cfg(feature = "http-server")]
-    pub(crate) fn handle_in<'a>(
+    pub(crate) fn handle_holding<'a>(
         &'a self,
-        session: &'a Arc<Session>,
+        session: Option<&'a Arc<Session>>,
         message: Incoming,
         sink: &'a OutboundSink,
         info: &'a RequestInfo,
-    ) -> impl Future<Output = Handled> + 'a {
-        dispatch::handle(
-            &self.inner,
-            Some(session),
-            message,
-            sink,
-            info,
-            load::Held::default(),
-        )
-    }
-
-    /// [`handle`](Self::handle), the request's work owning `held` (the
-    /// transport's place in its own count of requests in flight): a retry's
-    /// round that outlives its request keeps it until the round ends.
-    #[cfg(feature = "http-server")]
-    pub(crate) async fn handle_holding(
-        &self,
-        message: Incoming,
-        sink: &OutboundSink,
-        info: &RequestInfo,
         held: load::Held,
-    ) -> Handled {
-        dispatch::handle(&self.inner, None, message, sink, info, held).await
+    ) -> impl Future<Output = Handled> + 'a {
+        dispatch::handle(&self.inner, session, message, sink, info, held)
     }
 
     /// Complete the URL flow whose connect token is `token`: the call the

@@ -398,6 +398,7 @@ fn refuse(job: Job, e: &StoreError) -> Done {
 /// writer (see [`sync_log`]), so that commits wait only for the copy.
 pub(super) fn run(writer: Shared, mut queue: mpsc::Receiver<Job>, started: std_mpsc::Sender<()>) {
     let _ = started.send(());
+    let log = lock(&writer).log.clone();
     let mut batch = Vec::with_capacity(64);
     loop {
         let first = match queue.try_recv() {
@@ -430,7 +431,6 @@ pub(super) fn run(writer: Shared, mut queue: mpsc::Receiver<Job>, started: std_m
             checkpoint |= writer.checkpoint_due();
         }
         if checkpoint {
-            let log = lock(&writer).log.clone();
             sync_log(log.as_deref());
             lock(&writer).checkpoint();
         }
