@@ -13,7 +13,9 @@
 //! accepted. Per store it prints the redemptions per second, the process's
 //! CPU per redemption (user and system, every thread, from `/proc`), and
 //! the context switches per redemption (summed over the threads alive at
-//! the end). The SQLite store writes a fresh file in `$TMPDIR` with the
+//! the end). The SQLite store writes a fresh file in an owner-only directory
+//! under the target directory (`$TMPDIR` is usually `/tmp`, which the store
+//! refuses: others can write there), with the
 //! durability `--sqlite-durability` (default `process`); the Redis store needs
 //! `FRONTDESK_REDIS_URL` (or `--redis-url`) and is skipped without it.
 //!
@@ -155,6 +157,10 @@ async fn run(store: Arc<dyn NonceStore>, o: &Options) -> Duration {
                     let r = Redemption::of_parts(StateId::ordered(now), issued, issued + 1800)
                         .owner(owner);
                     assert!(store.redeem_for(r).await.unwrap(), "a fresh state refused");
+                    // The memory store never makes a task wait: without
+                    // this the first task would redeem everything for one
+                    // owner, past its share.
+                    tokio::task::consume_budget().await;
                 }
             })
         })
@@ -167,7 +173,15 @@ async fn run(store: Arc<dyn NonceStore>, o: &Options) -> Duration {
 
 fn main() {
     let o = options();
-    let dir = std::env::temp_dir();
+    // The SQLite store refuses a directory others can write to (`/tmp`):
+    // a directory of the benchmark's own, owner-only, under the target dir.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stores-bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -185,6 +199,11 @@ fn main() {
         let took = runtime.block_on(run(Arc::clone(&store), &o));
         let (cpu1, cs1) = (cpu_ticks(), context_switches());
         drop(store);
+        for file in std::fs::read_dir(&dir).unwrap().flatten() {
+            if file.file_name().to_string_lossy().starts_with("stores-") {
+                let _ = std::fs::remove_file(file.path());
+            }
+        }
         #[allow(clippy::cast_precision_loss)]
         let n = o.redemptions.max(1) as f64;
         #[allow(clippy::cast_precision_loss)]

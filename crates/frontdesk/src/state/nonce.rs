@@ -163,9 +163,9 @@ crate::errors::party_predicates!(RedeemError);
 /// - a well-behaved owner is never affected unless it redeems more than its
 ///   share within the time a person takes to answer (100,000 by default).
 ///
-/// Stores without their own [`redeem_for`](NonceStore::redeem_for) (the
-/// SQLite and Redis stores) keep every id until it expires, on disk or in
-/// Redis, with no share per owner.
+/// The SQLite and Redis stores keep the same shares and floors, on disk or
+/// in Redis; a store without its own [`redeem_for`](NonceStore::redeem_for)
+/// keeps every id until it expires, with no share per owner.
 ///
 /// ```
 /// use frontdesk::state::{InMemoryNonceStore, NonceStore, Redemption, StateId};

@@ -2,8 +2,10 @@
 //!
 //! `PRAGMA user_version` says which schema a file has: 0 a new file, 1 the
 //! first (redeemed states without owners), 2 (each redeemed state charged
-//! to an owner, owners with their floors), 3 this one (task records and
-//! their inboxes, new tables only: a file of version 2 gets them added).
+//! to an owner, owners with their floors), 3 (task records and their
+//! inboxes, new tables only: a file of version 2 gets them added), 4 this
+//! one (the owners' states in issue order kept in a table of their own,
+//! written in bulk, instead of an index written with every redemption).
 
 use rusqlite::Connection;
 
@@ -11,7 +13,7 @@ use super::backend;
 use crate::store::StoreError;
 
 /// The schema this code writes.
-pub(super) const VERSION: i64 = 3;
+pub(super) const VERSION: i64 = 4;
 
 /// Flows and connect tokens (unchanged since version 1).
 const FLOWS: &str = "
@@ -35,15 +37,24 @@ CREATE TABLE IF NOT EXISTS connect_tokens (
 CREATE INDEX IF NOT EXISTS connect_tokens_by_expiry ON connect_tokens (expires_at);
 ";
 
-/// Redeemed states and their owners (version 2).
+/// Redeemed states and their owners (version 2; version 4 for
+/// `owner_order`).
 ///
 /// `nonce_owners` numbers the owners (a redeemed state stores the number,
 /// not the name) and keeps each one's floor: states of that owner issued at
 /// or before `floor` are refused, until `floor_until`, when every state the
 /// floor stood for has expired. The state ids sort by time, so new rows go
-/// to the end of the primary key; `by_owner` finds an owner's
-/// earliest-issued state when its share is full, `by_expiry` what the
-/// sweep deletes.
+/// to the end of the primary key and of `by_expiry` (what the sweep
+/// deletes): a commit writes those two pages whatever the owners.
+///
+/// `owner_order` finds an owner's earliest-issued state when its share is
+/// full. An index on `redeemed_states (owner, issued_at)` (versions 2 and
+/// 3) had every commit write one page per owner in it: most of a commit's
+/// pages, and half of a redemption's CPU. This table is written in bulk
+/// instead (see the `shares` module): each of its rows is a row of
+/// `redeemed_states`, and the rows redeemed since its last write are
+/// listed in memory; a file whose table lacks rows (written before a crash)
+/// gets them when it is opened.
 const REDEMPTIONS: &str = "
 CREATE TABLE IF NOT EXISTS nonce_owners (
     key INTEGER PRIMARY KEY,
@@ -57,8 +68,14 @@ CREATE TABLE IF NOT EXISTS redeemed_states (
     owner INTEGER NOT NULL,
     issued_at INTEGER NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS redeemed_states_by_owner ON redeemed_states (owner, issued_at);
+DROP INDEX IF EXISTS redeemed_states_by_owner;
 CREATE INDEX IF NOT EXISTS redeemed_states_by_expiry ON redeemed_states (expires_at);
+CREATE TABLE IF NOT EXISTS owner_order (
+    owner INTEGER NOT NULL,
+    issued_at INTEGER NOT NULL,
+    id BLOB NOT NULL,
+    PRIMARY KEY (owner, issued_at, id)
+) WITHOUT ROWID;
 ";
 
 /// Task records and the answers waiting for their owners (version 3).
@@ -173,5 +190,42 @@ mod tests {
         assert_eq!(version, VERSION);
         // Preparing again changes nothing.
         prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+    }
+
+    /// A file of version 3 loses its per-owner index; its redemptions are
+    /// put in `owner_order` when the shares are loaded.
+    #[test]
+    fn version_3_gets_the_owner_order() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE nonce_owners (key INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+                 floor INTEGER, floor_until INTEGER NOT NULL DEFAULT 0);
+             CREATE TABLE redeemed_states (id BLOB PRIMARY KEY, expires_at INTEGER NOT NULL,
+                 owner INTEGER NOT NULL, issued_at INTEGER NOT NULL) WITHOUT ROWID;
+             CREATE INDEX redeemed_states_by_owner ON redeemed_states (owner, issued_at);
+             CREATE INDEX redeemed_states_by_expiry ON redeemed_states (expires_at);
+             INSERT INTO nonce_owners (key, name) VALUES (1, 'a');
+             INSERT INTO redeemed_states VALUES (x'01', 2000, 1, 1001), (x'02', 2001, 1, 1000);
+             PRAGMA user_version = 3;",
+        )
+        .unwrap();
+        prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+        let indexes: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'redeemed_states_by_owner'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(indexes, 0);
+        super::super::shares::Shares::load(&conn).unwrap();
+        let order: Vec<(i64, i64, Vec<u8>)> = conn
+            .prepare("SELECT owner, issued_at, id FROM owner_order ORDER BY owner, issued_at")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(order, [(1, 1000, vec![2]), (1, 1001, vec![1])]);
     }
 }

@@ -11,9 +11,18 @@
 //! holding the most. A floor is kept (on disk, with the eviction that
 //! raised it) until every state it stands for has expired.
 //!
+//! An owner's earliest-issued state is found in the `owner_order` table,
+//! which is not written with each redemption: the states redeemed since
+//! its last write are listed in memory ([`Shares::unordered`]) and written
+//! together, [`ORDER_EVERY`] at a time or before an eviction looks there,
+//! so a commit writes the pages of one owner's order once per few hundred
+//! redemptions rather than once per redemption (see the `schema` module).
+//!
 //! Every change here runs inside the writer's batch transaction. The counts
 //! in memory follow the rows written; if the batch does not commit, the
-//! writer reloads them from the file ([`Shares::load`]).
+//! writer reloads them from the file ([`Shares::load`]), and the load adds
+//! to `owner_order` whatever redeemed rows it lacks (those listed in memory
+//! when the process stopped).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -22,6 +31,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::backend;
 use crate::state::StateId;
 use crate::store::StoreError;
+
+/// Redemptions listed in memory before they are written to `owner_order`
+/// together: one write of an owner's pages per this many redemptions (the
+/// list costs 32 bytes a redemption).
+pub(super) const ORDER_EVERY: usize = 256;
 
 /// How many redeemed states are kept, in all and per owner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +88,8 @@ pub(super) struct Shares {
     /// Rows in `redeemed_states`.
     total: u64,
     next_key: i64,
+    /// Redemptions not yet in `owner_order`: (owner, issued at, id).
+    unordered: Vec<(i64, i64, StateId)>,
 }
 
 impl Shares {
@@ -122,6 +138,7 @@ impl Shares {
                 shares.set_live(key, u64::try_from(count).unwrap_or(0));
             }
         }
+        complete_order(conn)?;
         Ok(shares)
     }
 
@@ -161,6 +178,7 @@ impl Shares {
         if inserted == 0 {
             return Ok(false);
         }
+        self.unordered.push((key, r.issued_at, r.id));
         self.add_live(key, 1);
         // As in memory, the one forgotten is among those redeemed before.
         if self.live(key) > r.limits.max_per_owner {
@@ -180,19 +198,81 @@ impl Shares {
                 .map_err(backend)?;
             if deleted > 0 {
                 self.add_live(key, -1);
+                // Listed last, unless an eviction wrote the list out.
+                if self.unordered.last().is_some_and(|&(_, _, id)| id == r.id) {
+                    self.unordered.pop();
+                }
+                forget_order(conn, key, r.issued_at, &r.id.as_bytes()[..])?;
             }
             return Ok(false);
+        }
+        if self.unordered.len() >= ORDER_EVERY {
+            self.write_order(conn)?;
         }
         Ok(true)
     }
 
-    /// Rows of the owners in `owners` were deleted (one entry per row).
-    pub(super) fn deleted(&mut self, owners: &[i64]) {
-        for &key in owners {
-            if self.owners.contains_key(&key) {
-                self.add_live(key, -1);
+    /// Write the redemptions listed in memory to `owner_order`, in the
+    /// table's order. (A state deleted while listed left the list then.)
+    fn write_order(&mut self, conn: &Connection) -> Result<(), StoreError> {
+        self.unordered.sort_unstable();
+        let mut insert = conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO owner_order (owner, issued_at, id) VALUES (?1, ?2, ?3)",
+            )
+            .map_err(backend)?;
+        for (key, issued_at, id) in self.unordered.drain(..) {
+            insert
+                .execute(params![key, issued_at, &id.as_bytes()[..]])
+                .map_err(backend)?;
+        }
+        Ok(())
+    }
+
+    /// Delete up to `limit` redeemed states expired by `now` (with their
+    /// rows in `owner_order`) and count them off their owners: how many.
+    pub(super) fn sweep(
+        shares: Option<&mut Self>,
+        conn: &Connection,
+        now: i64,
+        limit: i64,
+    ) -> Result<usize, StoreError> {
+        let mut expired = conn
+            .prepare_cached(
+                "DELETE FROM redeemed_states WHERE id IN
+                 (SELECT id FROM redeemed_states WHERE expires_at <= ?1 LIMIT ?2)
+                 RETURNING owner, issued_at, id",
+            )
+            .map_err(backend)?;
+        let rows = expired
+            .query_map(params![now, limit], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, Vec<u8>>(2)?,
+                ))
+            })
+            .map_err(backend)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(backend)?;
+        for (key, issued_at, id) in &rows {
+            forget_order(conn, *key, *issued_at, id)?;
+        }
+        if let Some(shares) = shares {
+            if !shares.unordered.is_empty() && !rows.is_empty() {
+                let gone: std::collections::HashSet<&[u8]> =
+                    rows.iter().map(|(_, _, id)| id.as_slice()).collect();
+                shares
+                    .unordered
+                    .retain(|(_, _, id)| !gone.contains(&id.as_bytes()[..]));
+            }
+            for (key, _, _) in &rows {
+                if shares.owners.contains_key(key) {
+                    shares.add_live(*key, -1);
+                }
             }
         }
+        Ok(rows.len())
     }
 
     /// Forget up to `limit` owners without rows whose floors stand for
@@ -293,24 +373,36 @@ impl Shares {
         except: &StateId,
         now: i64,
     ) -> Result<(), StoreError> {
-        let earliest: Option<(Vec<u8>, i64, i64)> = conn
-            .prepare_cached(
-                "SELECT id, issued_at, expires_at FROM redeemed_states
-                 WHERE owner = ?1 AND id != ?2 ORDER BY issued_at LIMIT 1",
-            )
-            .and_then(|mut s| {
-                s.query_row(params![key, &except.as_bytes()[..]], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        if !self.unordered.is_empty() {
+            self.write_order(conn)?;
+        }
+        // `owner_order` holds only rows of `redeemed_states`; one that does
+        // not (a file changed by hand) is dropped and the next one taken.
+        let (issued_at, expires_at) = loop {
+            let earliest: Option<(i64, Vec<u8>)> = conn
+                .prepare_cached(
+                    "SELECT issued_at, id FROM owner_order
+                     WHERE owner = ?1 AND id != ?2 ORDER BY issued_at, id LIMIT 1",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![key, &except.as_bytes()[..]], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })
+                    .optional()
                 })
-                .optional()
-            })
-            .map_err(backend)?;
-        let Some((id, issued_at, expires_at)) = earliest else {
-            return Ok(());
+                .map_err(backend)?;
+            let Some((issued_at, id)) = earliest else {
+                return Ok(());
+            };
+            forget_order(conn, key, issued_at, &id)?;
+            let expires_at: Option<i64> = conn
+                .prepare_cached("DELETE FROM redeemed_states WHERE id = ?1 RETURNING expires_at")
+                .and_then(|mut s| s.query_row(params![id], |r| r.get(0)).optional())
+                .map_err(backend)?;
+            if let Some(expires_at) = expires_at {
+                break (issued_at, expires_at);
+            }
         };
-        conn.prepare_cached("DELETE FROM redeemed_states WHERE id = ?1")
-            .and_then(|mut s| s.execute(params![id]))
-            .map_err(backend)?;
         if expires_at > now
             && let Some(owner) = self.owners.get_mut(&key)
         {
@@ -330,6 +422,38 @@ impl Shares {
         self.add_live(key, -1);
         Ok(())
     }
+}
+
+/// Take a redeemed state out of `owner_order` (a no-op when it is not
+/// there yet).
+fn forget_order(conn: &Connection, key: i64, issued_at: i64, id: &[u8]) -> Result<(), StoreError> {
+    conn.prepare_cached("DELETE FROM owner_order WHERE owner = ?1 AND issued_at = ?2 AND id = ?3")
+        .and_then(|mut s| s.execute(params![key, issued_at, id]))
+        .map(drop)
+        .map_err(backend)
+}
+
+/// Make `owner_order` list every redeemed state and nothing else, when its
+/// count says it does not (the states redeemed since its last write, when
+/// the process stopped or a batch did not commit; every row of a file of
+/// schema version 3 or older).
+fn complete_order(conn: &Connection) -> Result<(), StoreError> {
+    let count = |table: &str| {
+        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map_err(backend)
+    };
+    if count("owner_order")? == count("redeemed_states")? {
+        return Ok(());
+    }
+    conn.execute_batch(
+        "DELETE FROM owner_order WHERE NOT EXISTS
+             (SELECT 1 FROM redeemed_states r WHERE r.id = owner_order.id);
+         INSERT OR IGNORE INTO owner_order (owner, issued_at, id)
+             SELECT owner, issued_at, id FROM redeemed_states;",
+    )
+    .map_err(backend)
 }
 
 #[cfg(test)]
@@ -375,5 +499,91 @@ mod tests {
         assert_eq!(again.owners[&again.keys["a"]].floor, Some(990));
         assert_eq!(again.by_size, shares.by_size);
         assert_eq!(again.idle, shares.idle);
+    }
+
+    fn ordered(conn: &Connection) -> Vec<(i64, i64, Vec<u8>)> {
+        conn.prepare("SELECT owner, issued_at, id FROM owner_order ORDER BY owner, issued_at, id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    /// Redemptions still listed in memory when the process stops are in
+    /// `owner_order` once the file is loaded again, and the earliest of them
+    /// is the one a full share gives up.
+    #[test]
+    fn the_order_not_yet_written_is_rebuilt_on_load() {
+        let conn = conn();
+        let mut shares = Shares::load(&conn).unwrap();
+        // Issued out of id order: 3 first, then 1, then 2.
+        for (n, issued_at) in [(1u8, 992), (2, 993), (3, 991)] {
+            assert!(
+                shares
+                    .redeem(&conn, &at(n, issued_at, "a", 3), 1000)
+                    .unwrap()
+            );
+        }
+        assert_eq!(shares.unordered.len(), 3);
+        assert!(
+            ordered(&conn).is_empty(),
+            "written in bulk, not with each redemption"
+        );
+        drop(shares);
+        let mut shares = Shares::load(&conn).unwrap();
+        assert_eq!(
+            ordered(&conn),
+            [
+                (1, 991, vec![3; 16]),
+                (1, 992, vec![1; 16]),
+                (1, 993, vec![2; 16])
+            ]
+        );
+        // Over the share of 3: id 3 (issued earliest) goes, the floor is 991.
+        assert!(shares.redeem(&conn, &at(4, 995, "a", 3), 1000).unwrap());
+        assert_eq!(shares.owners[&1].floor, Some(991));
+        assert!(!shares.redeem(&conn, &at(3, 991, "a", 3), 1000).unwrap());
+        assert_eq!(
+            ordered(&conn),
+            [
+                (1, 992, vec![1; 16]),
+                (1, 993, vec![2; 16]),
+                (1, 995, vec![4; 16])
+            ]
+        );
+    }
+
+    /// The order is written once [`ORDER_EVERY`] redemptions are listed, and
+    /// the sweep takes expired states out of it with their rows.
+    #[test]
+    fn the_order_is_written_in_bulk_and_swept() {
+        let conn = conn();
+        let mut shares = Shares::load(&conn).unwrap();
+        let limits = Limits {
+            max_entries: 10_000,
+            max_per_owner: 10_000,
+        };
+        for n in 0..ORDER_EVERY {
+            let mut id = [0u8; 16];
+            id[..8].copy_from_slice(&(n as u64).to_be_bytes());
+            let r = Redeem {
+                id: StateId::from_bytes(id),
+                issued_at: 900,
+                // Half of them expire at 1001.
+                expires_at: if n % 2 == 0 { 1001 } else { 2000 },
+                owner: if n % 3 == 0 { "a" } else { "b" }.into(),
+                limits,
+            };
+            assert!(shares.redeem(&conn, &r, 1000).unwrap());
+        }
+        assert!(shares.unordered.is_empty());
+        assert_eq!(ordered(&conn).len(), ORDER_EVERY);
+        let swept = Shares::sweep(Some(&mut shares), &conn, 1001, 10_000).unwrap();
+        assert_eq!(swept, ORDER_EVERY / 2);
+        assert_eq!(ordered(&conn).len(), ORDER_EVERY / 2);
+        assert_eq!(shares.total, (ORDER_EVERY / 2) as u64);
+        let again = Shares::load(&conn).unwrap();
+        assert_eq!(again.by_size, shares.by_size);
     }
 }

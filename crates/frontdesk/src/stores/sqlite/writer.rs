@@ -44,9 +44,10 @@ pub(super) const SWEEP_ROWS: i64 = 1024;
 /// Fewest expired rows of one table a batch deletes when it sweeps.
 const SWEEP_WITH_BATCH: i64 = 64;
 /// Commits between two checkpoints of the write-ahead log, when the writer
-/// checkpoints it itself: each commit adds about three pages (the rows'
-/// leaves of the table and its two indexes), so this is about SQLite's own
-/// default of a checkpoint every 1,000 pages.
+/// checkpoints it itself: a commit of redemptions adds two or three pages
+/// (the rows' leaves of the table and its index; now and then the owners'
+/// order, see the `shares` module), so this is SQLite's own default of a
+/// checkpoint every 1,000 pages or less.
 pub(super) const CHECKPOINT_EVERY: u32 = 300;
 
 /// The writer, shared by its thread and the runtime's redemption batches.
@@ -346,22 +347,9 @@ impl Writer {
     fn sweep(&mut self, now: i64, limit: i64) -> Result<(usize, Vec<FlowEvent>), StoreError> {
         let (gone, expired, mut full) = sweep_flows(&self.conn, now, limit)?;
         full |= super::tasks::sweep(&self.conn, now, limit)? >= limit;
-        let mut owners = self
-            .conn
-            .prepare_cached(
-                "DELETE FROM redeemed_states WHERE id IN
-                 (SELECT id FROM redeemed_states WHERE expires_at <= ?1 LIMIT ?2)
-                 RETURNING owner",
-            )
-            .map_err(backend)?;
-        let owners = owners
-            .query_map(params![now, limit], |r| r.get::<_, i64>(0))
-            .map_err(backend)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(backend)?;
-        full |= i64::try_from(owners.len()).unwrap_or(i64::MAX) >= limit;
+        let redeemed = Shares::sweep(self.shares.as_mut(), &self.conn, now, limit)?;
+        full |= i64::try_from(redeemed).unwrap_or(i64::MAX) >= limit;
         if let Some(shares) = &mut self.shares {
-            shares.deleted(&owners);
             let forgotten = shares.forget_idle(
                 &self.conn,
                 now,
