@@ -367,3 +367,41 @@ fn restrict_permissions(path: &Path) {
 
 #[cfg(not(unix))]
 fn restrict_permissions(_: &Path) {}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+    use crate::state::{NonceStore, Redemption, StateId};
+
+    /// Closing the store writes the owners' order it still listed in
+    /// memory, so the next open has nothing to rebuild.
+    #[test]
+    fn closing_writes_the_owners_order() {
+        let dir = std::env::temp_dir().join(format!("frontdesk-close-{}", StateId::random()));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let path = dir.join("store.sqlite3");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let now = crate::clock::unix_secs(std::time::SystemTime::now());
+        let store = SqliteStore::open(&path).unwrap();
+        runtime.block_on(async {
+            for _ in 0..3 {
+                let r = Redemption::of_parts(StateId::random(), now, now + 60).owner("10.0.0.1");
+                assert!(store.redeem_for(r).await.unwrap());
+            }
+        });
+        drop(store);
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let ordered: i64 = conn
+            .query_row("SELECT count(*) FROM owner_order", [], |r| r.get(0))
+            .unwrap();
+        drop(conn);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(ordered, 3);
+    }
+}

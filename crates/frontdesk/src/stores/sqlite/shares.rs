@@ -214,7 +214,7 @@ impl Shares {
 
     /// Write the redemptions listed in memory to `owner_order`, in the
     /// table's order. (A state deleted while listed left the list then.)
-    fn write_order(&mut self, conn: &Connection) -> Result<(), StoreError> {
+    pub(super) fn write_order(&mut self, conn: &Connection) -> Result<(), StoreError> {
         self.unordered.sort_unstable();
         let mut insert = conn
             .prepare_cached(

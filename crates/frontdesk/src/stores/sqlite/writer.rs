@@ -197,6 +197,25 @@ impl Writer {
         }
     }
 
+    /// Write what the owners' order still lists in memory (the store is
+    /// closing), so that the next open finds `owner_order` complete rather
+    /// than rebuilding it.
+    fn close(&mut self) {
+        let Some(shares) = &mut self.shares else {
+            return;
+        };
+        let written = self
+            .conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(backend)
+            .and_then(|()| shares.write_order(&self.conn))
+            .and_then(|()| self.conn.execute_batch("COMMIT").map_err(backend));
+        if let Err(e) = written {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            tracing::warn!(error = %e, "SQLite owners' order not written at close; rebuilt at the next open");
+        }
+    }
+
     /// Whether the log wants a checkpoint now (then counted as done).
     pub(super) fn checkpoint_due(&mut self) -> bool {
         match &mut self.uncheckpointed {
@@ -423,6 +442,7 @@ pub(super) fn run(writer: Shared, mut queue: mpsc::Receiver<Job>, started: std_m
             lock(&writer).checkpoint();
         }
     }
+    lock(&writer).close();
 }
 
 /// Write the log's pages to disk without holding the writer: a checkpoint
