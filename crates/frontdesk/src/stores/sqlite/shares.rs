@@ -132,13 +132,16 @@ impl Shares {
         let rows = counts
             .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
             .map_err(backend)?;
+        // Every row, those of owners no longer known too.
+        let mut redeemed = 0;
         for row in rows {
             let (key, count) = row.map_err(backend)?;
+            redeemed += count;
             if shares.owners.contains_key(&key) {
                 shares.set_live(key, u64::try_from(count).unwrap_or(0));
             }
         }
-        complete_order(conn)?;
+        complete_order(conn, redeemed)?;
         Ok(shares)
     }
 
@@ -434,17 +437,15 @@ fn forget_order(conn: &Connection, key: i64, issued_at: i64, id: &[u8]) -> Resul
 }
 
 /// Make `owner_order` list every redeemed state and nothing else, when its
-/// count says it does not (the states redeemed since its last write, when
-/// the process stopped or a batch did not commit; every row of a file of
-/// schema version 3 or older).
-fn complete_order(conn: &Connection) -> Result<(), StoreError> {
-    let count = |table: &str| {
-        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .map_err(backend)
-    };
-    if count("owner_order")? == count("redeemed_states")? {
+/// count says it does not hold the `redeemed` rows of `redeemed_states`
+/// (the states redeemed since its last write, when the process stopped or
+/// a batch did not commit; every row of a file of schema version 3 or
+/// older).
+fn complete_order(conn: &Connection, redeemed: i64) -> Result<(), StoreError> {
+    let ordered: i64 = conn
+        .query_row("SELECT count(*) FROM owner_order", [], |r| r.get(0))
+        .map_err(backend)?;
+    if ordered == redeemed {
         return Ok(());
     }
     conn.execute_batch(

@@ -201,19 +201,29 @@ impl Writer {
     /// closing), so that the next open finds `owner_order` complete rather
     /// than rebuilding it.
     fn close(&mut self) {
-        let Some(shares) = &mut self.shares else {
-            return;
-        };
-        let written = self
-            .conn
-            .execute_batch("BEGIN IMMEDIATE")
-            .map_err(backend)
-            .and_then(|()| shares.write_order(&self.conn))
-            .and_then(|()| self.conn.execute_batch("COMMIT").map_err(backend));
+        let written = self.in_transaction(|w| match &mut w.shares {
+            Some(shares) => shares.write_order(&w.conn),
+            None => Ok(()),
+        });
         if let Err(e) = written {
-            let _ = self.conn.execute_batch("ROLLBACK");
             tracing::warn!(error = %e, "SQLite owners' order not written at close; rebuilt at the next open");
         }
+    }
+
+    /// Run `work` in a transaction of its own: committed when it succeeds,
+    /// rolled back when it or the commit fails.
+    fn in_transaction<T>(
+        &mut self,
+        work: impl FnOnce(&mut Self) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let outcome = self
+            .execute_cached("BEGIN IMMEDIATE")
+            .and_then(|()| work(self))
+            .and_then(|done| self.execute_cached("COMMIT").map(|()| done));
+        if outcome.is_err() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        outcome
     }
 
     /// Whether the log wants a checkpoint now (then counted as done).
@@ -340,17 +350,9 @@ impl Writer {
         }
         self.swept_at = Instant::now();
         let now = self.latest_now;
-        let outcome = self.execute_cached("BEGIN IMMEDIATE").and_then(|()| {
-            let swept = self.sweep(now, SWEEP_ROWS);
-            match swept {
-                Ok((_, events)) => self.execute_cached("COMMIT").map(|()| events),
-                Err(e) => Err(e),
-            }
-        });
-        match outcome {
-            Ok(events) => publish(&self.events, events),
+        match self.in_transaction(|w| w.sweep(now, SWEEP_ROWS)) {
+            Ok((_, events)) => publish(&self.events, events),
             Err(e) => {
-                let _ = self.conn.execute_batch("ROLLBACK");
                 self.shares = None;
                 self.behind = false;
                 tracing::warn!(error = %e, "SQLite expiry sweep failed");
