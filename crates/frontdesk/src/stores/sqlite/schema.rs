@@ -3,9 +3,12 @@
 //! `PRAGMA user_version` says which schema a file has: 0 a new file, 1 the
 //! first (redeemed states without owners), 2 (each redeemed state charged
 //! to an owner, owners with their floors), 3 (task records and their
-//! inboxes, new tables only: a file of version 2 gets them added), 4 this
-//! one (the owners' states in issue order kept in a table of their own,
-//! written in bulk, instead of an index written with every redemption).
+//! inboxes, new tables only: a file of version 2 gets them added), 4 (the
+//! owners' states in issue order kept in a table of their own, written in
+//! bulk, instead of an index written with every redemption), 5 this one
+//! (that table keeps each state's expiry too, and the sweep finds expired
+//! states there: the index of the redeemed states by expiry, written with
+//! every redemption, is gone).
 
 use rusqlite::Connection;
 
@@ -13,7 +16,7 @@ use super::backend;
 use crate::store::StoreError;
 
 /// The schema this code writes.
-pub(super) const VERSION: i64 = 4;
+pub(super) const VERSION: i64 = 5;
 
 /// Flows and connect tokens (unchanged since version 1).
 const FLOWS: &str = "
@@ -38,23 +41,26 @@ CREATE INDEX IF NOT EXISTS connect_tokens_by_expiry ON connect_tokens (expires_a
 ";
 
 /// Redeemed states and their owners (version 2; version 4 for
-/// `owner_order`).
+/// `owner_order`, version 5 for its expiry).
 ///
 /// `nonce_owners` numbers the owners (a redeemed state stores the number,
 /// not the name) and keeps each one's floor: states of that owner issued at
 /// or before `floor` are refused, until `floor_until`, when every state the
 /// floor stood for has expired. The state ids sort by time, so new rows go
-/// to the end of the primary key and of `by_expiry` (what the sweep
-/// deletes): a commit writes those two pages whatever the owners.
+/// to the end of the primary key: a commit of redemptions writes that page
+/// (two when it fills up) whatever the owners, and nothing else.
 ///
 /// `owner_order` finds an owner's earliest-issued state when its share is
-/// full. An index on `redeemed_states (owner, issued_at)` (versions 2 and
-/// 3) had every commit write one page per owner in it: most of a commit's
-/// pages, and half of a redemption's CPU. This table is written in bulk
-/// instead (see the `shares` module): each of its rows is a row of
-/// `redeemed_states`, and the rows redeemed since its last write are
-/// listed in memory; a file whose table lacks rows (written before a crash)
-/// gets them when it is opened.
+/// full, and (by `owner_order_by_expiry`) the states the sweep deletes. An
+/// index on `redeemed_states (owner, issued_at)` (versions 2 and 3) had
+/// every commit write one page per owner in it, and one on
+/// `redeemed_states (expires_at)` (versions 1 to 4) one more page: together
+/// most of a commit's pages. This table is written in bulk instead (see the
+/// `shares` module): each of its rows is a row of `redeemed_states`, and
+/// the rows redeemed since its last write are listed in memory; a file
+/// whose table lacks rows (written before a crash) gets them when it is
+/// opened, and a file of version 4 gets the table anew (its rows had no
+/// expiry).
 const REDEMPTIONS: &str = "
 CREATE TABLE IF NOT EXISTS nonce_owners (
     key INTEGER PRIMARY KEY,
@@ -69,13 +75,21 @@ CREATE TABLE IF NOT EXISTS redeemed_states (
     issued_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 DROP INDEX IF EXISTS redeemed_states_by_owner;
-CREATE INDEX IF NOT EXISTS redeemed_states_by_expiry ON redeemed_states (expires_at);
+DROP INDEX IF EXISTS redeemed_states_by_expiry;
 CREATE TABLE IF NOT EXISTS owner_order (
     owner INTEGER NOT NULL,
     issued_at INTEGER NOT NULL,
     id BLOB NOT NULL,
+    expires_at INTEGER NOT NULL,
     PRIMARY KEY (owner, issued_at, id)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS owner_order_by_expiry ON owner_order (expires_at);
+";
+
+/// Version 4 → 5: `owner_order` had no expiry; it is made anew, and filled
+/// when the shares are loaded.
+const FROM_4: &str = "
+DROP TABLE IF EXISTS owner_order;
 ";
 
 /// Task records and the answers waiting for their owners (version 3).
@@ -140,6 +154,9 @@ pub(super) fn prepare(conn: &Connection, path: &std::path::Path) -> Result<(), S
         sql.push_str(REDEMPTIONS);
         sql.push_str(FROM_1_COPY);
     } else {
+        if version == 4 {
+            sql.push_str(FROM_4);
+        }
         sql.push_str(REDEMPTIONS);
     }
     sql.push_str(TASKS);
@@ -227,5 +244,51 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(order, [(1, 1000, vec![2]), (1, 1001, vec![1])]);
+    }
+
+    /// A file of version 4 loses the index of its redeemed states by
+    /// expiry, and its `owner_order` (rows without an expiry) is made anew
+    /// with each state's expiry when the shares are loaded.
+    #[test]
+    fn version_4_gets_the_expiry_in_the_order() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE nonce_owners (key INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+                 floor INTEGER, floor_until INTEGER NOT NULL DEFAULT 0);
+             CREATE TABLE redeemed_states (id BLOB PRIMARY KEY, expires_at INTEGER NOT NULL,
+                 owner INTEGER NOT NULL, issued_at INTEGER NOT NULL) WITHOUT ROWID;
+             CREATE INDEX redeemed_states_by_expiry ON redeemed_states (expires_at);
+             CREATE TABLE owner_order (owner INTEGER NOT NULL, issued_at INTEGER NOT NULL,
+                 id BLOB NOT NULL, PRIMARY KEY (owner, issued_at, id)) WITHOUT ROWID;
+             INSERT INTO nonce_owners (key, name) VALUES (1, 'a');
+             INSERT INTO redeemed_states VALUES (x'01', 2000, 1, 1001), (x'02', 2001, 1, 1000);
+             INSERT INTO owner_order VALUES (1, 1000, x'02'), (1, 1001, x'01');
+             PRAGMA user_version = 4;",
+        )
+        .unwrap();
+        prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+        let index: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = 'redeemed_states_by_expiry'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(index, 0);
+        super::super::shares::Shares::load(&conn).unwrap();
+        let order: Vec<(i64, i64, Vec<u8>, i64)> = conn
+            .prepare("SELECT owner, issued_at, id, expires_at FROM owner_order ORDER BY expires_at")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(order, [(1, 1001, vec![1], 2000), (1, 1000, vec![2], 2001)]);
+        // Opening it again changes nothing.
+        prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM owner_order", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 2);
     }
 }

@@ -11,12 +11,13 @@
 //! holding the most. A floor is kept (on disk, with the eviction that
 //! raised it) until every state it stands for has expired.
 //!
-//! An owner's earliest-issued state is found in the `owner_order` table,
-//! which is not written with each redemption: the states redeemed since
-//! its last write are listed in memory ([`Shares::unordered`]) and written
-//! together, [`ORDER_EVERY`] at a time or before an eviction looks there,
-//! so a commit writes the pages of one owner's order once per few hundred
-//! redemptions rather than once per redemption (see the `schema` module).
+//! An owner's earliest-issued state, and the states that expired, are
+//! found in the `owner_order` table, which is not written with each
+//! redemption: the states redeemed since its last write are listed in
+//! memory ([`Shares::unordered`]) and written together, [`ORDER_EVERY`] at
+//! a time or before an eviction or a sweep looks there, so a commit of
+//! redemptions writes the end of `redeemed_states` and nothing else (see
+//! the `schema` module).
 //!
 //! Every change here runs inside the writer's batch transaction. The counts
 //! in memory follow the rows written; if the batch does not commit, the
@@ -34,7 +35,7 @@ use crate::store::StoreError;
 
 /// Redemptions listed in memory before they are written to `owner_order`
 /// together: one write of an owner's pages per this many redemptions (the
-/// list costs 32 bytes a redemption).
+/// list costs 40 bytes a redemption).
 pub(super) const ORDER_EVERY: usize = 256;
 
 /// How many redeemed states are kept, in all and per owner.
@@ -88,8 +89,9 @@ pub(super) struct Shares {
     /// Rows in `redeemed_states`.
     total: u64,
     next_key: i64,
-    /// Redemptions not yet in `owner_order`: (owner, issued at, id).
-    unordered: Vec<(i64, i64, StateId)>,
+    /// Redemptions not yet in `owner_order`: (owner, issued at, id, expires
+    /// at), in the table's order once sorted.
+    unordered: Vec<(i64, i64, StateId, i64)>,
 }
 
 impl Shares {
@@ -181,7 +183,7 @@ impl Shares {
         if inserted == 0 {
             return Ok(false);
         }
-        self.unordered.push((key, r.issued_at, r.id));
+        self.unordered.push((key, r.issued_at, r.id, r.expires_at));
         self.add_live(key, 1);
         // As in memory, the one forgotten is among those redeemed before.
         if self.live(key) > r.limits.max_per_owner {
@@ -202,7 +204,11 @@ impl Shares {
             if deleted > 0 {
                 self.add_live(key, -1);
                 // Listed last, unless an eviction wrote the list out.
-                if self.unordered.last().is_some_and(|&(_, _, id)| id == r.id) {
+                if self
+                    .unordered
+                    .last()
+                    .is_some_and(|&(_, _, id, _)| id == r.id)
+                {
                     self.unordered.pop();
                 }
                 forget_order(conn, key, r.issued_at, &r.id.as_bytes()[..])?;
@@ -221,12 +227,13 @@ impl Shares {
         self.unordered.sort_unstable();
         let mut insert = conn
             .prepare_cached(
-                "INSERT OR IGNORE INTO owner_order (owner, issued_at, id) VALUES (?1, ?2, ?3)",
+                "INSERT OR IGNORE INTO owner_order (owner, issued_at, id, expires_at)
+                 VALUES (?1, ?2, ?3, ?4)",
             )
             .map_err(backend)?;
-        for (key, issued_at, id) in self.unordered.drain(..) {
+        for (key, issued_at, id, expires_at) in self.unordered.drain(..) {
             insert
-                .execute(params![key, issued_at, &id.as_bytes()[..]])
+                .execute(params![key, issued_at, &id.as_bytes()[..], expires_at])
                 .map_err(backend)?;
         }
         Ok(())
@@ -234,48 +241,54 @@ impl Shares {
 
     /// Delete up to `limit` redeemed states expired by `now` (with their
     /// rows in `owner_order`) and count them off their owners: how many.
+    ///
+    /// The expired states are found in `owner_order`, so the redemptions
+    /// still listed in memory are written there first. Without `shares`
+    /// (being read again after a batch that did not commit) that list is
+    /// gone, and the states it held are swept once the load has put them
+    /// back in the table.
     pub(super) fn sweep(
-        shares: Option<&mut Self>,
+        mut shares: Option<&mut Self>,
         conn: &Connection,
         now: i64,
         limit: i64,
     ) -> Result<usize, StoreError> {
-        let mut expired = conn
+        if let Some(shares) = shares.as_deref_mut()
+            && !shares.unordered.is_empty()
+        {
+            shares.write_order(conn)?;
+        }
+        let expired = conn
             .prepare_cached(
-                "DELETE FROM redeemed_states WHERE id IN
-                 (SELECT id FROM redeemed_states WHERE expires_at <= ?1 LIMIT ?2)
-                 RETURNING owner, issued_at, id",
+                "DELETE FROM owner_order WHERE (owner, issued_at, id) IN
+                 (SELECT owner, issued_at, id FROM owner_order WHERE expires_at <= ?1 LIMIT ?2)
+                 RETURNING owner, id",
             )
-            .map_err(backend)?;
-        let rows = expired
-            .query_map(params![now, limit], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, Vec<u8>>(2)?,
-                ))
+            .and_then(|mut s| {
+                s.query_map(params![now, limit], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+                })?
+                .collect::<Result<Vec<_>, _>>()
             })
-            .map_err(backend)?
-            .collect::<Result<Vec<_>, _>>()
             .map_err(backend)?;
-        for (key, issued_at, id) in &rows {
-            forget_order(conn, *key, *issued_at, id)?;
-        }
-        if let Some(shares) = shares {
-            if !shares.unordered.is_empty() && !rows.is_empty() {
-                let gone: std::collections::HashSet<&[u8]> =
-                    rows.iter().map(|(_, _, id)| id.as_slice()).collect();
-                shares
-                    .unordered
-                    .retain(|(_, _, id)| !gone.contains(&id.as_bytes()[..]));
+        let mut delete = conn
+            .prepare_cached("DELETE FROM redeemed_states WHERE id = ?1")
+            .map_err(backend)?;
+        let mut swept = 0;
+        for (key, id) in &expired {
+            // An order row without its state (a file changed by hand) only
+            // goes itself.
+            if delete.execute(params![id]).map_err(backend)? == 0 {
+                continue;
             }
-            for (key, _, _) in &rows {
-                if shares.owners.contains_key(key) {
-                    shares.add_live(*key, -1);
-                }
+            swept += 1;
+            if let Some(shares) = shares.as_deref_mut()
+                && shares.owners.contains_key(key)
+            {
+                shares.add_live(*key, -1);
             }
         }
-        Ok(rows.len())
+        Ok(swept)
     }
 
     /// Forget up to `limit` owners without rows whose floors stand for
@@ -439,7 +452,7 @@ fn forget_order(conn: &Connection, key: i64, issued_at: i64, id: &[u8]) -> Resul
 /// Make `owner_order` list every redeemed state and nothing else, when its
 /// count says it does not hold the `redeemed` rows of `redeemed_states`
 /// (the states redeemed since its last write, when the process stopped or
-/// a batch did not commit; every row of a file of schema version 3 or
+/// a batch did not commit; every row of a file of schema version 4 or
 /// older).
 fn complete_order(conn: &Connection, redeemed: i64) -> Result<(), StoreError> {
     let ordered: i64 = conn
@@ -451,8 +464,8 @@ fn complete_order(conn: &Connection, redeemed: i64) -> Result<(), StoreError> {
     conn.execute_batch(
         "DELETE FROM owner_order WHERE NOT EXISTS
              (SELECT 1 FROM redeemed_states r WHERE r.id = owner_order.id);
-         INSERT OR IGNORE INTO owner_order (owner, issued_at, id)
-             SELECT owner, issued_at, id FROM redeemed_states;",
+         INSERT OR IGNORE INTO owner_order (owner, issued_at, id, expires_at)
+             SELECT owner, issued_at, id, expires_at FROM redeemed_states;",
     )
     .map_err(backend)
 }
@@ -586,5 +599,30 @@ mod tests {
         assert_eq!(shares.total, (ORDER_EVERY / 2) as u64);
         let again = Shares::load(&conn).unwrap();
         assert_eq!(again.by_size, shares.by_size);
+    }
+
+    /// The sweep finds expired states in `owner_order`: those still listed
+    /// in memory are written there first, and swept like the others.
+    #[test]
+    fn states_listed_in_memory_are_swept_too() {
+        let conn = conn();
+        let mut shares = Shares::load(&conn).unwrap();
+        for n in 0..3 {
+            assert!(
+                shares
+                    .redeem(&conn, &at(n, 900 + i64::from(n), "a", 10), 999)
+                    .unwrap()
+            );
+        }
+        assert!(ordered(&conn).is_empty());
+        // Issued at 900, 901, 902: expired at 1000, 1001, 1002.
+        let swept = Shares::sweep(Some(&mut shares), &conn, 1001, 10).unwrap();
+        assert_eq!(swept, 2);
+        assert!(shares.unordered.is_empty());
+        assert_eq!(ordered(&conn), [(1, 902, vec![2; 16])]);
+        let left: i64 = conn
+            .query_row("SELECT count(*) FROM redeemed_states", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!((left, shares.total), (1, 1));
     }
 }

@@ -44,10 +44,10 @@ pub(super) const SWEEP_ROWS: i64 = 1024;
 /// Fewest expired rows of one table a batch deletes when it sweeps.
 const SWEEP_WITH_BATCH: i64 = 64;
 /// Commits between two checkpoints of the write-ahead log, when the writer
-/// checkpoints it itself: a commit of redemptions adds two or three pages
-/// (the rows' leaves of the table and its index; now and then the owners'
-/// order, see the `shares` module), so this is SQLite's own default of a
-/// checkpoint every 1,000 pages or less.
+/// checkpoints it itself: a commit of redemptions adds a page or two (the
+/// end of the table; now and then the owners' order, see the `shares`
+/// module), so this is well under SQLite's own default of a checkpoint
+/// every 1,000 pages.
 pub(super) const CHECKPOINT_EVERY: u32 = 300;
 
 /// The writer, shared by its thread and the runtime's redemption batches.
