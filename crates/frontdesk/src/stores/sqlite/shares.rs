@@ -92,6 +92,9 @@ pub(super) struct Shares {
     /// Redemptions not yet in `owner_order`: (owner, issued at, id, expires
     /// at), in the table's order once sorted.
     unordered: Vec<(i64, i64, StateId, i64)>,
+    /// No state in `unordered` expires before this (`i64::MAX` when it is
+    /// empty): until then a sweep has nothing to find there.
+    unordered_expire_from: i64,
 }
 
 impl Shares {
@@ -100,6 +103,7 @@ impl Shares {
     pub(super) fn load(conn: &Connection) -> Result<Self, StoreError> {
         let mut shares = Self {
             next_key: 1,
+            unordered_expire_from: i64::MAX,
             ..Self::default()
         };
         let mut owners = conn
@@ -184,6 +188,7 @@ impl Shares {
             return Ok(false);
         }
         self.unordered.push((key, r.issued_at, r.id, r.expires_at));
+        self.unordered_expire_from = self.unordered_expire_from.min(r.expires_at);
         self.add_live(key, 1);
         // As in memory, the one forgotten is among those redeemed before.
         if self.live(key) > r.limits.max_per_owner {
@@ -231,6 +236,7 @@ impl Shares {
                  VALUES (?1, ?2, ?3, ?4)",
             )
             .map_err(backend)?;
+        self.unordered_expire_from = i64::MAX;
         for (key, issued_at, id, expires_at) in self.unordered.drain(..) {
             insert
                 .execute(params![key, issued_at, &id.as_bytes()[..], expires_at])
@@ -243,7 +249,9 @@ impl Shares {
     /// rows in `owner_order`) and count them off their owners: how many.
     ///
     /// The expired states are found in `owner_order`, so the redemptions
-    /// still listed in memory are written there first. Without `shares`
+    /// still listed in memory are written there first when one of them may
+    /// have expired (a store redeeming a state a minute writes them when
+    /// the first expires, not at every sweep). Without `shares`
     /// (being read again after a batch that did not commit) that list is
     /// gone, and the states it held are swept once the load has put them
     /// back in the table.
@@ -254,7 +262,7 @@ impl Shares {
         limit: i64,
     ) -> Result<usize, StoreError> {
         if let Some(shares) = shares.as_deref_mut()
-            && !shares.unordered.is_empty()
+            && shares.unordered_expire_from <= now
         {
             shares.write_order(conn)?;
         }
@@ -615,7 +623,11 @@ mod tests {
             );
         }
         assert!(ordered(&conn).is_empty());
-        // Issued at 900, 901, 902: expired at 1000, 1001, 1002.
+        // Issued at 900, 901, 902: expiring at 1000, 1001, 1002. Before the
+        // first expires the sweep leaves them listed.
+        assert_eq!(Shares::sweep(Some(&mut shares), &conn, 999, 10).unwrap(), 0);
+        assert_eq!(shares.unordered.len(), 3);
+        assert!(ordered(&conn).is_empty());
         let swept = Shares::sweep(Some(&mut shares), &conn, 1001, 10).unwrap();
         assert_eq!(swept, 2);
         assert!(shares.unordered.is_empty());
