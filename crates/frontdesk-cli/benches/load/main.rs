@@ -9,6 +9,7 @@
 //! cargo bench -p frontdesk-cli --bench load -- --duration 600  # soak (issue 10)
 //! cargo bench -p frontdesk-cli --bench load -- --store memory,sqlite,redis  # a row per store
 //! cargo bench -p frontdesk-cli --bench load -- --gateway    # and through frontdesk gateway
+//! cargo bench -p frontdesk-cli --bench load -- --baseline OLD  # each store's row again, served by OLD
 //! ```
 //!
 //! `--gateway` (issue 26) adds the 2026-07-28 row through `frontdesk gateway
@@ -16,6 +17,13 @@
 //! gateway turns each live question into an `input_required` round; up to
 //! 8 upstream connections, its default): the CPU is the gateway's own, its
 //! upstream processes' not counted.
+//!
+//! `--baseline PATH` runs a second `frontdesk serve` per store from another
+//! build (a copy of `target/release/frontdesk` before a change) and gives
+//! it a row of its own after each store's, labelled `baseline`: a change
+//! is measured against the code it replaces in the same rounds, which
+//! share the machine's state (the run-to-run spread is about ±10 %, the
+//! spread between rows of one round much less).
 //!
 //! `--store` (issue 27) runs one `frontdesk serve --store S` per store
 //! named and gives each its 2026-07-28 row (the 2025-11-25 and HTTP/2 rows
@@ -135,6 +143,7 @@ struct Options {
     legacy: bool,
     rmcp: bool,
     frontdesk: String,
+    baseline: Option<String>,
     soak: Option<Duration>,
     pin: bool,
     stores: Vec<Store>,
@@ -145,7 +154,8 @@ struct Options {
 
 const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
 [--concurrency C,C…] [--store memory|sqlite|redis[,…]] [--no-legacy] [--no-rmcp] [--no-http2] \
-[--sqlite-durability full|process] [--gateway] [--pin] [--frontdesk PATH] [--duration S (soak)]";
+[--sqlite-durability full|process] [--gateway] [--pin] [--frontdesk PATH] [--baseline PATH] \
+[--duration S (soak)]";
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
@@ -157,6 +167,7 @@ impl Options {
             legacy: true,
             rmcp: true,
             frontdesk: env!("CARGO_BIN_EXE_frontdesk").to_string(),
+            baseline: None,
             soak: None,
             pin: false,
             stores: vec![Store::Memory],
@@ -199,6 +210,7 @@ impl Options {
                 "--pin" => o.pin = true,
                 "--duration" => o.soak = Some(Duration::from_secs_f64(value()?.parse()?)),
                 "--frontdesk" => o.frontdesk = value()?.clone(),
+                "--baseline" => o.baseline = Some(value()?.clone()),
                 other => bail!("unknown argument {other:?}\n{USAGE}"),
             }
         }
@@ -290,16 +302,21 @@ async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
     };
     let data_dir = support::TempDir::new("frontdesk-load-sqlite")?;
     let mut servers = vec![echo];
-    for store in &o.stores {
-        let store = match (store, &redis) {
-            (Store::Redis, Some(r)) => StoreArgs::Redis(r.url()),
-            (Store::Sqlite, _) => StoreArgs::Sqlite(
-                data_dir.path().join(store.name()),
-                o.sqlite_durability.clone(),
-            ),
-            _ => StoreArgs::Memory,
-        };
-        servers.push(spawn_frontdesk(&o.frontdesk, servers_cpu, &store)?);
+    // Each store's server, then (with `--baseline`) each store's baseline.
+    let builds =
+        std::iter::once(("", &o.frontdesk)).chain(o.baseline.iter().map(|b| ("baseline", b)));
+    for (build, path) in builds {
+        for store in &o.stores {
+            let store = match (store, &redis) {
+                (Store::Redis, Some(r)) => StoreArgs::Redis(r.url()),
+                (Store::Sqlite, _) => StoreArgs::Sqlite(
+                    data_dir.path().join(format!("{}{build}", store.name())),
+                    o.sqlite_durability.clone(),
+                ),
+                _ => StoreArgs::Memory,
+            };
+            servers.push(spawn_frontdesk(path, servers_cpu, &store)?);
+        }
     }
     if o.rmcp {
         let mut rmcp_cmd = Command::new(&me);
@@ -322,11 +339,12 @@ async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
         o.warmup.as_secs_f64(),
         o.measure.as_secs_f64()
     );
-    for (store, server) in o.stores.iter().zip(&servers[1..]) {
+    let paths = std::iter::once(&o.frontdesk).chain(&o.baseline);
+    let stores = paths.flat_map(|path| o.stores.iter().map(move |store| (path, store)));
+    for ((path, store), server) in stores.zip(&servers[1..]) {
         println!(
-            "frontdesk --store {}: {} (pid {})",
+            "frontdesk --store {}: {path} (pid {})",
             store.name(),
-            o.frontdesk,
             server.pid()
         );
     }
@@ -363,7 +381,7 @@ async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
 
 /// One row of the table: a workload, over which HTTP, against which server
 /// (an index into the servers: the echo floor first, then one frontdesk
-/// per store, then rmcp).
+/// per store, one baseline per store, then rmcp).
 #[derive(Debug, Clone)]
 struct Row {
     kind: Kind,
@@ -392,9 +410,17 @@ fn rows(o: &Options) -> Vec<Row> {
         }
     };
     let mut rows = vec![row(Kind::Echo, Http::One, 0, None)];
+    let stores = o.stores.len();
     for (i, store) in o.stores.iter().enumerate() {
         rows.push(row(Kind::Modern, Http::One, 1 + i, Some(store)));
+        if o.baseline.is_some() {
+            let mut baseline = row(Kind::Modern, Http::One, 1 + stores + i, Some(store));
+            baseline.label.push_str(" baseline");
+            rows.push(baseline);
+        }
     }
+    // The servers after the stores' (and their baselines').
+    let after = 1 + stores * (1 + usize::from(o.baseline.is_some()));
     let first = o.stores.first();
     if o.http2 {
         rows.push(row(Kind::Modern, Http::Two, 1, first));
@@ -403,15 +429,10 @@ fn rows(o: &Options) -> Vec<Row> {
         rows.push(row(Kind::Legacy, Http::One, 1, first));
     }
     if o.rmcp {
-        rows.push(row(Kind::Rmcp, Http::One, 1 + o.stores.len(), None));
+        rows.push(row(Kind::Rmcp, Http::One, after, None));
     }
     if o.gateway {
-        let mut through = row(
-            Kind::Modern,
-            Http::One,
-            1 + o.stores.len() + usize::from(o.rmcp),
-            None,
-        );
+        let mut through = row(Kind::Modern, Http::One, after + usize::from(o.rmcp), None);
         through.label = "gateway 2026-07-28 → 2025-11-25".into();
         rows.push(through);
     }
