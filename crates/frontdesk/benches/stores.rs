@@ -5,6 +5,8 @@
 //! cargo bench -p frontdesk --features sqlite,redis --bench stores
 //! cargo bench -p frontdesk --features sqlite,redis --bench stores -- \
 //!     --store memory,sqlite --concurrency 16 --redemptions 20000 --owners 8
+//! cargo bench -p frontdesk --features sqlite,redis --bench stores -- \
+//!     --store memory,sqlite --redemptions 200000 --max-entries 400000
 //! ```
 //!
 //! C tasks on a two-worker tokio runtime redeem fresh states in a closed
@@ -13,7 +15,12 @@
 //! accepted. Per store it prints the redemptions per second, the process's
 //! CPU per redemption (user and system, every thread, from `/proc`), and
 //! the context switches per redemption (summed over the threads alive at
-//! the end). The SQLite store writes a fresh file in an owner-only directory
+//! the end). `--max-entries M` keeps at most M redeemed states (and as many
+//! per owner) in the
+//! memory and SQLite stores (the Redis store has no such bound): past M
+//! every redemption evicts one, as in a store that filled up (the store is
+//! filled first, not measured, with M states of another owner issued an
+//! hour earlier; N must be at most M / 2). The SQLite store writes a fresh file in an owner-only directory
 //! under the target directory (`$TMPDIR` is usually `/tmp`, which the store
 //! refuses: others can write there), with the
 //! durability `--sqlite-durability` (default `process`); the Redis store needs
@@ -42,6 +49,9 @@ struct Options {
     concurrency: usize,
     redemptions: usize,
     owners: usize,
+    /// Most redeemed states kept (memory and SQLite), so that a run can
+    /// measure a full store, where every redemption evicts one.
+    max_entries: Option<usize>,
     durability: Durability,
     redis_url: Option<String>,
 }
@@ -52,6 +62,7 @@ fn options() -> Options {
         concurrency: 16,
         redemptions: 20_000,
         owners: 8,
+        max_entries: None,
         durability: Durability::default(),
         redis_url: std::env::var("FRONTDESK_REDIS_URL")
             .ok()
@@ -67,6 +78,7 @@ fn options() -> Options {
             "--concurrency" => o.concurrency = value().parse().expect("a number"),
             "--redemptions" => o.redemptions = value().parse().expect("a number"),
             "--owners" => o.owners = value().parse::<usize>().expect("a number").max(1),
+            "--max-entries" => o.max_entries = Some(value().parse().expect("a number")),
             "--redis-url" => o.redis_url = Some(value()),
             "--sqlite-durability" => {
                 o.durability = match value().as_str() {
@@ -77,9 +89,18 @@ fn options() -> Options {
             other => panic!(
                 "unknown argument {other:?}; usage: stores [--store memory,sqlite,redis] \
                  [--concurrency C] [--redemptions N] [--owners K] \
-                 [--sqlite-durability full|process] [--redis-url URL]"
+                 [--max-entries M] [--sqlite-durability full|process] [--redis-url URL]"
             ),
         }
+    }
+    if let Some(m) = o.max_entries {
+        // The owner of the M states filled first must stay the largest, so
+        // that the states evicted are those and never fresh ones (whose
+        // owner's floor would then refuse the next fresh state).
+        assert!(
+            o.redemptions <= m / 2,
+            "--redemptions must be at most half --max-entries (every measured redemption evicts one of the M states filled first)"
+        );
     }
     o
 }
@@ -120,10 +141,20 @@ fn ticks_per_second() -> f64 {
 
 async fn open(name: &str, o: &Options, dir: &std::path::Path) -> Option<Arc<dyn NonceStore>> {
     Some(match name {
-        "memory" => Arc::new(InMemoryNonceStore::new()),
+        "memory" => {
+            let store = InMemoryNonceStore::new();
+            Arc::new(match o.max_entries {
+                Some(m) => store.with_max_entries(m).with_max_per_owner(m),
+                None => store,
+            })
+        }
         "sqlite" => {
             let path = dir.join(format!("stores-{}.sqlite3", StateId::random()));
-            Arc::new(SqliteStore::open_with(&path, o.durability).unwrap())
+            let store = SqliteStore::open_with(&path, o.durability).unwrap();
+            Arc::new(match o.max_entries {
+                Some(m) => store.with_max_entries(m).with_max_per_owner(m),
+                None => store,
+            })
         }
         "redis" => {
             let Some(url) = &o.redis_url else {
@@ -137,10 +168,17 @@ async fn open(name: &str, o: &Options, dir: &std::path::Path) -> Option<Arc<dyn 
     })
 }
 
-async fn run(store: Arc<dyn NonceStore>, o: &Options) -> Duration {
-    let owners: Arc<Vec<String>> =
-        Arc::new((0..o.owners).map(|n| format!("10.0.0.{}", n + 1)).collect());
-    let left = Arc::new(AtomicUsize::new(o.redemptions));
+/// Redeem `n` fresh states with `o.concurrency` tasks, each issued `age`
+/// seconds ago and charged to one of `owners`: how long it took.
+async fn run(
+    store: Arc<dyn NonceStore>,
+    o: &Options,
+    n: usize,
+    age: u64,
+    owners: Vec<String>,
+) -> Duration {
+    let owners = Arc::new(owners);
+    let left = Arc::new(AtomicUsize::new(n));
     let started = Instant::now();
     let tasks: Vec<_> = (0..o.concurrency)
         .map(|task| {
@@ -153,9 +191,10 @@ async fn run(store: Arc<dyn NonceStore>, o: &Options) -> Duration {
                     .is_ok()
                 {
                     let now = SystemTime::now();
-                    let issued = unix_secs(now);
-                    let r = Redemption::of_parts(StateId::ordered(now), issued, issued + 1800)
-                        .owner(owner);
+                    let issued = unix_secs(now).saturating_sub(age);
+                    let expires = unix_secs(now) + 1800;
+                    let r =
+                        Redemption::of_parts(StateId::ordered(now), issued, expires).owner(owner);
                     assert!(store.redeem_for(r).await.unwrap(), "a fresh state refused");
                     // The memory store never makes a task wait: without
                     // this the first task would redeem everything for one
@@ -195,8 +234,18 @@ fn main() {
         let Some(store) = runtime.block_on(open(name, &o, &dir)) else {
             continue;
         };
+        if let Some(full) = o.max_entries {
+            // Fill the store first (not measured), with states issued an
+            // hour ago: those are the ones evicted, and the floors they
+            // raise refuse nothing redeemed now.
+            // One owner holds them all and stays the largest, so every
+            // eviction takes one of these.
+            let filler = vec!["10.0.0.0".to_owned()];
+            runtime.block_on(run(Arc::clone(&store), &o, full, 3600, filler));
+        }
+        let owners = (0..o.owners).map(|n| format!("10.0.0.{}", n + 1)).collect();
         let (cpu0, cs0) = (cpu_ticks(), context_switches());
-        let took = runtime.block_on(run(Arc::clone(&store), &o));
+        let took = runtime.block_on(run(Arc::clone(&store), &o, o.redemptions, 0, owners));
         let (cpu1, cs1) = (cpu_ticks(), context_switches());
         drop(store);
         for file in std::fs::read_dir(&dir).unwrap().flatten() {
