@@ -416,33 +416,32 @@ impl Shares {
         // The earliest is the first of `owner_order` or, rarely, one still
         // listed in memory (the list is not written for this: under a full
         // store every redemption evicts, and writing the list each time
-        // would undo its batching). The first of the table is taken out
-        // at once, and put back when a listed one comes first.
+        // would undo its batching).
         let (issued_at, expires_at) = loop {
-            let first: Option<(i64, Vec<u8>, i64)> = conn
+            let first: Option<(i64, Vec<u8>)> = conn
                 .prepare_cached(
-                    "SELECT issued_at, id, expires_at FROM owner_order
+                    "SELECT issued_at, id FROM owner_order
                      WHERE owner = ?1 AND id != ?2 ORDER BY issued_at, id LIMIT 1",
                 )
                 .and_then(|mut s| {
                     s.query_row(params![key, &except.as_bytes()[..]], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                        Ok((r.get(0)?, r.get(1)?))
                     })
                     .optional()
                 })
                 .map_err(backend)?;
             let listed = self.earliest_listed(key, except);
             let listed_first = listed.filter(|&(_, issued_at, id)| {
-                first.as_ref().is_none_or(|(i, fid, _)| {
-                    (issued_at, &id.as_bytes()[..]) < (*i, fid.as_slice())
-                })
+                first
+                    .as_ref()
+                    .is_none_or(|(i, fid)| (issued_at, &id.as_bytes()[..]) < (*i, fid.as_slice()))
             });
             let (issued_at, id) = match (listed_first, first) {
                 (Some((at, issued_at, id)), _) => {
                     self.unordered.remove(at);
                     (issued_at, id.as_bytes().to_vec())
                 }
-                (None, Some((issued_at, id, _))) => {
+                (None, Some((issued_at, id))) => {
                     forget_order(conn, key, issued_at, &id)?;
                     (issued_at, id)
                 }
