@@ -10,6 +10,7 @@
 //! cargo bench -p frontdesk-cli --bench load -- --store memory,sqlite,redis  # a row per store
 //! cargo bench -p frontdesk-cli --bench load -- --gateway    # and through frontdesk gateway
 //! cargo bench -p frontdesk-cli --bench load -- --baseline OLD  # each store's row again, served by OLD
+//! cargo bench -p frontdesk-cli --bench load -- --rate 8000  # every server at 8,000 calls/s
 //! ```
 //!
 //! `--gateway` (issue 26) adds the 2026-07-28 row through `frontdesk gateway
@@ -73,6 +74,10 @@
 //! in flight per address (64 each by default), and the 2025-11-25 row at
 //! C=64 holds 128 connections. Every cap stays at its default.
 //!
+//! `--rate R` offers every row R calls a second instead of the closed
+//! loop's all it can serve (see [`pace`]): latencies compared at the same
+//! load.
+//!
 //! `--duration S` is the soak benchmark instead (see [`soak`]): the
 //! 2026-07-28 round trip at full speed for S seconds, counting errors and
 //! sampling the server's RSS.
@@ -81,6 +86,7 @@
 #![allow(unreachable_pub)]
 
 mod echo;
+mod pace;
 mod placement;
 mod redis_server;
 mod rmcp_server;
@@ -150,11 +156,13 @@ struct Options {
     http2: bool,
     sqlite_durability: Option<String>,
     gateway: bool,
+    /// Calls a second offered to each row (`None`: the closed loop).
+    rate: Option<f64>,
 }
 
 const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
 [--concurrency C,C…] [--store memory|sqlite|redis[,…]] [--no-legacy] [--no-rmcp] [--no-http2] \
-[--sqlite-durability full|process] [--gateway] [--pin] [--frontdesk PATH] [--baseline PATH] \
+[--sqlite-durability full|process] [--gateway] [--pin] [--rate CALLS_PER_S] [--frontdesk PATH] [--baseline PATH] \
 [--duration S (soak)]";
 
 impl Options {
@@ -174,6 +182,7 @@ impl Options {
             http2: true,
             sqlite_durability: None,
             gateway: false,
+            rate: None,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -208,6 +217,7 @@ impl Options {
                         .collect::<Result<_, _>>()?;
                 }
                 "--pin" => o.pin = true,
+                "--rate" => o.rate = Some(value()?.parse()?),
                 "--duration" => o.soak = Some(Duration::from_secs_f64(value()?.parse()?)),
                 "--frontdesk" => o.frontdesk = value()?.clone(),
                 "--baseline" => o.baseline = Some(value()?.clone()),
@@ -216,6 +226,9 @@ impl Options {
         }
         if o.rounds == 0 || o.concurrency.is_empty() || o.concurrency.contains(&0) {
             bail!("rounds and concurrency must be at least 1\n{USAGE}");
+        }
+        if o.rate.is_some_and(|r: f64| !r.is_finite() || r <= 0.0) {
+            bail!("--rate must be a positive number of calls a second\n{USAGE}");
         }
         if o.stores.is_empty() {
             bail!("--store needs at least one store\n{USAGE}");
@@ -332,8 +345,12 @@ async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
     }
     let ticks = clock_ticks_per_second();
     let rows = rows(o);
+    let offered = o.rate.map_or_else(
+        || "closed loop".to_owned(),
+        |rate| format!("{rate} calls/s offered per row"),
+    );
     println!(
-        "load benchmark: loopback, closed loop; {} round(s), each {:.1} s \
+        "load benchmark: loopback, {offered}; {} round(s), each {:.1} s \
          warm-up + {:.1} s measured per row; server CPU from /proc/<pid>/stat ({ticks} ticks/s)",
         o.rounds,
         o.warmup.as_secs_f64(),
@@ -556,7 +573,17 @@ async fn measure(
     let stop = Arc::new(AtomicBool::new(false));
     let addr = server.addr();
     let workers: Vec<_> = (0..c)
-        .map(|i| tokio::spawn(client(kind, row.http, addr, i as u64, Arc::clone(&stop))))
+        .map(|i| {
+            let pace = o.rate.map(|rate| pace::Pace::new(rate, c, i));
+            tokio::spawn(client(
+                kind,
+                row.http,
+                addr,
+                i as u64,
+                pace,
+                Arc::clone(&stop),
+            ))
+        })
         .collect();
     tokio::time::sleep(o.warmup).await;
     let beside_ticks = || beside.map(RedisServer::cpu_ticks).transpose();
@@ -596,19 +623,23 @@ async fn measure(
     })
 }
 
-/// One closed-loop client until `stop`: (when each call finished, its
-/// latency in µs).
+/// One client until `stop`, in a closed loop or on `pace`'s schedule:
+/// (when each call finished, its latency in µs).
 async fn client(
     kind: Kind,
     http: Http,
     addr: SocketAddr,
     index: u64,
+    mut pace: Option<pace::Pace>,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<Vec<(Instant, u32)>> {
     let mut client = Client::connect(kind, addr, index, http).await?;
     let mut samples = Vec::with_capacity(1 << 14);
     let mut n = index << 32;
     while !stop.load(Ordering::Relaxed) {
+        if let Some(pace) = &mut pace {
+            pace.wait().await;
+        }
         let start = Instant::now();
         client
             .call(n)
