@@ -16,15 +16,15 @@
 //! CPU per redemption (user and system, every thread, from `/proc`), and
 //! the context switches per redemption (summed over the threads alive at
 //! the end). `--max-entries M` keeps at most M redeemed states (and as many
-//! per owner) in the
-//! memory and SQLite stores (the Redis store has no such bound): past M
-//! every redemption evicts one, as in a store that filled up (the store is
-//! filled first, not measured, with M states of another owner issued an
-//! hour earlier; N must be at most M / 2). The SQLite store writes a fresh file in an owner-only directory
-//! under the target directory (`$TMPDIR` is usually `/tmp`, which the store
-//! refuses: others can write there), with the
-//! durability `--sqlite-durability` (default `process`); the Redis store needs
-//! `FRONTDESK_REDIS_URL` (or `--redis-url`) and is skipped without it.
+//! per owner) in the memory and SQLite stores (the Redis store has no such
+//! bound): past M every redemption evicts one, as in a store that filled up
+//! (the store is filled first, not measured, with M states of another owner
+//! issued an hour earlier; N must be at most M / 2). The SQLite store writes
+//! a fresh file in an owner-only directory under the target directory
+//! (`$TMPDIR` is usually `/tmp`, which the store refuses: others can write
+//! there), with the durability `--sqlite-durability` (default `process`);
+//! the Redis store needs `FRONTDESK_REDIS_URL` (or `--redis-url`) and is
+//! skipped without it.
 //!
 //! Under `valgrind --tool=callgrind` (one store, `--redemptions 0` for the
 //! baseline), the difference of the instruction counts divided by N is the
