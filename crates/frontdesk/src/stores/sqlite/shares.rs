@@ -8,8 +8,9 @@
 //! state of that owner issued at or before the floor is refused from then
 //! on, redeemed or not, so forgetting an id never lets it be replayed. When
 //! the store holds more than its total, the same happens to the owner
-//! holding the most. A floor is kept (on disk, with the eviction that
-//! raised it) until every state it stands for has expired.
+//! holding the most. A floor is kept (on disk, written with the batch of
+//! the eviction that raised it, see [`Shares::write_floors`]) until every
+//! state it stands for has expired.
 //!
 //! An owner's earliest-issued state, and the states that expired, are
 //! found in the `owner_order` table, which is not written with each
@@ -99,6 +100,9 @@ pub(super) struct Shares {
     /// No state in `unordered` expires before this (`i64::MAX` when it is
     /// empty): until then a sweep has nothing to find there.
     unordered_expire_from: i64,
+    /// Owners whose floors were raised in memory and not yet written to
+    /// `nonce_owners` (see [`write_floors`](Self::write_floors)).
+    raised: Vec<i64>,
 }
 
 impl Shares {
@@ -229,6 +233,31 @@ impl Shares {
             self.write_order(conn)?;
         }
         Ok(true)
+    }
+
+    /// Write the floors raised since the last call to `nonce_owners`, one
+    /// statement per owner: called by the batch before it commits, so a
+    /// floor is on disk with the evictions that raised it (a full store
+    /// evicts at every redemption, and the same owner's floor rises each
+    /// time).
+    pub(super) fn write_floors(&mut self, conn: &Connection) -> Result<(), StoreError> {
+        if self.raised.is_empty() {
+            return Ok(());
+        }
+        self.raised.sort_unstable();
+        self.raised.dedup();
+        let mut update = conn
+            .prepare_cached("UPDATE nonce_owners SET floor = ?2, floor_until = ?3 WHERE key = ?1")
+            .map_err(backend)?;
+        for key in self.raised.drain(..) {
+            // An owner forgotten since has no row to update.
+            if let Some(owner) = self.owners.get(&key) {
+                update
+                    .execute(params![key, owner.floor, owner.floor_until])
+                    .map_err(backend)?;
+            }
+        }
+        Ok(())
     }
 
     /// Write the redemptions listed in memory to `owner_order`, in the
@@ -463,15 +492,13 @@ impl Shares {
         {
             // Raised before the count drops, so an owner left without rows
             // is kept as long as its floor stands for something.
+            // Written with the batch (`write_floors`), once per owner.
             let floor = owner.floor.map_or(issued_at, |f| f.max(issued_at));
-            let until = owner.floor_until.max(expires_at);
-            conn.prepare_cached(
-                "UPDATE nonce_owners SET floor = ?2, floor_until = ?3 WHERE key = ?1",
-            )
-            .and_then(|mut s| s.execute(params![key, floor, until]))
-            .map_err(backend)?;
             owner.floor = Some(floor);
-            owner.floor_until = until;
+            owner.floor_until = owner.floor_until.max(expires_at);
+            if self.raised.last() != Some(&key) {
+                self.raised.push(key);
+            }
             tracing::debug!(floor, "nonce share full; floor raised");
         }
         self.add_live(key, -1);
@@ -543,15 +570,28 @@ mod tests {
                     .unwrap()
             );
         }
-        // The share is 2: the first id went, the floor is 990.
+        // The share is 2: the first id went, the floor is 990 (in memory
+        // until the batch writes it).
         assert!(!shares.redeem(&conn, &at(9, 990, "a", 2), 1000).unwrap());
         assert!(shares.redeem(&conn, &at(10, 995, "b", 2), 1000).unwrap());
+        assert_eq!(floor_on_disk(&conn, "a"), None);
+        shares.write_floors(&conn).unwrap();
+        assert_eq!(floor_on_disk(&conn, "a"), Some(990));
         let again = Shares::load(&conn).unwrap();
         assert_eq!(again.total, 3);
         assert_eq!(again.live(again.keys["a"]), 2);
         assert_eq!(again.owners[&again.keys["a"]].floor, Some(990));
         assert_eq!(again.by_size, shares.by_size);
         assert_eq!(again.idle, shares.idle);
+    }
+
+    fn floor_on_disk(conn: &Connection, owner: &str) -> Option<i64> {
+        conn.query_row(
+            "SELECT floor FROM nonce_owners WHERE name = ?1",
+            [owner],
+            |r| r.get(0),
+        )
+        .unwrap()
     }
 
     fn ordered(conn: &Connection) -> Vec<(i64, i64, Vec<u8>)> {
@@ -651,6 +691,7 @@ mod tests {
         // Replayed, it is refused (below the floor).
         assert!(!shares.redeem(&conn, &at(3, 990, "a", 3), 1000).unwrap());
         // Reloaded, the order is complete again and the floor kept.
+        shares.write_floors(&conn).unwrap();
         drop(shares);
         let again = Shares::load(&conn).unwrap();
         assert_eq!(again.owners[&1].floor, Some(990));
