@@ -3,14 +3,17 @@
 //! the ids on disk and only the owners' counts and floors in memory.
 //!
 //! Each redeemed state is charged to its owner. When an owner holds more
-//! than its share, its earliest-issued state is deleted and, unless that
+//! than its share, its earliest-issued state is evicted and, unless that
 //! one had expired anyway, the owner's floor rises to its issue time: every
 //! state of that owner issued at or before the floor is refused from then
 //! on, redeemed or not, so forgetting an id never lets it be replayed. When
 //! the store holds more than its total, the same happens to the owner
-//! holding the most. A floor is kept (on disk, written with the batch of
-//! the eviction that raised it, see [`Shares::write_floors`]) until every
-//! state it stands for has expired.
+//! holding the most. An evicted state's row stays in the file until the
+//! evictions are settled ([`Shares::settle`], with the owners' order every
+//! [`ORDER_EVERY`] redemptions and before a sweep): its delete and the
+//! floor its eviction raised reach the file in one transaction, and until
+//! then the row itself refuses a replay. A floor is kept until every state
+//! it stands for has expired.
 //!
 //! An owner's earliest-issued state, and the states that expired, are
 //! found in the `owner_order` table, which is not written with each
@@ -19,7 +22,8 @@
 //! a time or before a sweep looks there, so a commit of redemptions writes
 //! the end of `redeemed_states` and nothing else (see the `schema`
 //! module). An eviction looks at both: the first of the owner's rows in
-//! `owner_order` and the earliest of its listed ones (a full store evicts
+//! `owner_order` not yet evicted (read a few at a time, [`Head`]) and the
+//! earliest of its listed ones (a full store evicts
 //! at every redemption, and writing the list each time would undo its
 //! batching: 21–22 against 18 CPU-µs per redemption in the stores
 //! benchmark's full store).
@@ -30,9 +34,9 @@
 //! to `owner_order` whatever redeemed rows it lacks (those listed in memory
 //! when the process stopped).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::backend;
 use crate::state::StateId;
@@ -43,15 +47,22 @@ use crate::store::StoreError;
 /// list costs 40 bytes a redemption).
 pub(super) const ORDER_EVERY: usize = 256;
 
-/// An owner's earliest row in `owner_order`, other than `?2`.
+/// An owner's next rows in `owner_order` after `(?2, ?3)`, at most `?4`.
 ///
 /// The owner is compared through `CAST`: with a bare `owner = ?1`, SQLite's
 /// planner matches the `ORDER BY` against the equality using the bound
 /// value, and the statement is then prepared again at every run (an
 /// eviction at every redemption of a full store spent about 6 % of the
 /// server's CPU parsing it). The plan is the same: the primary key, no sort.
-const EARLIEST_ORDERED: &str = "SELECT issued_at, id FROM owner_order
-     WHERE owner = CAST(?1 AS INTEGER) AND id != ?2 ORDER BY issued_at, id LIMIT 1";
+const NEXT_ORDERED: &str = "SELECT issued_at, id, expires_at FROM owner_order
+     WHERE owner = CAST(?1 AS INTEGER) AND (issued_at, id) > (?2, ?3)
+     ORDER BY issued_at, id LIMIT ?4";
+
+/// The fewest and most rows of one owner's order read ahead at a time
+/// ([`Head`]): each read of an owner since the last settle takes twice
+/// the one before, so an owner evicting once reads a few rows and one
+/// evicting at every redemption reads [`ORDER_EVERY`] at a time.
+const HEAD_READ: (usize, usize) = (8, ORDER_EVERY);
 
 /// How many redeemed states are kept, in all and per owner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,8 +122,30 @@ pub(super) struct Shares {
     /// empty): until then a sweep has nothing to find there.
     unordered_expire_from: i64,
     /// Owners whose floors were raised in memory and not yet written to
-    /// `nonce_owners` (see [`write_floors`](Self::write_floors)).
+    /// `nonce_owners` (see [`settle`](Self::settle)).
     raised: Vec<i64>,
+    /// Evicted states whose rows are still in the file, deleted together
+    /// by [`settle`](Self::settle): (owner, issued at, id, whether it is in
+    /// `owner_order`). Counted off their owners already.
+    evicted: Vec<(i64, i64, Box<[u8]>, bool)>,
+    /// Per owner, its next rows of `owner_order` read ahead for evictions;
+    /// read again after each settle (which changes the table).
+    heads: HashMap<i64, Head>,
+}
+
+/// An owner's next rows of `owner_order` not yet evicted, in the table's
+/// order: the rows before them were evicted since the last settle, and are
+/// still in the table.
+#[derive(Debug, Default)]
+struct Head {
+    /// (issued at, id, expires at).
+    rows: VecDeque<(i64, Box<[u8]>, i64)>,
+    /// The last row read (the next read starts after it).
+    after: Option<(i64, Box<[u8]>)>,
+    /// The table has no rows of this owner after `after`.
+    read_all: bool,
+    /// How many rows the next read asks for.
+    next_read: usize,
 }
 
 impl Shares {
@@ -209,13 +242,25 @@ impl Shares {
         self.unordered_expire_from = self.unordered_expire_from.min(r.expires_at);
         self.add_live(key, 1);
         // As in memory, the one forgotten is among those redeemed before.
-        if self.live(key) > r.limits.max_per_owner {
-            self.evict_earliest(conn, key, &r.id, now)?;
+        // At most two a redemption: a share found over its bound (read
+        // again after a batch that did not commit, or lowered between two
+        // runs) comes back down one state per redemption.
+        for _ in 0..2 {
+            if self.live(key) <= r.limits.max_per_owner
+                || !self.evict_earliest(conn, key, &r.id, now)?
+            {
+                break;
+            }
         }
-        if self.total > r.limits.max_entries
-            && let Some(&(_, largest)) = self.by_size.last()
-        {
-            self.evict_earliest(conn, largest, &r.id, now)?;
+        for _ in 0..2 {
+            match self.by_size.last() {
+                Some(&(_, largest)) if self.total > r.limits.max_entries => {
+                    if !self.evict_earliest(conn, largest, &r.id, now)? {
+                        break;
+                    }
+                }
+                _ => break,
+            }
         }
         // Evicting may have raised this owner's floor over the new state
         // (or deleted it): it is refused like every state below the floor.
@@ -239,18 +284,48 @@ impl Shares {
             }
             return Ok(false);
         }
-        if self.unordered.len() >= ORDER_EVERY {
+        if self.unordered.len() >= ORDER_EVERY || self.evicted.len() >= ORDER_EVERY {
             self.write_order(conn)?;
         }
         Ok(true)
     }
 
+    /// Delete the evicted states' rows and write the floors their
+    /// evictions raised, in the caller's transaction.
+    ///
+    /// Until then an evicted state's row stays in the file (counted off its
+    /// owner already, and skipped by the next evictions): a replay of it is
+    /// refused as redeemed whether the floor is on disk or not, so the floor
+    /// and the deletes need to reach the file together, not with the
+    /// eviction's own commit. A full store evicts at every redemption; one
+    /// commit then writes the end of `redeemed_states` again rather than
+    /// the start of every owner's order, the owners' floors and the start
+    /// of `redeemed_states` as well (83 against 38 CPU-µs per call in the
+    /// load benchmark with full shares, before).
+    pub(super) fn settle(&mut self, conn: &Connection) -> Result<(), StoreError> {
+        self.heads.clear();
+        if !self.evicted.is_empty() {
+            // In the order of `owner_order`'s key.
+            self.evicted.sort_unstable();
+            let mut delete = conn
+                .prepare_cached("DELETE FROM redeemed_states WHERE id = ?1")
+                .map_err(backend)?;
+            for (_, _, id, _) in &self.evicted {
+                delete.execute(params![id]).map_err(backend)?;
+            }
+            for (key, issued_at, id, ordered) in self.evicted.drain(..) {
+                if ordered {
+                    forget_order(conn, key, issued_at, &id)?;
+                }
+            }
+        }
+        self.write_floors(conn)
+    }
+
     /// Write the floors raised since the last call to `nonce_owners`, one
-    /// statement per owner: called by the batch before it commits, so a
-    /// floor is on disk with the evictions that raised it (a full store
-    /// evicts at every redemption, and the same owner's floor rises each
-    /// time).
-    pub(super) fn write_floors(&mut self, conn: &Connection) -> Result<(), StoreError> {
+    /// statement per owner (a full store evicts at every redemption, and
+    /// the same owner's floor rises each time).
+    fn write_floors(&mut self, conn: &Connection) -> Result<(), StoreError> {
         if self.raised.is_empty() {
             return Ok(());
         }
@@ -270,9 +345,11 @@ impl Shares {
         Ok(())
     }
 
-    /// Write the redemptions listed in memory to `owner_order`, in the
-    /// table's order. (A state deleted while listed left the list then.)
+    /// Settle the evictions, then write the redemptions listed in memory
+    /// to `owner_order`, in the table's order. (A state deleted while
+    /// listed left the list then.)
     pub(super) fn write_order(&mut self, conn: &Connection) -> Result<(), StoreError> {
+        self.settle(conn)?;
         self.unordered.sort_unstable();
         let mut insert = conn
             .prepare_cached(
@@ -305,10 +382,13 @@ impl Shares {
         now: i64,
         limit: i64,
     ) -> Result<usize, StoreError> {
-        if let Some(shares) = shares.as_deref_mut()
-            && shares.unordered_expire_from <= now
-        {
-            shares.write_order(conn)?;
+        // Evicted states go first: they are counted off already.
+        if let Some(shares) = shares.as_deref_mut() {
+            if shares.unordered_expire_from <= now {
+                shares.write_order(conn)?;
+            } else {
+                shares.settle(conn)?;
+            }
         }
         let expired = conn
             .prepare_cached(
@@ -432,74 +512,111 @@ impl Shares {
     }
 
     /// Where in [`unordered`](Self::unordered) `key`'s earliest-issued
-    /// state other than `except` is, with its issue time and id.
-    fn earliest_listed(&self, key: i64, except: &StateId) -> Option<(usize, i64, StateId)> {
+    /// state other than `except` is.
+    fn earliest_listed(&self, key: i64, except: &StateId) -> Option<usize> {
         self.unordered
             .iter()
             .enumerate()
             .filter(|(_, (k, _, id, _))| *k == key && id != except)
             .min_by_key(|(_, (_, issued_at, id, _))| (*issued_at, *id))
-            .map(|(at, &(_, issued_at, id, _))| (at, issued_at, id))
+            .map(|(at, _)| at)
     }
 
-    /// Delete `key`'s earliest-issued state other than `except` (the one
-    /// being redeemed); unless it had expired, raise the owner's floor over
-    /// it.
+    /// Where in `key`'s [`Head`] its earliest row other than `except` is,
+    /// reading more of `owner_order` when the rows read are used up.
+    fn earliest_ordered(
+        &mut self,
+        conn: &Connection,
+        key: i64,
+        except: &StateId,
+    ) -> Result<Option<usize>, StoreError> {
+        let head = self.heads.entry(key).or_default();
+        loop {
+            if let Some(at) = head
+                .rows
+                .iter()
+                .position(|(_, id, _)| **id != *except.as_bytes())
+            {
+                return Ok(Some(at));
+            }
+            if head.read_all {
+                return Ok(None);
+            }
+            let want = head.next_read.clamp(HEAD_READ.0, HEAD_READ.1);
+            head.next_read = want.saturating_mul(2);
+            // From the start (no row sorts before `i64::MIN` and no id).
+            let (after_issued, after_id) = head.after.take().unwrap_or((i64::MIN, Box::default()));
+            let mut statement = conn.prepare_cached(NEXT_ORDERED).map_err(backend)?;
+            let rows = statement
+                .query_map(
+                    params![
+                        key,
+                        after_issued,
+                        after_id,
+                        i64::try_from(want).unwrap_or(i64::MAX)
+                    ],
+                    |r| {
+                        Ok((
+                            r.get::<_, i64>(0)?,
+                            r.get::<_, Vec<u8>>(1)?.into_boxed_slice(),
+                            r.get::<_, i64>(2)?,
+                        ))
+                    },
+                )
+                .map_err(backend)?;
+            let mut read = 0;
+            for row in rows {
+                head.rows.push_back(row.map_err(backend)?);
+                read += 1;
+            }
+            head.read_all = read < want;
+            if read > 0 {
+                // The last row pushed is the last read.
+                head.after = head.rows.back().map(|(i, id, _)| (*i, id.clone()));
+            }
+        }
+    }
+
+    /// Evict `key`'s earliest-issued state other than `except` (the one
+    /// being redeemed): count it off, and unless it had expired raise the
+    /// owner's floor over it. Its row stays in the file until the next
+    /// [`settle`](Self::settle). `false` when the owner has no such state.
     fn evict_earliest(
         &mut self,
         conn: &Connection,
         key: i64,
         except: &StateId,
         now: i64,
-    ) -> Result<(), StoreError> {
-        // The earliest is the first of `owner_order` or, rarely, one still
-        // listed in memory (the list is not written for this: under a full
-        // store every redemption evicts, and writing the list each time
-        // would undo its batching).
-        let (issued_at, expires_at) = loop {
-            let first: Option<(i64, Vec<u8>)> = conn
-                .prepare_cached(EARLIEST_ORDERED)
-                .and_then(|mut s| {
-                    s.query_row(params![key, &except.as_bytes()[..]], |r| {
-                        Ok((r.get(0)?, r.get(1)?))
-                    })
-                    .optional()
-                })
-                .map_err(backend)?;
-            let listed = self.earliest_listed(key, except);
-            let listed_first = listed.filter(|&(_, issued_at, id)| {
-                first
-                    .as_ref()
-                    .is_none_or(|(i, fid)| (issued_at, &id.as_bytes()[..]) < (*i, fid.as_slice()))
-            });
-            let (issued_at, id) = match (listed_first, first) {
-                (Some((at, issued_at, id)), _) => {
-                    self.unordered.remove(at);
-                    (issued_at, id.as_bytes().to_vec())
-                }
-                (None, Some((issued_at, id))) => {
-                    forget_order(conn, key, issued_at, &id)?;
-                    (issued_at, id)
-                }
-                (None, None) => return Ok(()),
-            };
-            // `owner_order` holds only rows of `redeemed_states`; one that
-            // does not (a file changed by hand) is dropped and the next
-            // one taken.
-            let expires_at: Option<i64> = conn
-                .prepare_cached("DELETE FROM redeemed_states WHERE id = ?1 RETURNING expires_at")
-                .and_then(|mut s| s.query_row(params![id], |r| r.get(0)).optional())
-                .map_err(backend)?;
-            if let Some(expires_at) = expires_at {
-                break (issued_at, expires_at);
-            }
+    ) -> Result<bool, StoreError> {
+        // The earliest is the first of `owner_order` not yet evicted or,
+        // rarely, one still listed in memory (the list is not written for
+        // this: under a full store every redemption evicts, and writing
+        // the list each time would undo its batching).
+        let ordered = self.earliest_ordered(conn, key, except)?;
+        let first_ordered = ordered.and_then(|o| self.heads.get(&key)?.rows.get(o));
+        let listed = self.earliest_listed(key, except).filter(|&l| {
+            let (_, issued_at, id, _) = &self.unordered[l];
+            first_ordered.is_none_or(|(o_issued_at, o_id, _)| {
+                (*issued_at, &id.as_bytes()[..]) < (*o_issued_at, &o_id[..])
+            })
+        });
+        let (issued_at, id, expires_at, in_order) = if let Some(l) = listed {
+            let (_, issued_at, id, expires_at) = self.unordered.remove(l);
+            (issued_at, Box::from(&id.as_bytes()[..]), expires_at, false)
+        } else if let Some((issued_at, id, expires_at)) =
+            ordered.and_then(|o| self.heads.get_mut(&key)?.rows.remove(o))
+        {
+            (issued_at, id, expires_at, true)
+        } else {
+            return Ok(false);
         };
+        self.evicted.push((key, issued_at, id, in_order));
         if expires_at > now
             && let Some(owner) = self.owners.get_mut(&key)
         {
             // Raised before the count drops, so an owner left without rows
             // is kept as long as its floor stands for something.
-            // Written with the batch (`write_floors`), once per owner.
+            // Written with the evicted rows' deletes (`settle`).
             let floor = owner.floor.map_or(issued_at, |f| f.max(issued_at));
             owner.floor = Some(floor);
             owner.floor_until = owner.floor_until.max(expires_at);
@@ -509,7 +626,7 @@ impl Shares {
             tracing::debug!(floor, "nonce share full; floor raised");
         }
         self.add_live(key, -1);
-        Ok(())
+        Ok(true)
     }
 }
 
@@ -544,277 +661,4 @@ fn complete_order(conn: &Connection, redeemed: i64) -> Result<(), StoreError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn conn() -> Connection {
-        let conn = Connection::open_in_memory().unwrap();
-        super::super::schema::prepare(&conn, std::path::Path::new(":memory:")).unwrap();
-        conn
-    }
-
-    fn at(n: u8, issued_at: i64, owner: &str, per_owner: u64) -> Redeem {
-        Redeem {
-            id: StateId::from_bytes([n; 16]),
-            issued_at,
-            expires_at: issued_at + 100,
-            owner: owner.into(),
-            limits: Limits {
-                max_entries: 4,
-                max_per_owner: per_owner,
-            },
-        }
-    }
-
-    #[test]
-    fn counts_and_floors_survive_a_reload() {
-        let conn = conn();
-        let mut shares = Shares::load(&conn).unwrap();
-        for n in 0..3 {
-            assert!(
-                shares
-                    .redeem(&conn, &at(n, 990 + i64::from(n), "a", 2), 1000)
-                    .unwrap()
-            );
-        }
-        // The share is 2: the first id went, the floor is 990 (in memory
-        // until the batch writes it).
-        assert!(!shares.redeem(&conn, &at(9, 990, "a", 2), 1000).unwrap());
-        assert!(shares.redeem(&conn, &at(10, 995, "b", 2), 1000).unwrap());
-        assert_eq!(floor_on_disk(&conn, "a"), None);
-        shares.write_floors(&conn).unwrap();
-        assert_eq!(floor_on_disk(&conn, "a"), Some(990));
-        let again = Shares::load(&conn).unwrap();
-        assert_eq!(again.total, 3);
-        assert_eq!(again.live(again.keys["a"]), 2);
-        assert_eq!(again.owners[&again.keys["a"]].floor, Some(990));
-        assert_eq!(again.by_size, shares.by_size);
-        assert_eq!(again.idle, shares.idle);
-    }
-
-    /// The eviction's query runs as prepared, whatever owner it is bound
-    /// to, and still reads the primary key in order (no sort).
-    #[test]
-    fn the_earliest_is_found_without_preparing_again() {
-        let conn = conn();
-        let mut shares = Shares::load(&conn).unwrap();
-        for n in 0..8 {
-            let owner = if n % 2 == 0 { "a" } else { "b" };
-            let r = Redeem {
-                limits: Limits {
-                    max_entries: 8,
-                    max_per_owner: 8,
-                },
-                ..at(n, 990 + i64::from(n), owner, 8)
-            };
-            assert!(shares.redeem(&conn, &r, 1000).unwrap());
-        }
-        shares.write_order(&conn).unwrap();
-        for n in 0..8u8 {
-            let key = 1 + i64::from(n % 2);
-            let first: (i64, Vec<u8>) = conn
-                .prepare_cached(EARLIEST_ORDERED)
-                .unwrap()
-                .query_row(params![key, vec![n; 16]], |r| Ok((r.get(0)?, r.get(1)?)))
-                .unwrap();
-            // The first of each owner, unless it is the one excluded.
-            let expected = if n < 2 { n + 2 } else { n % 2 };
-            assert_eq!(first, (990 + i64::from(expected), vec![expected; 16]));
-        }
-        let statement = conn.prepare_cached(EARLIEST_ORDERED).unwrap();
-        assert_eq!(
-            statement.get_status(rusqlite::StatementStatus::RePrepare),
-            0
-        );
-        let plan: Vec<String> = conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {EARLIEST_ORDERED}"))
-            .unwrap()
-            .query_map(params![1, vec![0u8; 16]], |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        assert_eq!(plan, ["SEARCH owner_order USING PRIMARY KEY (owner=?)"]);
-    }
-
-    fn floor_on_disk(conn: &Connection, owner: &str) -> Option<i64> {
-        conn.query_row(
-            "SELECT floor FROM nonce_owners WHERE name = ?1",
-            [owner],
-            |r| r.get(0),
-        )
-        .unwrap()
-    }
-
-    fn ordered(conn: &Connection) -> Vec<(i64, i64, Vec<u8>)> {
-        conn.prepare("SELECT owner, issued_at, id FROM owner_order ORDER BY owner, issued_at, id")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
-    }
-
-    /// Redemptions still listed in memory when the process stops are in
-    /// `owner_order` once the file is loaded again, and the earliest of them
-    /// is the one a full share gives up.
-    #[test]
-    fn the_order_not_yet_written_is_rebuilt_on_load() {
-        let conn = conn();
-        let mut shares = Shares::load(&conn).unwrap();
-        // Issued out of id order: 3 first, then 1, then 2.
-        for (n, issued_at) in [(1u8, 992), (2, 993), (3, 991)] {
-            assert!(
-                shares
-                    .redeem(&conn, &at(n, issued_at, "a", 3), 1000)
-                    .unwrap()
-            );
-        }
-        assert_eq!(shares.unordered.len(), 3);
-        assert!(
-            ordered(&conn).is_empty(),
-            "written in bulk, not with each redemption"
-        );
-        drop(shares);
-        let mut shares = Shares::load(&conn).unwrap();
-        assert_eq!(
-            ordered(&conn),
-            [
-                (1, 991, vec![3; 16]),
-                (1, 992, vec![1; 16]),
-                (1, 993, vec![2; 16])
-            ]
-        );
-        // Over the share of 3: id 3 (issued earliest) goes, the floor is 991;
-        // id 4 stays listed in memory (an eviction does not write the list).
-        assert!(shares.redeem(&conn, &at(4, 995, "a", 3), 1000).unwrap());
-        assert_eq!(shares.owners[&1].floor, Some(991));
-        assert!(!shares.redeem(&conn, &at(3, 991, "a", 3), 1000).unwrap());
-        assert_eq!(
-            ordered(&conn),
-            [(1, 992, vec![1; 16]), (1, 993, vec![2; 16])]
-        );
-        assert_eq!(shares.unordered.len(), 1);
-    }
-
-    /// An owner's earliest state may still be listed in memory only (issued
-    /// before those in `owner_order`): it is the one evicted, taken off the
-    /// list, and neither the list nor the table's order is written for it.
-    #[test]
-    fn the_earliest_may_be_evicted_from_the_list_in_memory() {
-        let conn = conn();
-        let mut shares = Shares::load(&conn).unwrap();
-        for (n, issued_at) in [(1u8, 992), (2, 993)] {
-            assert!(
-                shares
-                    .redeem(&conn, &at(n, issued_at, "a", 3), 1000)
-                    .unwrap()
-            );
-        }
-        drop(shares);
-        let mut shares = Shares::load(&conn).unwrap();
-        assert_eq!(
-            ordered(&conn),
-            [(1, 992, vec![1; 16]), (1, 993, vec![2; 16])]
-        );
-        // Issued before both, listed in memory.
-        assert!(shares.redeem(&conn, &at(3, 990, "a", 3), 1000).unwrap());
-        // Over the share of 3: id 3 goes (from the list), not id 1.
-        assert!(shares.redeem(&conn, &at(4, 995, "a", 3), 1000).unwrap());
-        assert_eq!(shares.owners[&1].floor, Some(990));
-        assert_eq!(
-            ordered(&conn),
-            [(1, 992, vec![1; 16]), (1, 993, vec![2; 16])]
-        );
-        let listed: Vec<_> = shares
-            .unordered
-            .iter()
-            .map(|&(_, i, id, _)| (i, id))
-            .collect();
-        assert_eq!(listed, [(995, StateId::from_bytes([4; 16]))]);
-        let rows: Vec<Vec<u8>> = conn
-            .prepare("SELECT id FROM redeemed_states ORDER BY id")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        assert_eq!(rows, [vec![1; 16], vec![2; 16], vec![4; 16]]);
-        // Replayed, it is refused (below the floor).
-        assert!(!shares.redeem(&conn, &at(3, 990, "a", 3), 1000).unwrap());
-        // Reloaded, the order is complete again and the floor kept.
-        shares.write_floors(&conn).unwrap();
-        drop(shares);
-        let again = Shares::load(&conn).unwrap();
-        assert_eq!(again.owners[&1].floor, Some(990));
-        assert_eq!(
-            ordered(&conn),
-            [
-                (1, 992, vec![1; 16]),
-                (1, 993, vec![2; 16]),
-                (1, 995, vec![4; 16])
-            ]
-        );
-    }
-
-    /// The order is written once [`ORDER_EVERY`] redemptions are listed, and
-    /// the sweep takes expired states out of it with their rows.
-    #[test]
-    fn the_order_is_written_in_bulk_and_swept() {
-        let conn = conn();
-        let mut shares = Shares::load(&conn).unwrap();
-        let limits = Limits {
-            max_entries: 10_000,
-            max_per_owner: 10_000,
-        };
-        for n in 0..ORDER_EVERY {
-            let mut id = [0u8; 16];
-            id[..8].copy_from_slice(&(n as u64).to_be_bytes());
-            let r = Redeem {
-                id: StateId::from_bytes(id),
-                issued_at: 900,
-                // Half of them expire at 1001.
-                expires_at: if n % 2 == 0 { 1001 } else { 2000 },
-                owner: if n % 3 == 0 { "a" } else { "b" }.into(),
-                limits,
-            };
-            assert!(shares.redeem(&conn, &r, 1000).unwrap());
-        }
-        assert!(shares.unordered.is_empty());
-        assert_eq!(ordered(&conn).len(), ORDER_EVERY);
-        let swept = Shares::sweep(Some(&mut shares), &conn, 1001, 10_000).unwrap();
-        assert_eq!(swept, ORDER_EVERY / 2);
-        assert_eq!(ordered(&conn).len(), ORDER_EVERY / 2);
-        assert_eq!(shares.total, (ORDER_EVERY / 2) as u64);
-        let again = Shares::load(&conn).unwrap();
-        assert_eq!(again.by_size, shares.by_size);
-    }
-
-    /// The sweep finds expired states in `owner_order`: those still listed
-    /// in memory are written there first, and swept like the others.
-    #[test]
-    fn states_listed_in_memory_are_swept_too() {
-        let conn = conn();
-        let mut shares = Shares::load(&conn).unwrap();
-        for n in 0..3 {
-            assert!(
-                shares
-                    .redeem(&conn, &at(n, 900 + i64::from(n), "a", 10), 999)
-                    .unwrap()
-            );
-        }
-        assert!(ordered(&conn).is_empty());
-        // Issued at 900, 901, 902: expiring at 1000, 1001, 1002. Before the
-        // first expires the sweep leaves them listed.
-        assert_eq!(Shares::sweep(Some(&mut shares), &conn, 999, 10).unwrap(), 0);
-        assert_eq!(shares.unordered.len(), 3);
-        assert!(ordered(&conn).is_empty());
-        let swept = Shares::sweep(Some(&mut shares), &conn, 1001, 10).unwrap();
-        assert_eq!(swept, 2);
-        assert!(shares.unordered.is_empty());
-        assert_eq!(ordered(&conn), [(1, 902, vec![2; 16])]);
-        let left: i64 = conn
-            .query_row("SELECT count(*) FROM redeemed_states", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!((left, shares.total), (1, 1));
-    }
-}
+mod tests;

@@ -261,12 +261,6 @@ impl Writer {
             done.push(result);
             failure = failed;
         }
-        // The floors the batch's evictions raised, once per owner.
-        if failure.is_none()
-            && let Some(shares) = &mut self.shares
-        {
-            failure = shares.write_floors(&self.conn).err();
-        }
         // Under constant load the queue is never empty: expired rows go
         // with a batch (no commit of their own), at most twice as many as
         // the batch wrote, so deleting keeps up with writing.
