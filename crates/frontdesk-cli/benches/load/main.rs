@@ -162,8 +162,8 @@ struct Options {
 
 const USAGE: &str = "usage: load [--smoke] [--seconds S] [--warmup S] [--rounds N] \
 [--concurrency C,C…] [--store memory|sqlite|redis[,…]] [--no-legacy] [--no-rmcp] [--no-http2] \
-[--sqlite-durability full|process] [--gateway] [--pin] [--rate CALLS_PER_S] [--frontdesk PATH] [--baseline PATH] \
-[--duration S (soak)]";
+[--sqlite-durability full|process] [--gateway] [--pin] [--rate CALLS_PER_S] \
+[--frontdesk PATH] [--baseline PATH] [--duration S (soak)]";
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {

@@ -11,6 +11,10 @@ use crate::store::StoreError;
 use crate::stores::secs;
 use crate::tasks::{Inbox, MAX_INBOX, TaskAnswer, TaskRecord, TaskStore, now_ms};
 
+/// Keep a task's last `?2` answers in its inbox.
+const TRIM_INBOX: &str = "DELETE FROM task_inbox WHERE task_id = ?1 AND seq NOT IN
+     (SELECT seq FROM task_inbox WHERE task_id = ?1 ORDER BY seq DESC LIMIT ?2)";
+
 fn ms(v: u64) -> i64 {
     secs(v)
 }
@@ -155,12 +159,9 @@ impl TaskStore for SqliteStore {
                 .and_then(|mut s| s.execute(params![id, key, answer.to_string()]))
                 .map_err(backend)?;
             }
-            conn.prepare_cached(
-                "DELETE FROM task_inbox WHERE task_id = ?1 AND seq NOT IN
-                 (SELECT seq FROM task_inbox WHERE task_id = ?1 ORDER BY seq DESC LIMIT ?2)",
-            )
-            .and_then(|mut s| s.execute(params![id, MAX_INBOX as i64]))
-            .map_err(backend)?;
+            conn.prepare_cached(TRIM_INBOX)
+                .and_then(|mut s| s.execute(params![id, MAX_INBOX as i64]))
+                .map_err(backend)?;
             Ok::<_, StoreError>(())
         }))
     }
@@ -236,5 +237,45 @@ impl TaskStore for SqliteStore {
             let gone = sweep(conn, now, i64::MAX)?;
             Ok::<_, StoreError>(usize::try_from(gone).unwrap_or(usize::MAX))
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The inbox's trim keeps each task's last answers, and runs as
+    /// prepared whatever task it is bound to (SQLite re-prepares a query
+    /// whose plan it fitted to a bound value at every run; this one at
+    /// most once, at its first).
+    #[test]
+    fn the_inbox_trim_keeps_the_last_answers_and_is_prepared_once() {
+        let conn = Connection::open_in_memory().unwrap();
+        super::super::schema::prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+        for k in 0..5 {
+            for t in 0..4 {
+                conn.execute(
+                    "INSERT INTO task_inbox (task_id, key, answer) VALUES (?1, ?2, '1')",
+                    params![format!("t{t}"), format!("k{k}")],
+                )
+                .unwrap();
+            }
+        }
+        let mut trim = conn.prepare_cached(TRIM_INBOX).unwrap();
+        for t in 0..8 {
+            trim.execute(params![format!("t{}", t % 4), 2]).unwrap();
+        }
+        assert!(trim.get_status(rusqlite::StatementStatus::RePrepare) <= 1);
+        let left: Vec<(String, String)> = conn
+            .prepare("SELECT task_id, key FROM task_inbox ORDER BY task_id, seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let expected: Vec<(String, String)> = (0..4)
+            .flat_map(|t| ["k3", "k4"].map(|k| (format!("t{t}"), k.to_owned())))
+            .collect();
+        assert_eq!(left, expected);
     }
 }
