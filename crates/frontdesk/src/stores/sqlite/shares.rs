@@ -49,14 +49,23 @@ pub(super) const ORDER_EVERY: usize = 256;
 
 /// An owner's next rows in `owner_order` after `(?2, ?3)`, at most `?4`.
 ///
-/// The owner is compared through `CAST`: with a bare `owner = ?1`, SQLite's
-/// planner matches the `ORDER BY` against the equality using the bound
-/// value, and the statement is then prepared again at every run (an
-/// eviction at every redemption of a full store spent about 6 % of the
-/// server's CPU parsing it). The plan is the same: the primary key, no sort.
+/// The owner and the limit are given through `CAST`: SQLite's planner
+/// fits the plan to a bound value it sees there (a bare `owner = ?1`
+/// matched against the `ORDER BY`, a bare `LIMIT ?4`), and then prepares the
+/// statement again whenever a different value is bound (an eviction at every
+/// redemption of a full store spent about 6 % of the server's CPU parsing
+/// it). The plan is the same: the primary key, no sort. Every statement
+/// of the store that binds a limit gives it the same way.
 const NEXT_ORDERED: &str = "SELECT issued_at, id, expires_at FROM owner_order
      WHERE owner = CAST(?1 AS INTEGER) AND (issued_at, id) > (?2, ?3)
-     ORDER BY issued_at, id LIMIT ?4";
+     ORDER BY issued_at, id LIMIT CAST(?4 AS INTEGER)";
+
+/// The states expired by `?1` in `owner_order`, at most `?2`, taken out of
+/// it (the sweep).
+pub(super) const ORDER_EXPIRED: &str = "DELETE FROM owner_order WHERE (owner, issued_at, id) IN
+     (SELECT owner, issued_at, id FROM owner_order WHERE expires_at <= ?1
+      LIMIT CAST(?2 AS INTEGER))
+     RETURNING owner, id";
 
 /// The fewest and most rows of one owner's order read ahead at a time
 /// ([`Head`]): each read of an owner since the last settle takes twice
@@ -391,11 +400,7 @@ impl Shares {
             }
         }
         let expired = conn
-            .prepare_cached(
-                "DELETE FROM owner_order WHERE (owner, issued_at, id) IN
-                 (SELECT owner, issued_at, id FROM owner_order WHERE expires_at <= ?1 LIMIT ?2)
-                 RETURNING owner, id",
-            )
+            .prepare_cached(ORDER_EXPIRED)
             .and_then(|mut s| {
                 s.query_map(params![now, limit], |r| {
                     Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))

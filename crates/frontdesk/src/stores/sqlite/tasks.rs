@@ -11,9 +11,19 @@ use crate::store::StoreError;
 use crate::stores::secs;
 use crate::tasks::{Inbox, MAX_INBOX, TaskAnswer, TaskRecord, TaskStore, now_ms};
 
-/// Keep a task's last `?2` answers in its inbox.
+/// Keep a task's last `?2` answers in its inbox. (Limits are given
+/// through `CAST`, see the `shares` module's `NEXT_ORDERED`.)
 const TRIM_INBOX: &str = "DELETE FROM task_inbox WHERE task_id = ?1 AND seq NOT IN
-     (SELECT seq FROM task_inbox WHERE task_id = ?1 ORDER BY seq DESC LIMIT ?2)";
+     (SELECT seq FROM task_inbox WHERE task_id = ?1 ORDER BY seq DESC
+      LIMIT CAST(?2 AS INTEGER))";
+
+/// The inboxes of up to `?2` tasks expired by `?1` (milliseconds).
+pub(super) const INBOXES_EXPIRED: &str = "DELETE FROM task_inbox WHERE task_id IN
+     (SELECT id FROM tasks WHERE expires_at_ms <= ?1 LIMIT CAST(?2 AS INTEGER))";
+
+/// Up to `?2` tasks expired by `?1` (milliseconds).
+pub(super) const TASKS_EXPIRED: &str = "DELETE FROM tasks WHERE id IN
+     (SELECT id FROM tasks WHERE expires_at_ms <= ?1 LIMIT CAST(?2 AS INTEGER))";
 
 fn ms(v: u64) -> i64 {
     secs(v)
@@ -59,17 +69,11 @@ fn load(conn: &Connection, id: &str, now_ms: i64) -> Result<Option<TaskRecord>, 
 /// their inboxes; how many records went.
 pub(super) fn sweep(conn: &Connection, now: i64, limit: i64) -> Result<i64, StoreError> {
     let now_ms = now.saturating_mul(1000);
-    conn.prepare_cached(
-        "DELETE FROM task_inbox WHERE task_id IN
-         (SELECT id FROM tasks WHERE expires_at_ms <= ?1 LIMIT ?2)",
-    )
-    .and_then(|mut s| s.execute(params![now_ms, limit]))
-    .map_err(backend)?;
+    conn.prepare_cached(INBOXES_EXPIRED)
+        .and_then(|mut s| s.execute(params![now_ms, limit]))
+        .map_err(backend)?;
     let gone = conn
-        .prepare_cached(
-            "DELETE FROM tasks WHERE id IN
-             (SELECT id FROM tasks WHERE expires_at_ms <= ?1 LIMIT ?2)",
-        )
+        .prepare_cached(TASKS_EXPIRED)
         .and_then(|mut s| s.execute(params![now_ms, limit]))
         .map_err(backend)?;
     Ok(i64::try_from(gone).unwrap_or(i64::MAX))
@@ -245,9 +249,9 @@ mod tests {
     use super::*;
 
     /// The inbox's trim keeps each task's last answers, and runs as
-    /// prepared whatever task it is bound to (SQLite re-prepares a query
-    /// whose plan it fitted to a bound value at every run; this one at
-    /// most once, at its first).
+    /// prepared whatever task it is bound to (SQLite prepares a statement
+    /// again when a value its plan was fitted to changes: with a bare
+    /// `LIMIT ?2`, once at its first run).
     #[test]
     fn the_inbox_trim_keeps_the_last_answers_and_is_prepared_once() {
         let conn = Connection::open_in_memory().unwrap();
@@ -265,7 +269,7 @@ mod tests {
         for t in 0..8 {
             trim.execute(params![format!("t{}", t % 4), 2]).unwrap();
         }
-        assert!(trim.get_status(rusqlite::StatementStatus::RePrepare) <= 1);
+        assert_eq!(trim.get_status(rusqlite::StatementStatus::RePrepare), 0);
         let left: Vec<(String, String)> = conn
             .prepare("SELECT task_id, key FROM task_inbox ORDER BY task_id, seq")
             .unwrap()

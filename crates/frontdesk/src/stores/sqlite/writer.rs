@@ -464,6 +464,21 @@ fn sync_log(log: Option<&std::path::Path>) {
     }
 }
 
+/// Up to `?2` pending flows expired by `?1`. (Limits are given through
+/// `CAST`, see the `shares` module's `NEXT_ORDERED`: the sweep's limit
+/// differs from one batch to the next.)
+const PENDING_FLOWS_EXPIRED: &str = "SELECT id, principal FROM flows
+     WHERE expires_at <= ?1 AND status = 'pending' LIMIT CAST(?2 AS INTEGER)";
+
+/// Up to `?2` finished flows expired by `?1`.
+const FINISHED_FLOWS_EXPIRED: &str = "DELETE FROM flows WHERE id IN
+     (SELECT id FROM flows WHERE expires_at <= ?1 AND status != 'pending'
+      LIMIT CAST(?2 AS INTEGER))";
+
+/// Up to `?2` connect tokens expired by `?1`.
+const TOKENS_EXPIRED: &str = "DELETE FROM connect_tokens WHERE hash IN
+     (SELECT hash FROM connect_tokens WHERE expires_at <= ?1 LIMIT CAST(?2 AS INTEGER))";
+
 /// Delete the flows and connect tokens that expired by `now`, at most
 /// `limit` of each: how many flows went, the pending ones among them as
 /// events, and whether a table had `limit` or more.
@@ -473,10 +488,7 @@ fn sweep_flows(
     limit: i64,
 ) -> Result<(usize, Vec<FlowEvent>, bool), StoreError> {
     let mut select = conn
-        .prepare_cached(
-            "SELECT id, principal FROM flows
-             WHERE expires_at <= ?1 AND status = 'pending' LIMIT ?2",
-        )
+        .prepare_cached(PENDING_FLOWS_EXPIRED)
         .map_err(backend)?;
     let expired = select
         .query_map(params![now, limit], |r| {
@@ -505,15 +517,9 @@ fn sweep_flows(
             .and_then(|mut s| s.execute(params![event.id.as_str()]))
             .map_err(backend)?;
     }
-    let finished = delete(
-        "DELETE FROM flows WHERE id IN
-         (SELECT id FROM flows WHERE expires_at <= ?1 AND status != 'pending' LIMIT ?2)",
-    )?;
+    let finished = delete(FINISHED_FLOWS_EXPIRED)?;
     gone += finished;
-    let tokens = delete(
-        "DELETE FROM connect_tokens WHERE hash IN
-         (SELECT hash FROM connect_tokens WHERE expires_at <= ?1 LIMIT ?2)",
-    )?;
+    let tokens = delete(TOKENS_EXPIRED)?;
     let at_limit = |n: usize| i64::try_from(n).unwrap_or(i64::MAX) >= limit;
     let full = at_limit(expired.len()) || at_limit(finished) || at_limit(tokens);
     Ok((gone, expired, full))
@@ -523,5 +529,40 @@ fn publish(sender: &broadcast::Sender<FlowEvent>, events: Vec<FlowEvent>) {
     for e in events {
         // No subscriber is not an error: nobody is waiting.
         let _ = sender.send(e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::StatementStatus;
+
+    use super::super::{shares, tasks};
+    use super::*;
+
+    /// The sweep's limit differs from one batch to the next (twice the
+    /// batch's writes, or [`SWEEP_ROWS`] when idle): each of its statements
+    /// runs as prepared whatever limit it is bound to. (With a bare `LIMIT
+    /// ?2` SQLite prepared each again whenever the limit changed.)
+    #[test]
+    fn the_sweep_is_prepared_once_whatever_its_limit() {
+        let conn = Connection::open_in_memory().unwrap();
+        super::super::schema::prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+        let mut owners = Shares::load(&conn).unwrap();
+        for limit in [64, SWEEP_ROWS, 14, 64, 200] {
+            sweep_flows(&conn, 1000, limit).unwrap();
+            tasks::sweep(&conn, 1000, limit).unwrap();
+            Shares::sweep(Some(&mut owners), &conn, 1000, limit).unwrap();
+        }
+        for sql in [
+            PENDING_FLOWS_EXPIRED,
+            FINISHED_FLOWS_EXPIRED,
+            TOKENS_EXPIRED,
+            tasks::INBOXES_EXPIRED,
+            tasks::TASKS_EXPIRED,
+            shares::ORDER_EXPIRED,
+        ] {
+            let statement = conn.prepare_cached(sql).unwrap();
+            assert_eq!(statement.get_status(StatementStatus::RePrepare), 0, "{sql}");
+        }
     }
 }

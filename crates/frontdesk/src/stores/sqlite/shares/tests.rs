@@ -94,8 +94,8 @@ fn an_eviction_not_settled_still_refuses_its_state() {
 }
 
 /// The eviction's read of an owner's order runs as prepared, whatever
-/// owner and row it is bound to, and still reads the primary key in
-/// order from that row on (no sort).
+/// owner, row and limit it is bound to, and still reads the primary key
+/// in order from that row on (no sort).
 #[test]
 fn the_next_rows_are_read_without_preparing_again() {
     let conn = conn();
@@ -115,24 +115,29 @@ fn the_next_rows_are_read_without_preparing_again() {
     let mut statement = conn.prepare_cached(NEXT_ORDERED).unwrap();
     for n in 0..8u8 {
         let key = 1 + i64::from(n % 2);
+        let limit = 1 + usize::from(n % 3);
         let next: Vec<(i64, Vec<u8>)> = statement
-            .query_map(params![key, 990 + i64::from(n), vec![n; 16], 2], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_map(
+                params![key, 990 + i64::from(n), vec![n; 16], limit as i64],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        // The same owner's next two, after the one given.
-        let expected: Vec<_> = [n + 2, n + 4]
+        // The same owner's next ones, after the one given.
+        let expected: Vec<_> = [n + 2, n + 4, n + 6]
             .into_iter()
             .filter(|&m| m < 8)
+            .take(limit)
             .map(|m| (990 + i64::from(m), vec![m; 16]))
             .collect();
         assert_eq!(next, expected);
     }
-    // At most once (at its first run, for the row value), not at every
-    // run: the old query without `CAST` counted one per run here.
-    assert!(statement.get_status(rusqlite::StatementStatus::RePrepare) <= 1);
+    // With a bare `owner = ?1` or `LIMIT ?4`, once per run.
+    assert_eq!(
+        statement.get_status(rusqlite::StatementStatus::RePrepare),
+        0
+    );
     let plan: Vec<String> = conn
         .prepare(&format!("EXPLAIN QUERY PLAN {NEXT_ORDERED}"))
         .unwrap()
