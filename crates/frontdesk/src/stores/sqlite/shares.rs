@@ -130,6 +130,10 @@ pub(super) struct Shares {
     /// No state in `unordered` expires before this (`i64::MAX` when it is
     /// empty): until then a sweep has nothing to find there.
     unordered_expire_from: i64,
+    /// No state in `unordered` was issued before this (`i64::MAX` when it
+    /// is empty): an eviction whose owner's first ordered row is earlier
+    /// does not look there.
+    unordered_issued_from: i64,
     /// Owners whose floors were raised in memory and not yet written to
     /// `nonce_owners` (see [`settle`](Self::settle)).
     raised: Vec<i64>,
@@ -164,6 +168,7 @@ impl Shares {
         let mut shares = Self {
             next_key: 1,
             unordered_expire_from: i64::MAX,
+            unordered_issued_from: i64::MAX,
             ..Self::default()
         };
         let mut owners = conn
@@ -249,6 +254,7 @@ impl Shares {
         }
         self.unordered.push((key, r.issued_at, r.id, r.expires_at));
         self.unordered_expire_from = self.unordered_expire_from.min(r.expires_at);
+        self.unordered_issued_from = self.unordered_issued_from.min(r.issued_at);
         self.add_live(key, 1);
         // As in memory, the one forgotten is among those redeemed before.
         // At most two a redemption: a share found over its bound (read
@@ -367,6 +373,7 @@ impl Shares {
             )
             .map_err(backend)?;
         self.unordered_expire_from = i64::MAX;
+        self.unordered_issued_from = i64::MAX;
         for (key, issued_at, id, expires_at) in self.unordered.drain(..) {
             insert
                 .execute(params![key, issued_at, &id.as_bytes()[..], expires_at])
@@ -599,12 +606,16 @@ impl Shares {
         // the list each time would undo its batching).
         let ordered = self.earliest_ordered(conn, key, except)?;
         let first_ordered = ordered.and_then(|o| self.heads.get(&key)?.rows.get(o));
-        let listed = self.earliest_listed(key, except).filter(|&l| {
-            let (_, issued_at, id, _) = &self.unordered[l];
-            first_ordered.is_none_or(|(o_issued_at, o_id, _)| {
-                (*issued_at, &id.as_bytes()[..]) < (*o_issued_at, &o_id[..])
-            })
-        });
+        let listed = match first_ordered {
+            // Nothing listed can come first: no need to look.
+            Some((o_issued_at, _, _)) if *o_issued_at < self.unordered_issued_from => None,
+            _ => self.earliest_listed(key, except).filter(|&l| {
+                let (_, issued_at, id, _) = &self.unordered[l];
+                first_ordered.is_none_or(|(o_issued_at, o_id, _)| {
+                    (*issued_at, &id.as_bytes()[..]) < (*o_issued_at, &o_id[..])
+                })
+            }),
+        };
         let (issued_at, id, expires_at, in_order) = if let Some(l) = listed {
             let (_, issued_at, id, expires_at) = self.unordered.remove(l);
             (issued_at, Box::from(&id.as_bytes()[..]), expires_at, false)
