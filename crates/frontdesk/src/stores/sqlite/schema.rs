@@ -167,6 +167,14 @@ pub(super) fn prepare(conn: &Connection, path: &std::path::Path) -> Result<(), S
     })
 }
 
+/// A new in-memory file with this schema (for the store's unit tests).
+#[cfg(test)]
+pub(super) fn in_memory() -> Connection {
+    let conn = Connection::open_in_memory().expect("an in-memory SQLite file");
+    prepare(&conn, std::path::Path::new(":memory:")).expect("the schema on a new file");
+    conn
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -254,8 +254,7 @@ mod tests {
     /// `LIMIT ?2`, once at its first run).
     #[test]
     fn the_inbox_trim_keeps_the_last_answers_and_is_prepared_once() {
-        let conn = Connection::open_in_memory().unwrap();
-        super::super::schema::prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+        let conn = super::super::schema::in_memory();
         for k in 0..5 {
             for t in 0..4 {
                 conn.execute(

@@ -545,8 +545,7 @@ mod tests {
     /// ?2` SQLite prepared each again whenever the limit changed.)
     #[test]
     fn the_sweep_is_prepared_once_whatever_its_limit() {
-        let conn = Connection::open_in_memory().unwrap();
-        super::super::schema::prepare(&conn, std::path::Path::new(":memory:")).unwrap();
+        let conn = super::super::schema::in_memory();
         let mut owners = Shares::load(&conn).unwrap();
         for limit in [64, SWEEP_ROWS, 14, 64, 200] {
             sweep_flows(&conn, 1000, limit).unwrap();

@@ -1,12 +1,7 @@
 //! The shares against an in-memory SQLite file.
 
+use super::super::schema::in_memory;
 use super::*;
-
-fn conn() -> Connection {
-    let conn = Connection::open_in_memory().unwrap();
-    super::super::schema::prepare(&conn, std::path::Path::new(":memory:")).unwrap();
-    conn
-}
 
 fn at(n: u8, issued_at: i64, owner: &str, per_owner: u64) -> Redeem {
     Redeem {
@@ -23,7 +18,7 @@ fn at(n: u8, issued_at: i64, owner: &str, per_owner: u64) -> Redeem {
 
 #[test]
 fn counts_and_floors_survive_a_reload() {
-    let conn = conn();
+    let conn = in_memory();
     let mut shares = Shares::load(&conn).unwrap();
     for n in 0..3 {
         assert!(
@@ -60,7 +55,7 @@ fn counts_and_floors_survive_a_reload() {
 /// its bound comes back down, two evictions a redemption.
 #[test]
 fn an_eviction_not_settled_still_refuses_its_state() {
-    let conn = conn();
+    let conn = in_memory();
     let mut shares = Shares::load(&conn).unwrap();
     for n in 0..4 {
         assert!(
@@ -98,7 +93,7 @@ fn an_eviction_not_settled_still_refuses_its_state() {
 /// in order from that row on (no sort).
 #[test]
 fn the_next_rows_are_read_without_preparing_again() {
-    let conn = conn();
+    let conn = in_memory();
     let mut shares = Shares::load(&conn).unwrap();
     for n in 0..8 {
         let owner = if n % 2 == 0 { "a" } else { "b" };
@@ -183,7 +178,7 @@ fn ordered(conn: &Connection) -> Vec<(i64, i64, Vec<u8>)> {
 /// is the one a full share gives up.
 #[test]
 fn the_order_not_yet_written_is_rebuilt_on_load() {
-    let conn = conn();
+    let conn = in_memory();
     let mut shares = Shares::load(&conn).unwrap();
     // Issued out of id order: 3 first, then 1, then 2.
     for (n, issued_at) in [(1u8, 992), (2, 993), (3, 991)] {
@@ -229,7 +224,7 @@ fn the_order_not_yet_written_is_rebuilt_on_load() {
 /// list, and neither the list nor the table's order is written for it.
 #[test]
 fn the_earliest_may_be_evicted_from_the_list_in_memory() {
-    let conn = conn();
+    let conn = in_memory();
     let mut shares = Shares::load(&conn).unwrap();
     for (n, issued_at) in [(1u8, 992), (2, 993)] {
         assert!(
@@ -286,7 +281,7 @@ fn the_earliest_may_be_evicted_from_the_list_in_memory() {
 /// the sweep takes expired states out of it with their rows.
 #[test]
 fn the_order_is_written_in_bulk_and_swept() {
-    let conn = conn();
+    let conn = in_memory();
     let mut shares = Shares::load(&conn).unwrap();
     let limits = Limits {
         max_entries: 10_000,
@@ -319,7 +314,7 @@ fn the_order_is_written_in_bulk_and_swept() {
 /// in memory are written there first, and swept like the others.
 #[test]
 fn states_listed_in_memory_are_swept_too() {
-    let conn = conn();
+    let conn = in_memory();
     let mut shares = Shares::load(&conn).unwrap();
     for n in 0..3 {
         assert!(
@@ -349,7 +344,7 @@ fn states_listed_in_memory_are_swept_too() {
 /// before them, and the settle deletes exactly those.
 #[test]
 fn evictions_follow_the_order_across_reads() {
-    let conn = conn();
+    let conn = in_memory();
     let mut shares = Shares::load(&conn).unwrap();
     for n in 0..40u8 {
         let r = Redeem {
