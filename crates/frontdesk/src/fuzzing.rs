@@ -17,7 +17,7 @@
 //! | [`sse`] | the client's SSE parser | the same events however the bytes are split; no event above the bound |
 //! | [`stdio_lines`] | the stdio server's bounded line reader | the lines an independent split finds; never more than the bound held |
 //! | [`handle_legacy`], [`handle_modern`] | `Server::parse_message` + `Server::handle`, a script of messages | every bad message gets the error the classifier names, every request a response with its id, and the server keeps answering |
-//! | [`input_responses`] | a 2026-07-28 retry with a valid `requestState` and fuzzed `inputResponses` | a result or `-32602`, never another error; replaying it is refused or gets the same kind of result |
+//! | [`input_responses`] | a 2026-07-28 retry with a valid `requestState` and fuzzed `inputResponses` | a result or `-32602`, never another error; replaying it is refused or gets the same kind of result; over the message limit once written, refused whole with `-32600` |
 //! | [`client_messages`] | the client on a stdio connection, a server's lines | every request gets exactly one reply with its id, every malformed one with an id an error; the client keeps answering |
 //! | [`uri_template`] | the resource template matcher, a template and a URI | on short inputs what the old (backtracking) matcher answered; the captured values lie end to end between the literals |
 //!
