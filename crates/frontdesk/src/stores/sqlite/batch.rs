@@ -13,9 +13,10 @@
 //! answers each, all on the runtime's threads. A commit with `synchronous
 //! = NORMAL` writes to the log without `fsync`, a few tens of
 //! microseconds; the log's checkpoints, which do `fsync`, are left to the
-//! writer thread, and while it holds the writer (a checkpoint, or a write
-//! of another kind) a leader commits on the blocking pool rather than
-//! block a runtime thread.
+//! writer thread (and so is the `fsync` of the log's header when the log
+//! starts over after one), and while it holds the writer (a checkpoint,
+//! or a write of another kind) a leader commits on the blocking pool
+//! rather than block a runtime thread.
 //!
 //! Every redemption is answered only after the commit of its batch, as on
 //! the thread.

@@ -58,7 +58,9 @@
 //!   first syncs the log without the writer (the `fsync` of every frame
 //!   since the last checkpoint, about 17 ms on the load benchmark's virtual
 //!   disk), so commits wait only for the copy and two short `fsync`s (about
-//!   2 ms there, 19 ms before).
+//!   2 ms there, 19 ms before). It then starts the log over itself (one
+//!   page committed): the first commit of a log that starts over `fsync`s
+//!   its header, which would otherwise stop a runtime thread.
 //! - **Prepared statements.** Every statement is prepared once per
 //!   connection and reused.
 //! - **Reads never wait for the writer.** Lookups run on their own
