@@ -53,12 +53,14 @@
 //!   it costs each batch the disk's flush latency (on the load benchmark's
 //!   virtual disk, also about a tenth of the server's CPU per call).
 //! - **Checkpoints that hold commits up briefly.** With
-//!   [`Durability::Process`] the writer thread checkpoints the log every few
-//!   hundred commits, holding the writer so that the log starts over. It
+//!   [`Durability::Process`] the writer thread checkpoints the log every
+//!   thousand commits, holding the writer so that the log starts over. It
 //!   first syncs the log without the writer (the `fsync` of every frame
-//!   since the last checkpoint, about 17 ms on the load benchmark's virtual
-//!   disk), so commits wait only for the copy and two short `fsync`s (about
-//!   2 ms there, 19 ms before). It then starts the log over itself (one
+//!   since the last checkpoint, tens of milliseconds on the load
+//!   benchmark's virtual disk), so commits wait only for the copy and two
+//!   short `fsync`s (a few milliseconds there; about 2 ms when it
+//!   checkpointed every 300 commits, and 19 ms before it synced the log
+//!   first). It then starts the log over itself (one
 //!   page committed): the first commit of a log that starts over `fsync`s
 //!   its header, which would otherwise stop a runtime thread.
 //! - **Prepared statements.** Every statement is prepared once per

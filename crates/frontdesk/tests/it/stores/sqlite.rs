@@ -394,12 +394,13 @@ fn ordered_state_ids_sort_by_time_and_differ() {
 /// Issue 27: with the default durability redemptions commit on the runtime
 /// and SQLite's own checkpoint (which would `fsync` there) is off; the
 /// writer thread checkpoints instead, so the write-ahead log starts over
-/// rather than growing with every commit: after 3,000 redemptions one
-/// after another (a commit each, at least one page each; about three) it
-/// holds fewer pages than that, and every one of them is still refused after reopening.
+/// rather than growing with every commit: after 4,000 redemptions one
+/// after another (a commit each, at least one page each; a checkpoint every
+/// 1,000 commits) it holds fewer pages than that, and every one of them is
+/// still refused after reopening.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_log_is_checkpointed_while_redemptions_commit_on_the_runtime() {
-    const COMMITS: usize = 3_000;
+    const COMMITS: usize = 4_000;
     let path = file("checkpoint");
     let store = SqliteStore::open(&path).unwrap();
     let exp = frontdesk::clock::unix_secs(std::time::SystemTime::now()) + 600;
