@@ -52,7 +52,7 @@ const SWEEP_WITH_BATCH: i64 = 64;
 /// meanwhile wait: that wait is fixed more than it grows with the pages
 /// (the `fsync`), so fewer checkpoints leave fewer redemptions in the
 /// tail. Measured with the load benchmark pinned (`--pin --concurrency
-/// 16`, 2-core VM, the builds in alternate rounds): a p99 of 1.68–2.09 ms
+/// 16`, 2-core VM, the builds in alternate rounds): a p99 of 1.64–2.09 ms
 /// with a checkpoint every 3,000 commits against 2.11–2.66 every 300, in
 /// six rounds out of six, and every 1,000 as every 3,000 (2.03–2.40
 /// against 2.04–2.24); the same CPU per call.
