@@ -60,9 +60,9 @@
 //!   benchmark's virtual disk), so commits wait only for the copy and two
 //!   short `fsync`s (a few milliseconds there; about 2 ms when it
 //!   checkpointed every 300 commits, and 19 ms before it synced the log
-//!   first). It then starts the log over itself (one
-//!   page committed): the first commit of a log that starts over `fsync`s
-//!   its header, which would otherwise stop a runtime thread.
+//!   first). It then starts the log over itself (one page committed): the
+//!   first commit of a log that starts over `fsync`s its header, which
+//!   would otherwise stop a runtime thread.
 //! - **Prepared statements.** Every statement is prepared once per
 //!   connection and reused.
 //! - **Reads never wait for the writer.** Lookups run on their own
@@ -178,6 +178,18 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// The writing connection to `path`: in WAL mode, at `durability`, the
+/// file at the current schema.
+fn connect_writer(path: &Path, durability: Durability) -> Result<Connection, StoreError> {
+    let conn = connect(path)?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(backend)?;
+    conn.pragma_update(None, "synchronous", durability.pragma())
+        .map_err(backend)?;
+    schema::prepare(&conn, path)?;
+    Ok(conn)
+}
+
 impl SqliteStore {
     /// Default bound on redeemed states kept (about 100 bytes each on disk).
     pub const DEFAULT_MAX_ENTRIES: usize = 1_000_000;
@@ -193,12 +205,7 @@ impl SqliteStore {
     pub fn open_with(path: &Path, durability: Durability) -> Result<Self, StoreError> {
         #[cfg(unix)]
         private::prepare(path)?;
-        let conn = connect(path)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(backend)?;
-        conn.pragma_update(None, "synchronous", durability.pragma())
-            .map_err(backend)?;
-        schema::prepare(&conn, path)?;
+        let conn = connect_writer(path, durability)?;
         // The write-ahead log and its index hold the same data.
         for suffix in ["-wal", "-shm"] {
             let mut side = path.as_os_str().to_owned();

@@ -579,10 +579,7 @@ mod tests {
             std::env::temp_dir().join(format!("frontdesk-log-{}", crate::state::StateId::random()));
         std::fs::create_dir(&dir).unwrap();
         let path = dir.join("store.sqlite3");
-        let conn = super::super::connect(&path).unwrap();
-        conn.pragma_update(None, "journal_mode", "WAL").unwrap();
-        conn.pragma_update(None, "synchronous", "NORMAL").unwrap();
-        super::super::schema::prepare(&conn, &path).unwrap();
+        let conn = super::super::connect_writer(&path, super::super::Durability::Process).unwrap();
         let mut writer = Writer::new(conn, broadcast::channel(1).0, true).unwrap();
         let header = || std::fs::read(dir.join("store.sqlite3-wal")).unwrap()[..32].to_vec();
         let work: Work = Box::new(|conn, _| {
