@@ -9,5 +9,7 @@ mod redis;
 mod redis_events;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_model;
 #[cfg(any(feature = "sqlite", feature = "redis"))]
 pub mod tasks;
