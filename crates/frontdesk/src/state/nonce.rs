@@ -164,7 +164,11 @@ crate::errors::party_predicates!(RedeemError);
 ///   share within the time a person takes to answer (100,000 by default).
 ///
 /// The SQLite and Redis stores keep the same shares and floors, on disk or
-/// in Redis; a store without its own [`redeem_for`](NonceStore::redeem_for)
+/// in Redis. The SQLite store's total differs in two details: the new state
+/// counts toward its owner's size when the largest is chosen, and of owners
+/// holding as many the one it added last gives one up (this store chooses
+/// before counting the new state, and by the owner's name). A store
+/// without its own [`redeem_for`](NonceStore::redeem_for)
 /// keeps every id until it expires, with no share per owner.
 ///
 /// ```

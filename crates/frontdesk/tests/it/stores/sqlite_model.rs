@@ -163,8 +163,9 @@ proptest! {
     /// The answers are not compared with the memory store's here: both
     /// evict from the owner holding the most, but the memory store counts
     /// before the new state and breaks a tie by the owner's name, the
-    /// SQLite store counts the new state in and breaks a tie by when the
-    /// owner was first seen; which owner's floor rises then differs.
+    /// SQLite store counts the new state in and breaks a tie by the owner
+    /// it added last (see `InMemoryNonceStore`'s documentation); which
+    /// owner's floor rises then differs.
     #[test]
     fn no_state_is_accepted_twice_with_a_full_store(steps in steps()) {
         let answers = runtime().block_on(run(&steps, TOTAL, None));
