@@ -12,7 +12,7 @@ use frontdesk::stores::sqlite::SqliteStore;
 use super::{contract, tasks};
 
 /// A fresh file path for one test.
-fn file(name: &str) -> PathBuf {
+pub(super) fn file(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sqlite-stores");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}-{}.sqlite3", FlowId::random()));

@@ -7,14 +7,16 @@
 //! module); the memory store keeps everything in one structure. Whatever
 //! the batching, what a client sees must not differ.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
-use frontdesk::flows::FlowId;
+use frontdesk::clock::unix_secs;
 use frontdesk::state::{InMemoryNonceStore, NonceStore, Redemption, StateId};
 use frontdesk::stores::sqlite::SqliteStore;
 use proptest::prelude::*;
+
+use super::sqlite::file;
 
 /// Each owner's share: small enough that most redemptions evict.
 const PER_OWNER: usize = 4;
@@ -53,24 +55,11 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
     prop::collection::vec(step(), 1..900)
 }
 
-fn file() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sqlite-model");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("model-{}.sqlite3", FlowId::random()))
-}
-
 fn open(path: &Path, total: usize) -> SqliteStore {
     SqliteStore::open(path)
         .unwrap()
         .with_max_per_owner(PER_OWNER)
         .with_max_entries(total)
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
 }
 
 /// One state a client may present: whose, and when it was issued.
@@ -89,8 +78,8 @@ async fn run(
     total: usize,
     model: Option<InMemoryNonceStore>,
 ) -> Vec<(State, bool, Option<bool>)> {
-    let path = file();
-    let now = now();
+    let path = file("model");
+    let now = unix_secs(SystemTime::now());
     // Issue times start 1,000 s back and move a second every 4 steps.
     let start = now - 1_000;
     let mut sqlite = Arc::new(open(&path, total));
