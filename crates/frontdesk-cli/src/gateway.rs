@@ -68,6 +68,8 @@ pub struct GatewayArgs {
     auth: AuthArgs,
     #[command(flatten)]
     tls: crate::tls_args::TlsArgs,
+    #[command(flatten)]
+    limits: crate::listen_limits::ListenLimitArgs,
     /// Record each question of the server as a JSON line of this file
     /// (appended; `-`: stderr): when, server, tool, mode, message, outcome,
     /// how long the person took. No answer content unless --audit-answers.
@@ -260,9 +262,11 @@ async fn gateway(args: &GatewayArgs) -> anyhow::Result<()> {
     ));
     let served = match args.http {
         Some(addr) => {
-            let mut options = HttpOptions::new()
-                .endpoint(ENDPOINT)
-                .origins(OriginPolicy::SameOrigin(args.allow_origins.clone()));
+            let mut options = args.limits.apply(
+                HttpOptions::new()
+                    .endpoint(ENDPOINT)
+                    .origins(OriginPolicy::SameOrigin(args.allow_origins.clone())),
+            );
             let auth = args.auth.authenticator().await?;
             let authenticated = auth.is_some();
             let metadata = args.auth.protect(&mut options, auth);

@@ -24,6 +24,7 @@ mod gateway;
 mod hosting;
 mod keys;
 mod lab;
+mod listen_limits;
 mod logging;
 mod metrics_endpoint;
 mod output;

@@ -124,6 +124,8 @@ pub struct ServeArgs {
     public_url: Option<String>,
     #[command(flatten)]
     tls: crate::tls_args::TlsArgs,
+    #[command(flatten)]
+    limits: crate::listen_limits::ListenLimitArgs,
     /// With `--store sqlite` or `redis`: seconds a running task's record
     /// says this instance runs it (renewed every third of that). A task
     /// whose instance stopped is reported `failed` once its lease has run
@@ -363,9 +365,11 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<()> {
         // One listener serves the MCP endpoint, the sign-in page and, with
         // JWT authentication, the protected-resource metadata.
         Some(addr) => {
-            let mut options = HttpOptions::new()
-                .endpoint(ENDPOINT)
-                .origins(OriginPolicy::SameOrigin(args.allow_origins.clone()));
+            let mut options = args.limits.apply(
+                HttpOptions::new()
+                    .endpoint(ENDPOINT)
+                    .origins(OriginPolicy::SameOrigin(args.allow_origins.clone())),
+            );
             if let Some(base) = &args.public_url {
                 options = options.public_base_url(base.trim_end_matches('/'));
             }

@@ -24,6 +24,7 @@ mod serve_archive;
 mod serve_config;
 mod serve_crash;
 mod serve_http;
+mod serve_limits;
 mod serve_metrics;
 mod serve_pages;
 mod serve_restart;

@@ -198,8 +198,9 @@ fn a_wrong_key_type_or_value_stops_the_server_naming_the_line() {
             "unknown key `htp`; the keys are serve's flags without their dashes: stdio, http, \
              conformance-fixtures, store, redemptions-per-client, data-dir, redis-url, \
              redis-prefix, auth-jwks, auth-issuer, auth-audience, auth-tokens, principal, \
-             public-url, tls-cert, tls-key, task-lease, sqlite-durability, allow-origin, metrics, \
-             otlp-endpoint, revision",
+             public-url, tls-cert, tls-key, max-connections, max-connections-per-client, \
+             max-sessions, max-sessions-per-client, max-requests-per-client, task-lease, \
+             sqlite-durability, allow-origin, metrics, otlp-endpoint, revision",
         ),
         (
             "data_dir = \"/tmp\"",
@@ -218,6 +219,11 @@ fn a_wrong_key_type_or_value_stops_the_server_naming_the_line() {
         (
             "redemptions-per-client = \"many\"",
             "`redemptions-per-client` must be an integer, not a string",
+        ),
+        (
+            "max-connections = 0",
+            "bad value `0` for `max-connections`: a cap of 0 would refuse every client: give 1 \
+             or more",
         ),
         (
             "conformance-fixtures = \"yes\"",
