@@ -5,6 +5,7 @@
 //! cargo bench -p frontdesk-cli --bench pending                       # 1,000 and 10,000
 //! cargo bench -p frontdesk-cli --bench pending -- --counts 2000
 //! cargo bench -p frontdesk-cli --bench pending -- --http 2           # HTTP/2 rows only
+//! cargo bench -p frontdesk-cli --bench pending -- --server serve     # frontdesk serve's rows only
 //! ```
 //!
 //! Each count runs over HTTP/1.1 (each pending call holds a connection of
@@ -12,14 +13,22 @@
 //! connections, [`STREAMS_PER_CONNECTION`] streams each, as a client with
 //! many pending questions would hold them).
 //!
-//! For each count N, a fresh server runs as a child process (this binary
-//! with `--serve`): the demo server (`book_return`, whose first question is
-//! the typed `ReturnForm`) on the library's Streamable HTTP transport, on
-//! 127.0.0.1 with the default server configuration, except for the HTTP
-//! caps one address would hit: `max_connections`,
-//! `max_connections_per_client`, `max_sessions` and
-//! `max_sessions_per_client` are raised to 30,000 (every client here is
-//! 127.0.0.1, and each pending call holds its connection).
+//! For each count N, a fresh server runs as a child process, one of two
+//! (`--server library,serve`, both by default), each serving the demo
+//! (`book_return`, whose first question is the typed `ReturnForm`) on
+//! 127.0.0.1:
+//! - `library`: this binary with `--serve`, the library's Streamable HTTP
+//!   transport with the default server configuration and the system
+//!   allocator: what an application built on the library starts from;
+//! - `serve`: `frontdesk serve --http 127.0.0.1:0` as the README starts it
+//!   (its SQLite store in a fresh data directory, its allocator), what a
+//!   person running the command gets.
+//!
+//! Both with the HTTP caps one address would hit raised to 30,000
+//! (`max_connections`, `max_connections_per_client`, `max_sessions`,
+//! `max_sessions_per_client`; `frontdesk serve`'s flags of those names):
+//! every client here is 127.0.0.1, and each pending call holds its
+//! connection on HTTP/1.1.
 //!
 //! The measurement, all on loopback and bounded by N:
 //! 1. warm-up: 200 sessions each get their question and answer it (so the
@@ -52,8 +61,8 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use support::{
-    ACCEPT, Conn, Http, JSON, ServerProcess, Sse, answer, initialize, initialized, legacy_call,
-    result_text,
+    ACCEPT, Conn, Http, JSON, ServerProcess, Sse, TempDir, answer, initialize, initialized,
+    legacy_call, result_text,
 };
 
 /// Sessions the warm-up runs through a whole call.
@@ -66,6 +75,59 @@ const ANSWERERS: usize = 16;
 const CAP: usize = 30_000;
 /// Pending calls sharing one HTTP/2 connection (hyper's server allows 200).
 const STREAMS_PER_CONNECTION: usize = 100;
+
+/// Which server holds the pending calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Server {
+    /// The library's HTTP transport in this binary (`--serve`).
+    Library,
+    /// `frontdesk serve` with its default store and flags, caps raised.
+    Serve,
+}
+
+impl Server {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Library => "library",
+            Self::Serve => "frontdesk serve",
+        }
+    }
+
+    /// Start it, with the data directory `frontdesk serve` keeps its SQLite
+    /// file in (to be dropped after the server).
+    fn spawn(self) -> anyhow::Result<(Option<TempDir>, ServerProcess)> {
+        match self {
+            Self::Library => {
+                let me = std::env::current_exe().context("this benchmark's own path")?;
+                let mut command = Command::new(me);
+                command.arg("--serve");
+                Ok((
+                    None,
+                    ServerProcess::spawn("pending-memory server", command)?,
+                ))
+            }
+            Self::Serve => {
+                let data = TempDir::new("frontdesk-pending-serve")?;
+                let cap = CAP.to_string();
+                let mut command = Command::new(env!("CARGO_BIN_EXE_frontdesk"));
+                command
+                    .args(["serve", "--http", "127.0.0.1:0", "--data-dir"])
+                    .arg(data.path())
+                    .args(["--max-connections", &cap])
+                    .args(["--max-connections-per-client", &cap])
+                    .args(["--max-sessions", &cap])
+                    .args(["--max-sessions-per-client", &cap])
+                    .env_remove("RUST_LOG")
+                    .env_remove("FRONTDESK_DATA_DIR")
+                    .env_remove("FRONTDESK_STATE_KEYS");
+                Ok((
+                    Some(data),
+                    ServerProcess::spawn("frontdesk serve", command)?,
+                ))
+            }
+        }
+    }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -82,7 +144,7 @@ fn main() -> ExitCode {
     let outcome = if args.iter().any(|a| a == "--serve") {
         runtime.block_on(serve())
     } else {
-        parse(&args).and_then(|(counts, https)| runtime.block_on(measure_all(&counts, &https)))
+        parse(&args).and_then(|choice| runtime.block_on(measure_all(&choice)))
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -93,9 +155,17 @@ fn main() -> ExitCode {
     }
 }
 
-fn parse(args: &[String]) -> anyhow::Result<(Vec<usize>, Vec<Http>)> {
+/// What to measure: every count, over every HTTP version, on every server.
+struct Choice {
+    counts: Vec<usize>,
+    https: Vec<Http>,
+    servers: Vec<Server>,
+}
+
+fn parse(args: &[String]) -> anyhow::Result<Choice> {
     let mut counts = vec![1_000, 10_000];
     let mut https = vec![Http::One, Http::Two];
+    let mut servers = vec![Server::Library, Server::Serve];
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -120,8 +190,25 @@ fn parse(args: &[String]) -> anyhow::Result<(Vec<usize>, Vec<Http>)> {
                     })
                     .collect::<Result<_, _>>()?;
             }
+            "--server" => {
+                servers = it
+                    .next()
+                    .context("--server needs a value")?
+                    .split(',')
+                    .map(|v| match v {
+                        "library" => Ok(Server::Library),
+                        "serve" => Ok(Server::Serve),
+                        other => Err(anyhow::anyhow!(
+                            "--server takes library, serve or library,serve, not {other:?}"
+                        )),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
             other => {
-                bail!("unknown argument {other:?}; usage: pending [--counts N,N…] [--http 1,2]")
+                bail!(
+                    "unknown argument {other:?}; usage: pending [--counts N,N…] [--http 1,2] \
+                     [--server library,serve]"
+                )
             }
         }
     }
@@ -131,7 +218,14 @@ fn parse(args: &[String]) -> anyhow::Result<(Vec<usize>, Vec<Http>)> {
     if https.is_empty() {
         bail!("--http needs 1, 2 or both");
     }
-    Ok((counts, https))
+    if servers.is_empty() {
+        bail!("--server needs library, serve or both");
+    }
+    Ok(Choice {
+        counts,
+        https,
+        servers,
+    })
 }
 
 /// The server child: the demo on the library's HTTP transport, caps raised.
@@ -152,27 +246,34 @@ async fn serve() -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn measure_all(counts: &[usize], https: &[Http]) -> anyhow::Result<()> {
+async fn measure_all(choice: &Choice) -> anyhow::Result<()> {
     println!(
         "memory per pending 2025-11-25 elicitation: book_return's ReturnForm, one session and \
          open POST stream each (HTTP/1.1: a connection each; HTTP/2: {STREAMS_PER_CONNECTION} \
          per connection), server RSS from /proc/<pid>/status"
     );
     println!(
-        "| pending | HTTP | RSS before (KiB) | RSS with pending (KiB) | KiB per pending | answered |"
+        "| server | pending | HTTP | RSS before (KiB) | RSS with pending (KiB) | KiB per pending \
+         | answered |"
     );
-    println!("| ---: | --- | ---: | ---: | ---: | ---: |");
-    for &n in counts {
-        for &http in https {
-            let m = measure(n, http).await?;
-            let name = match http {
-                Http::One => "1.1",
-                Http::Two => "2 (h2c)",
-            };
-            println!(
-                "| {n} | {name} | {} | {} | {:.1} | {}/{n} |",
-                m.before, m.pending, m.per_pending, m.answered
-            );
+    println!("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
+    for &server in &choice.servers {
+        for &n in &choice.counts {
+            for &http in &choice.https {
+                let m = measure(server, n, http).await?;
+                let name = match http {
+                    Http::One => "1.1",
+                    Http::Two => "2 (h2c)",
+                };
+                println!(
+                    "| {} | {n} | {name} | {} | {} | {:.1} | {}/{n} |",
+                    server.name(),
+                    m.before,
+                    m.pending,
+                    m.per_pending,
+                    m.answered
+                );
+            }
         }
     }
     Ok(())
@@ -185,11 +286,9 @@ struct Figures {
     answered: usize,
 }
 
-async fn measure(n: usize, http: Http) -> anyhow::Result<Figures> {
-    let me = std::env::current_exe().context("this benchmark's own path")?;
-    let mut command = Command::new(me);
-    command.arg("--serve");
-    let server = ServerProcess::spawn("pending-memory server", command)?;
+async fn measure(server: Server, n: usize, http: Http) -> anyhow::Result<Figures> {
+    // Declared first, dropped last: the directory outlives the server.
+    let (_data, server) = server.spawn()?;
     let addr = server.addr();
 
     let warm = open_all(addr, WARM_UP, http).await?;
