@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod allocator;
 mod audit;
 mod call;
 mod check;
@@ -38,13 +39,6 @@ mod tls_args;
 mod tools;
 mod traces;
 mod web;
-
-/// The allocator of the binary: mimalloc. Under the load benchmark
-/// (`cargo bench -p frontdesk-cli --bench load`) glibc's malloc and free
-/// took about a third of `frontdesk serve`'s CPU; the library leaves the
-/// choice to each application.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// MCP elicitation, done completely: forms and URL flows in your terminal.
 #[derive(Debug, Parser)]
@@ -91,6 +85,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    allocator::settle();
     let cli = match serve_config::matches(Cli::command(), std::env::args_os().collect()) {
         Ok(matches) => match Cli::from_arg_matches(&matches) {
             Ok(cli) => cli,

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod abuse;
+mod allocator;
 mod audit;
 mod call;
 mod check;
