@@ -12,16 +12,19 @@
 //! `frontdesk serve` held 27.6 KiB per question on HTTP/1.1 with them and
 //! 19.5 KiB without, and started at 33 MB of RSS instead of 22; the CPU per
 //! call of the load benchmark did not move. The crate's `no_thp` feature stops
-//! the `madvise`; [`settle`] turns them off for the whole process, which
-//! also covers kernels set to `always`.
+//! the `madvise` in every command; [`settle`] turns them off for the whole
+//! process, which also covers kernels set to `always`, in `serve` only: the
+//! setting is inherited by every program a process starts, and the servers
+//! `gateway`, `call` or `lab` start decide their own memory.
 
 /// Every allocation of the binary goes through mimalloc.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Turn transparent huge pages off for this process (and the processes it
-/// starts), first thing in `main`. Where the kernel does not have the
-/// setting, nothing changes: the allocator works either way.
+/// Turn transparent huge pages off for this process and the processes it
+/// starts (so only in a command that starts none: `serve`). Where the
+/// kernel does not have the setting, nothing changes: the allocator works
+/// either way.
 pub fn settle() {
     #[cfg(target_os = "linux")]
     {

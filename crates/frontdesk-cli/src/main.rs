@@ -85,7 +85,6 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    allocator::settle();
     let cli = match serve_config::matches(Cli::command(), std::env::args_os().collect()) {
         Ok(matches) => match Cli::from_arg_matches(&matches) {
             Ok(cli) => cli,
@@ -99,6 +98,9 @@ fn main() -> ExitCode {
         }
         Err(serve_config::Failure::Config(why)) => return exit::cannot_start("serve", why),
     };
+    if matches!(cli.command, Command::Serve(_)) {
+        allocator::settle();
+    }
     // Only `serve` (and a parked call's keeper, into its own log file) tell
     // what they do; the rest show warnings only (held while a form is up), the
     // server's own stderr, and not the in-process demo's development key. The
