@@ -67,6 +67,16 @@ impl ElicitationHandler for Person {
 }
 
 /// The upstream: the built demo server on stdio, in memory.
+/// The MCP endpoint a `frontdesk gateway --http` says it listens at.
+pub(crate) fn endpoint_of(gateway: &Running) -> String {
+    gateway
+        .first(Duration::from_secs(30), |line| {
+            line.strip_prefix("frontdesk gateway: MCP endpoint at ")
+                .map(str::to_string)
+        })
+        .expect("the gateway listens")
+}
+
 fn upstream() -> Vec<&'static str> {
     vec![BIN, "serve", "--stdio", "--store", "memory"]
 }
@@ -382,12 +392,7 @@ async fn over_http_only_with_a_token_and_the_state_bound_to_its_principal() {
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null());
     let gateway = Running::spawn(command);
-    let mcp = gateway
-        .first(Duration::from_secs(30), |line| {
-            line.strip_prefix("frontdesk gateway: MCP endpoint at ")
-                .map(str::to_string)
-        })
-        .expect("the gateway listens");
+    let mcp = endpoint_of(&gateway);
     let post = |token: Option<&str>, retry: Option<(Value, String)>| {
         let mut body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "book_return", "arguments": {"order_id": "G-1"}, "_meta": meta()}});
@@ -475,12 +480,7 @@ async fn over_https_with_a_certificate() {
         .args(upstream())
         .stdin(Stdio::null());
     let gateway = Running::spawn(command);
-    let mcp = gateway
-        .first(Duration::from_secs(30), |line| {
-            line.strip_prefix("frontdesk gateway: MCP endpoint at ")
-                .map(str::to_string)
-        })
-        .expect("the gateway listens");
+    let mcp = endpoint_of(&gateway);
     assert!(mcp.starts_with("https://127.0.0.1:"), "{mcp}");
     let person = Person::booking();
     let mut config = ClientConfig::default().protocol(Revision::V2026_07_28);

@@ -70,18 +70,8 @@ impl Events {
 }
 
 fn post(s: &Serve, sid: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
-    let mut req = http()
-        .post(&s.mcp)
+    crate::support::legacy_post(&http(), &s.mcp, sid, body)
         .header("authorization", format!("Bearer {TOKEN}"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(body.to_string());
-    if let Some(sid) = sid {
-        req = req
-            .header("mcp-session-id", sid)
-            .header("mcp-protocol-version", "2025-11-25");
-    }
-    req
 }
 
 #[tokio::test]

@@ -8,10 +8,11 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use frontdesk_testkit::TestClient;
 use serde_json::json;
 
 use crate::serve_restart::{Serve, generate_key, http, temp_dir};
-use crate::support::{BIN, Running};
+use crate::support::{BIN, Running, legacy_post};
 
 /// `host:port` of an endpoint URL.
 fn addr_of(mcp: &str) -> String {
@@ -86,35 +87,17 @@ fn serve_takes_the_connection_cap_from_its_config_file() {
 
 /// A 2025-11-25 `initialize` over HTTP: the new session's id.
 async fn new_session(client: &reqwest::Client, mcp: &str) -> String {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "limits", "version": "1"}}});
-    let r = client
-        .post(mcp)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    let body = TestClient::new("limits", "1").initialize(json!(1));
+    let r = legacy_post(client, mcp, None, &body).send().await.unwrap();
     assert_eq!(r.status(), 200);
     r.headers()["mcp-session-id"].to_str().unwrap().to_string()
 }
 
 /// The status of `ping` in `session`.
 async fn ping(client: &reqwest::Client, mcp: &str, session: &str) -> u16 {
-    client
-        .post(mcp)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("mcp-session-id", session)
-        .body(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string())
-        .send()
-        .await
-        .unwrap()
-        .status()
-        .as_u16()
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let r = legacy_post(client, mcp, Some(session), &body);
+    r.send().await.unwrap().status().as_u16()
 }
 
 #[tokio::test]
@@ -146,12 +129,7 @@ fn the_gateway_takes_the_connection_cap_per_address_from_its_flag() {
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null());
     let gateway = Running::spawn(command);
-    let mcp = gateway
-        .first(Duration::from_secs(30), |line| {
-            line.strip_prefix("frontdesk gateway: MCP endpoint at ")
-                .map(str::to_string)
-        })
-        .expect("the gateway listens");
+    let mcp = crate::gateway::endpoint_of(&gateway);
     only_cap_connections_from_here(&addr_of(&mcp), 2, "HTTP/1.1 429 Too Many Requests");
     gateway.kill();
 }

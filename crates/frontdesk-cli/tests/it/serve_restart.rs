@@ -22,7 +22,6 @@ use frontdesk_testkit::{TestClient, sse_data, take_sse_data};
 use crate::support::{BIN, Running, modern_post};
 use serde_json::{Value, json};
 
-const LEGACY: &str = "2025-11-25";
 const ALICE: &str = "alice-token-0123456789";
 const BOB: &str = "bob-token-0123456789ab";
 
@@ -464,18 +463,8 @@ async fn two_instances_share_calls_and_redemptions() {
 
 /// A 2025-11-25 POST on session `sid` of `s`, as Alice.
 fn legacy(s: &Serve, sid: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
-    let mut req = http()
-        .post(&s.mcp)
+    crate::support::legacy_post(&http(), &s.mcp, sid, body)
         .header("authorization", format!("Bearer {ALICE}"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(body.to_string());
-    if let Some(sid) = sid {
-        req = req
-            .header("mcp-session-id", sid)
-            .header("mcp-protocol-version", LEGACY);
-    }
-    req
 }
 
 /// Reads one SSE response message by message.

@@ -154,6 +154,28 @@ pub fn sign_in(url: &str) {
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
 }
 
+/// A 2025-11-25 POST of the JSON-RPC message `body` to `mcp`, on session
+/// `sid` when given (its id and the revision's header; without one, an
+/// `initialize`); add more headers, then send.
+pub fn legacy_post(
+    client: &reqwest::Client,
+    mcp: &str,
+    sid: Option<&str>,
+    body: &serde_json::Value,
+) -> reqwest::RequestBuilder {
+    let mut request = client
+        .post(mcp)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    if let Some(sid) = sid {
+        request = request
+            .header("mcp-session-id", sid)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    request
+}
+
 /// A 2026-07-28 POST of the JSON-RPC request `body` (of `method`, about
 /// `name`: a tool, a task, or empty) to `mcp` with the headers the revision
 /// asks for; add more headers, then send.
