@@ -531,14 +531,8 @@ pub fn spawn_frontdesk(
     cpu: Option<core_affinity::CoreId>,
     store: &StoreArgs,
 ) -> anyhow::Result<ServerProcess> {
-    let mut command = Command::new(path);
-    command
-        .args(["serve", "--conformance-fixtures"])
-        .args(["--http", "127.0.0.1:0"])
-        .env_remove("RUST_LOG")
-        .env_remove("FRONTDESK_DATA_DIR")
-        .env_remove("FRONTDESK_REDIS_URL")
-        .env_remove("FRONTDESK_STATE_KEYS");
+    let mut command = support::frontdesk_serve(path);
+    command.arg("--conformance-fixtures");
     match store {
         StoreArgs::Memory => {
             command.args(["--store", "memory"]);

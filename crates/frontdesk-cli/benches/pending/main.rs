@@ -96,36 +96,28 @@ impl Server {
     /// Start it, with the data directory `frontdesk serve` keeps its SQLite
     /// file in (to be dropped after the server).
     fn spawn(self) -> anyhow::Result<(Option<TempDir>, ServerProcess)> {
-        match self {
+        let (command, data) = match self {
             Self::Library => {
                 let me = std::env::current_exe().context("this benchmark's own path")?;
                 let mut command = Command::new(me);
                 command.arg("--serve");
-                Ok((
-                    None,
-                    ServerProcess::spawn("pending-memory server", command)?,
-                ))
+                (command, None)
             }
             Self::Serve => {
                 let data = TempDir::new("frontdesk-pending-serve")?;
                 let cap = CAP.to_string();
-                let mut command = Command::new(env!("CARGO_BIN_EXE_frontdesk"));
+                let mut command = support::frontdesk_serve(env!("CARGO_BIN_EXE_frontdesk"));
                 command
-                    .args(["serve", "--http", "127.0.0.1:0", "--data-dir"])
+                    .arg("--data-dir")
                     .arg(data.path())
                     .args(["--max-connections", &cap])
                     .args(["--max-connections-per-client", &cap])
                     .args(["--max-sessions", &cap])
-                    .args(["--max-sessions-per-client", &cap])
-                    .env_remove("RUST_LOG")
-                    .env_remove("FRONTDESK_DATA_DIR")
-                    .env_remove("FRONTDESK_STATE_KEYS");
-                Ok((
-                    Some(data),
-                    ServerProcess::spawn("frontdesk serve", command)?,
-                ))
+                    .args(["--max-sessions-per-client", &cap]);
+                (command, Some(data))
             }
-        }
+        };
+        Ok((data, ServerProcess::spawn(self.name(), command)?))
     }
 }
 

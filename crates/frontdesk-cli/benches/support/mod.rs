@@ -39,6 +39,21 @@ pub fn source_of(index: u64) -> IpAddr {
 /// The MCP endpoint's path on every server these benchmarks start.
 pub const ENDPOINT: &str = "/mcp";
 
+/// `PATH serve --http 127.0.0.1:0`, with none of the environment's
+/// settings of `frontdesk serve` (log filter, data directory, Redis URL,
+/// state keys): its defaults, as the README starts it; add flags, then
+/// spawn it as a [`ServerProcess`].
+pub fn frontdesk_serve(path: &str) -> Command {
+    let mut command = Command::new(path);
+    command
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .env_remove("RUST_LOG")
+        .env_remove("FRONTDESK_DATA_DIR")
+        .env_remove("FRONTDESK_REDIS_URL")
+        .env_remove("FRONTDESK_STATE_KEYS");
+    command
+}
+
 /// Start `command`, from a thread pinned to `cpu` when one is given.
 pub fn start(command: &mut Command, cpu: Option<core_affinity::CoreId>) -> std::io::Result<Child> {
     let Some(cpu) = cpu else {
