@@ -170,22 +170,36 @@ pub struct HttpOptions {
 }
 
 impl std::fmt::Debug for HttpOptions {
+    /// Every setting, so a log of the options shows the caps and timeouts
+    /// in force; the authenticator only as whether there is one.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpOptions")
             .field("endpoint", &self.endpoint)
             .field("origins", &self.origins)
             .field("hosts", &self.hosts)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("json_window", &self.json_window)
+            .field("keepalive", &self.keepalive)
+            .field("replay_buffer", &self.replay_buffer)
             .field("max_sessions", &self.max_sessions)
+            .field("max_sessions_per_client", &self.max_sessions_per_client)
+            .field("session_idle", &self.session_idle)
             .field("max_connections", &self.max_connections)
             .field(
                 "max_connections_per_client",
                 &self.max_connections_per_client,
             )
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("get_stream_lifetime", &self.get_stream_lifetime)
+            .field("get_stream_idle", &self.get_stream_idle)
+            .field("max_requests_per_client", &self.max_requests_per_client)
+            .field("shutdown_grace", &self.shutdown_grace)
+            .field("health", &self.health)
             .field("public_base_url", &self.public_base_url)
             .field("authenticator", &self.authenticator.is_some())
             .field("event_archive", &self.event_archive)
-            .finish_non_exhaustive()
+            .finish()
     }
 }
 
@@ -361,5 +375,34 @@ mod tests {
         let only = HostPolicy::Only(vec!["mcp.example.com".into()]);
         assert!(!only.allows(Some("localhost"), true));
         assert!(only.allows(Some("MCP.example.com"), true));
+    }
+
+    /// The options' `Debug` (what a log of them shows) has every cap and
+    /// timeout, with the values set, and no authenticator's secrets.
+    #[test]
+    fn debug_shows_every_cap_and_timeout() {
+        let options = HttpOptions::default()
+            .max_sessions_per_client(7)
+            .max_requests_per_client(9)
+            .session_idle(Duration::from_secs(11));
+        let shown = format!("{options:?}");
+        for field in [
+            "max_sessions_per_client: 7",
+            "max_requests_per_client: 9",
+            "session_idle: 11s",
+            "header_read_timeout: 10s",
+            "body_read_timeout: 10s",
+            "get_stream_lifetime: 3600s",
+            "get_stream_idle: 600s",
+            "shutdown_grace: 5s",
+            "json_window: 1s",
+            "keepalive: 15s",
+            "replay_buffer: 256",
+            "health: true",
+            "authenticator: false",
+        ] {
+            assert!(shown.contains(field), "{field} missing from {shown}");
+        }
+        assert!(!shown.contains(".."), "every field shown: {shown}");
     }
 }
