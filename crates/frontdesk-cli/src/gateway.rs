@@ -97,6 +97,13 @@ pub struct GatewayArgs {
     /// refused), the longest-waiting first.
     #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
     yield_after: u64,
+    /// Most calls of the server in progress through the gateway at once,
+    /// each until its result (a call waiting for a person's answer counts);
+    /// more are refused as busy (`-32000`; `503` over HTTP). Raise it with
+    /// --max-sessions for many people answering at once.
+    #[arg(long, value_name = "N", default_value_t = GatewayOptions::default().max_held_calls,
+          value_parser = crate::listen_limits::at_least_one)]
+    max_calls: usize,
     /// Do not review URL-mode URLs (a URL the review refuses reaches the
     /// client's own review).
     #[arg(long)]
@@ -122,6 +129,7 @@ fn options(args: &GatewayArgs) -> anyhow::Result<GatewayOptions> {
     options.checks.review_urls = !args.no_url_review;
     options.checks.scrub = !args.no_scrub;
     options.yield_after = std::time::Duration::from_secs(args.yield_after);
+    options.max_held_calls = args.max_calls;
     if let Some(path) = &args.audit_log {
         let log = if path.as_os_str() == "-" {
             AuditLog::stderr()

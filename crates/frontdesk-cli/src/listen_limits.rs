@@ -56,7 +56,7 @@ impl ListenLimitArgs {
 }
 
 /// A cap: a whole number of at least 1 (0 would refuse everything).
-fn at_least_one(text: &str) -> Result<usize, String> {
+pub(crate) fn at_least_one(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(n) if n >= 1 => Ok(n),
         Ok(_) => Err("a cap of 0 would refuse every client: give 1 or more".to_string()),

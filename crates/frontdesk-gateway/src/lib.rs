@@ -141,8 +141,10 @@ pub use lanes::{Connect, ConnectError, Lane};
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct GatewayOptions {
-    /// Most upstream calls held at once (each waits for its downstream
-    /// client's retry); past it a new call is refused as busy.
+    /// Most upstream calls held at once: every forwarded tool call, from
+    /// its start to its result (across a 2026-07-28 client's rounds, and
+    /// while a 2025-11-25 client's person answers); past it a new call is
+    /// refused as busy. `frontdesk gateway --max-calls`.
     pub max_held_calls: usize,
     /// How long an upstream call is held for a client's next round; then it
     /// is stopped and a retry is refused.

@@ -1,7 +1,8 @@
 //! The HTTP listener's caps as `frontdesk serve` and `frontdesk gateway`
 //! take them (`--max-connections`, `--max-connections-per-client`,
-//! `--max-sessions-per-client`, and the same keys in a config file): the
-//! cap given is the one the running server enforces, on real connections.
+//! `--max-sessions-per-client`, and the same keys in a config file), and
+//! the gateway's cap on calls in progress (`--max-calls`): the cap given is
+//! the one the running server enforces, on real connections.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -131,6 +132,77 @@ fn the_gateway_takes_the_connection_cap_per_address_from_its_flag() {
     let gateway = Running::spawn(command);
     let mcp = crate::gateway::endpoint_of(&gateway);
     only_cap_connections_from_here(&addr_of(&mcp), 2, "HTTP/1.1 429 Too Many Requests");
+    gateway.kill();
+}
+
+/// A new 2025-11-25 session's `tools/call` of the demo's `book_return`: the
+/// session, and the response (its stream stays open while the call waits
+/// for its answer).
+async fn call_book_return(
+    client: &reqwest::Client,
+    mcp: &str,
+    order: &str,
+) -> (String, reqwest::Response) {
+    let session = new_session(client, mcp).await;
+    let initialized = frontdesk_testkit::initialized();
+    let r = legacy_post(client, mcp, Some(&session), &initialized);
+    assert_eq!(r.send().await.unwrap().status(), 202);
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "book_return", "arguments": {"order_id": order}}});
+    let r = legacy_post(client, mcp, Some(&session), &body);
+    (session, r.send().await.unwrap())
+}
+
+/// `--max-calls 2`: two calls wait for their people's answers, a third is
+/// refused as busy (`503`, `-32000`), and once one of them has ended (its
+/// session deleted) a new call goes through. (The default, 256, was the only value before the
+/// flag: a gateway in front of many people could hold no more.)
+#[tokio::test]
+async fn the_gateway_takes_its_cap_on_calls_in_progress_from_its_flag() {
+    let mut command = Command::new(BIN);
+    command
+        .args(["gateway", "--http", "127.0.0.1:0", "--max-calls", "2", "--"])
+        .args([BIN, "serve", "--stdio", "--store", "memory"])
+        .args(["--revision", "2026-07-28"])
+        .env("RUST_LOG", "warn")
+        .env_remove("FRONTDESK_STATE_KEYS")
+        .stdin(Stdio::null());
+    let gateway = Running::spawn(command);
+    let mcp = crate::gateway::endpoint_of(&gateway);
+    let client = http();
+    let (first_session, first) = call_book_return(&client, &mcp, "A1").await;
+    let (_, second) = call_book_return(&client, &mcp, "A2").await;
+    assert_eq!(first.status(), 200);
+    assert_eq!(second.status(), 200);
+    let (_, third) = call_book_return(&client, &mcp, "A3").await;
+    assert_eq!(third.status(), 503);
+    let refusal: serde_json::Value = third.json().await.unwrap();
+    assert_eq!(refusal["error"]["code"], -32000, "{refusal}");
+    assert_eq!(
+        refusal["error"]["message"],
+        "The gateway holds its most upstream calls; try again later"
+    );
+    // The first person's session ends: its call with it, making room.
+    let deleted = client
+        .delete(&mcp)
+        .header("mcp-session-id", &first_session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    drop(first);
+    let mut fourth = None;
+    for _ in 0..100 {
+        let (_, r) = call_book_return(&client, &mcp, "A4").await;
+        if r.status() == 200 {
+            fourth = Some(r);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(fourth.is_some(), "no room made when a call ended");
+    drop(second);
     gateway.kill();
 }
 
