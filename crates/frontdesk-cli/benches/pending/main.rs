@@ -6,6 +6,7 @@
 //! cargo bench -p frontdesk-cli --bench pending -- --counts 2000
 //! cargo bench -p frontdesk-cli --bench pending -- --http 2           # HTTP/2 rows only
 //! cargo bench -p frontdesk-cli --bench pending -- --server serve     # frontdesk serve's rows only
+//! cargo bench -p frontdesk-cli --bench pending -- --server gateway   # through frontdesk gateway
 //! ```
 //!
 //! Each count runs over HTTP/1.1 (each pending call holds a connection of
@@ -13,18 +14,25 @@
 //! connections, [`STREAMS_PER_CONNECTION`] streams each, as a client with
 //! many pending questions would hold them).
 //!
-//! For each count N, a fresh server runs as a child process, one of two
-//! (`--server library,serve`, both by default), each serving the demo
-//! (`book_return`, whose first question is the typed `ReturnForm`) on
+//! For each count N, a fresh server runs as a child process, one of three
+//! (`--server library,serve,gateway`, all by default), each serving the
+//! demo (`book_return`, whose first question is the typed `ReturnForm`) on
 //! 127.0.0.1:
 //! - `library`: this binary with `--serve`, the library's Streamable HTTP
 //!   transport with the default server configuration and the system
 //!   allocator: what an application built on the library starts from;
 //! - `serve`: `frontdesk serve --http 127.0.0.1:0` as the README starts it
 //!   (its SQLite store in a fresh data directory, its allocator), what a
-//!   person running the command gets.
+//!   person running the command gets;
+//! - `gateway`: `frontdesk gateway --http 127.0.0.1:0` in front of
+//!   `frontdesk serve --stdio --revision 2026-07-28` (memory store, no
+//!   question limit): the gateway turns each `input_required` round of the
+//!   server into a live question of the 2025-11-25 client, so the calls
+//!   wait in the gateway (`--max-calls` raised as the caps below), and the
+//!   server holds nothing between rounds. The RSS is the gateway's and its
+//!   server's together.
 //!
-//! Both with the HTTP caps one address would hit raised to 30,000
+//! Each with the HTTP caps one address would hit raised to 30,000
 //! (`max_connections`, `max_connections_per_client`, `max_sessions`,
 //! `max_sessions_per_client`; `frontdesk serve`'s flags of those names):
 //! every client here is 127.0.0.1, and each pending call holds its
@@ -83,6 +91,9 @@ enum Server {
     Library,
     /// `frontdesk serve` with its default store and flags, caps raised.
     Serve,
+    /// `frontdesk gateway --http` in front of a 2026-07-28 `frontdesk serve
+    /// --stdio`, caps raised.
+    Gateway,
 }
 
 impl Server {
@@ -90,6 +101,7 @@ impl Server {
         match self {
             Self::Library => "library",
             Self::Serve => "frontdesk serve",
+            Self::Gateway => "frontdesk gateway (+ its server)",
         }
     }
 
@@ -105,20 +117,65 @@ impl Server {
             }
             Self::Serve => {
                 let data = TempDir::new("frontdesk-pending-serve")?;
-                let cap = CAP.to_string();
                 let mut command = support::frontdesk_serve(env!("CARGO_BIN_EXE_frontdesk"));
-                command
-                    .arg("--data-dir")
-                    .arg(data.path())
-                    .args(["--max-connections", &cap])
-                    .args(["--max-connections-per-client", &cap])
-                    .args(["--max-sessions", &cap])
-                    .args(["--max-sessions-per-client", &cap]);
+                command.arg("--data-dir").arg(data.path());
+                raise_caps(&mut command);
                 (command, Some(data))
+            }
+            Self::Gateway => {
+                let frontdesk = env!("CARGO_BIN_EXE_frontdesk");
+                let mut command = Command::new(frontdesk);
+                command.args(["gateway", "--http", "127.0.0.1:0"]);
+                // No question limit: every pending call asks (the default
+                // is 60 a minute).
+                command.args(["--questions-per-minute", "0"]);
+                raise_caps(&mut command);
+                // Every pending call is a call in progress through it.
+                command.args(["--max-calls", &CAP.to_string()]);
+                command
+                    .args(["--", frontdesk, "serve", "--stdio", "--store", "memory"])
+                    .args(["--revision", "2026-07-28"])
+                    // Only the gateway's endpoint line on stderr: the
+                    // server's own log (its sign-in page's address) would
+                    // be read as the endpoint.
+                    .env("RUST_LOG", "warn")
+                    .env_remove("FRONTDESK_DATA_DIR")
+                    .env_remove("FRONTDESK_STATE_KEYS");
+                (command, None)
             }
         };
         Ok((data, ServerProcess::spawn(self.name(), command)?))
     }
+}
+
+/// Raise the caps one address would hit to [`CAP`] (`frontdesk serve`'s
+/// and `frontdesk gateway`'s flags).
+fn raise_caps(command: &mut Command) {
+    let cap = CAP.to_string();
+    for flag in [
+        "--max-connections",
+        "--max-connections-per-client",
+        "--max-sessions",
+        "--max-sessions-per-client",
+    ] {
+        command.args([flag, &cap]);
+    }
+}
+
+/// The resident set of `server`, in KiB, with that of the processes it
+/// started (the gateway's server) for [`Server::Gateway`].
+fn rss_kib(kind: Server, server: &ServerProcess) -> anyhow::Result<u64> {
+    let own = server.rss_kib()?;
+    if kind != Server::Gateway {
+        return Ok(own);
+    }
+    let children = support::children_of(server.pid())?;
+    ensure!(!children.is_empty(), "the gateway has no server running");
+    let mut total = own;
+    for child in children {
+        total += support::rss_kib_of(child)?;
+    }
+    Ok(total)
 }
 
 fn main() -> ExitCode {
@@ -157,7 +214,7 @@ struct Choice {
 fn parse(args: &[String]) -> anyhow::Result<Choice> {
     let mut counts = vec![1_000, 10_000];
     let mut https = vec![Http::One, Http::Two];
-    let mut servers = vec![Server::Library, Server::Serve];
+    let mut servers = vec![Server::Library, Server::Serve, Server::Gateway];
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -190,8 +247,10 @@ fn parse(args: &[String]) -> anyhow::Result<Choice> {
                     .map(|v| match v {
                         "library" => Ok(Server::Library),
                         "serve" => Ok(Server::Serve),
+                        "gateway" => Ok(Server::Gateway),
                         other => Err(anyhow::anyhow!(
-                            "--server takes library, serve or library,serve, not {other:?}"
+                            "--server takes library, serve, gateway or a list of them, not \
+                             {other:?}"
                         )),
                     })
                     .collect::<Result<_, _>>()?;
@@ -199,7 +258,7 @@ fn parse(args: &[String]) -> anyhow::Result<Choice> {
             other => {
                 bail!(
                     "unknown argument {other:?}; usage: pending [--counts N,N…] [--http 1,2] \
-                     [--server library,serve]"
+                     [--server library,serve,gateway]"
                 )
             }
         }
@@ -211,7 +270,7 @@ fn parse(args: &[String]) -> anyhow::Result<Choice> {
         bail!("--http needs 1, 2 or both");
     }
     if servers.is_empty() {
-        bail!("--server needs library, serve or both");
+        bail!("--server needs library, serve, gateway or a list of them");
     }
     Ok(Choice {
         counts,
@@ -278,9 +337,9 @@ struct Figures {
     answered: usize,
 }
 
-async fn measure(server: Server, n: usize, http: Http) -> anyhow::Result<Figures> {
+async fn measure(kind: Server, n: usize, http: Http) -> anyhow::Result<Figures> {
     // Declared first, dropped last: the directory outlives the server.
-    let (_data, server) = server.spawn()?;
+    let (_data, server) = kind.spawn()?;
     let addr = server.addr();
 
     let warm = open_all(addr, WARM_UP, http).await?;
@@ -290,11 +349,11 @@ async fn measure(server: Server, n: usize, http: Http) -> anyhow::Result<Figures
         "warm-up: {answered}/{WARM_UP} answered"
     );
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before = server.rss_kib()?;
+    let before = rss_kib(kind, &server)?;
 
     let calls = open_all(addr, n, http).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let pending = server.rss_kib()?;
+    let pending = rss_kib(kind, &server)?;
     #[allow(clippy::cast_precision_loss)]
     let per_pending = pending.saturating_sub(before) as f64 / n as f64;
 

@@ -171,13 +171,7 @@ impl ServerProcess {
 
     /// Resident set size now, in KiB, from `/proc/<pid>/status`.
     pub fn rss_kib(&self) -> anyhow::Result<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .with_context(|| format!("{}: cannot read /proc status", self.name))?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .ok_or_else(|| anyhow!("no VmRSS in /proc/{}/status", self.pid()))
+        rss_kib_of(self.pid()).with_context(|| self.name.clone())
     }
 
     /// Whether it is still running.
@@ -533,14 +527,7 @@ impl Drop for TempDir {
 /// CPU time process `pid` used so far (user + system, all threads), in
 /// clock ticks, from `/proc/<pid>/stat`.
 pub fn cpu_ticks_of(pid: u32) -> anyhow::Result<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .with_context(|| format!("cannot read /proc/{pid}/stat"))?;
-    // The command name (field 2) may hold spaces; fields after it are plain.
-    let rest = stat
-        .rsplit_once(')')
-        .map(|(_, r)| r)
-        .ok_or_else(|| anyhow!("unreadable /proc stat"))?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let fields = stat_fields(pid)?;
     // After ")": state is field 3, so utime (14) and stime (15) are at 11, 12.
     let tick = |i: usize| -> anyhow::Result<u64> {
         fields
@@ -550,4 +537,49 @@ pub fn cpu_ticks_of(pid: u32) -> anyhow::Result<u64> {
             .context("unreadable /proc stat field")
     };
     Ok(tick(11)? + tick(12)?)
+}
+
+/// The fields of `/proc/<pid>/stat` after the command name (which may hold
+/// spaces; the fields after it are plain): the state (field 3) first.
+fn stat_fields(pid: u32) -> anyhow::Result<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .with_context(|| format!("cannot read /proc/{pid}/stat"))?;
+    let rest = stat
+        .rsplit_once(')')
+        .map(|(_, r)| r)
+        .ok_or_else(|| anyhow!("unreadable /proc stat"))?;
+    Ok(rest.split_whitespace().map(str::to_owned).collect())
+}
+
+/// Resident set size of process `pid` now, in KiB, from
+/// `/proc/<pid>/status`.
+pub fn rss_kib_of(pid: u32) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .with_context(|| format!("cannot read /proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| anyhow!("no VmRSS in /proc/{pid}/status"))
+}
+
+/// The processes whose parent is `pid` (from every `/proc/<n>/stat`: not
+/// every kernel has `/proc/<pid>/task/<tid>/children`).
+pub fn children_of(pid: u32) -> anyhow::Result<Vec<u32>> {
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir("/proc").context("cannot list /proc")? {
+        let Some(n) = entry
+            .ok()
+            .and_then(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        // A process that ended since the listing is not a child any more.
+        let Ok(fields) = stat_fields(n) else { continue };
+        // After ")": the parent's id (field 4) is the second.
+        if fields.get(1).and_then(|p| p.parse::<u32>().ok()) == Some(pid) {
+            children.push(n);
+        }
+    }
+    Ok(children)
 }
