@@ -248,9 +248,13 @@ impl Watch<'_> {
     }
 
     /// Run `call` as this call's: the requests it sends on this task are
-    /// bound to it ([`Watchers::bind_request`]).
-    pub(crate) async fn scope<F: std::future::Future>(&self, call: F) -> F::Output {
-        CALL.scope(self.id, call).await
+    /// bound to it ([`Watchers::bind_request`]). (Not an `async fn`, which
+    /// would keep `call` twice: see `call_tasks::scope`.)
+    pub(crate) fn scope<F: std::future::Future>(
+        &self,
+        call: F,
+    ) -> impl std::future::Future<Output = F::Output> + use<F> {
+        CALL.scope(self.id, call)
     }
 }
 
