@@ -16,7 +16,7 @@ use reqwest::{Certificate, Client, Version};
 use serde_json::{Value, json};
 
 use super::serve_restart::{Serve, generate_key, meta, state_of, temp_dir};
-use crate::support::modern_post;
+use crate::support::{legacy_post, modern_post};
 
 const TOOL: &str = "bench_confirm";
 
@@ -105,17 +105,7 @@ async fn a_2025_session_answers_its_pending_question_over_h2c() {
     let server = Serve::start(&generate_key("k1"), &memory_store());
     let client = h2c();
     let post = |body: Value, session: Option<&str>| {
-        let mut req = client
-            .post(&server.mcp)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body.to_string());
-        if let Some(s) = session {
-            req = req
-                .header("mcp-session-id", s)
-                .header("mcp-protocol-version", "2025-11-25");
-        }
-        req.send()
+        legacy_post(&client, &server.mcp, session, &body).send()
     };
     let init = post(
         TestClient::new("h2c-test", "1")

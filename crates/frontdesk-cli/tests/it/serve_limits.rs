@@ -155,8 +155,9 @@ async fn call_book_return(
 
 /// `--max-calls 2`: two calls wait for their people's answers, a third is
 /// refused as busy (`503`, `-32000`), and once one of them has ended (its
-/// session deleted) a new call goes through. (The default, 256, was the only value before the
-/// flag: a gateway in front of many people could hold no more.)
+/// session deleted) a new call goes through. (The default, 256, was the
+/// only value before the flag: a gateway in front of many people could hold
+/// no more.)
 #[tokio::test]
 async fn the_gateway_takes_its_cap_on_calls_in_progress_from_its_flag() {
     let mut command = Command::new(BIN);
