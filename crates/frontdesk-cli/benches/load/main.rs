@@ -460,16 +460,8 @@ fn rows(o: &Options) -> Vec<Row> {
 /// --stdio --revision 2025-11-25` (memory store), as a child on `cpu` alone
 /// when one is given; its upstreams are its own children.
 fn spawn_gateway(path: &str, cpu: Option<core_affinity::CoreId>) -> anyhow::Result<ServerProcess> {
-    let mut command = Command::new(path);
+    let mut command = support::frontdesk_gateway(path);
     command
-        // No question limit: the load is the point (the default is 60 a minute).
-        .args([
-            "gateway",
-            "--http",
-            "127.0.0.1:0",
-            "--questions-per-minute",
-            "0",
-        ])
         .args(["--", path])
         .args([
             "serve",
@@ -478,12 +470,7 @@ fn spawn_gateway(path: &str, cpu: Option<core_affinity::CoreId>) -> anyhow::Resu
             "--store",
             "memory",
         ])
-        .args(["--revision", "2025-11-25"])
-        // Only the gateway's endpoint line on stderr: the upstream's own
-        // log (its sign-in page's address) would be read as the endpoint.
-        .env("RUST_LOG", "warn")
-        .env_remove("FRONTDESK_DATA_DIR")
-        .env_remove("FRONTDESK_STATE_KEYS");
+        .args(["--revision", "2025-11-25"]);
     ServerProcess::spawn_on("frontdesk gateway", command, cpu)
 }
 

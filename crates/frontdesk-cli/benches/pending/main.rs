@@ -124,23 +124,13 @@ impl Server {
             }
             Self::Gateway => {
                 let frontdesk = env!("CARGO_BIN_EXE_frontdesk");
-                let mut command = Command::new(frontdesk);
-                command.args(["gateway", "--http", "127.0.0.1:0"]);
-                // No question limit: every pending call asks (the default
-                // is 60 a minute).
-                command.args(["--questions-per-minute", "0"]);
+                let mut command = support::frontdesk_gateway(frontdesk);
                 raise_caps(&mut command);
                 // Every pending call is a call in progress through it.
                 command.args(["--max-calls", &CAP.to_string()]);
                 command
                     .args(["--", frontdesk, "serve", "--stdio", "--store", "memory"])
-                    .args(["--revision", "2026-07-28"])
-                    // Only the gateway's endpoint line on stderr: the
-                    // server's own log (its sign-in page's address) would
-                    // be read as the endpoint.
-                    .env("RUST_LOG", "warn")
-                    .env_remove("FRONTDESK_DATA_DIR")
-                    .env_remove("FRONTDESK_STATE_KEYS");
+                    .args(["--revision", "2026-07-28"]);
                 (command, None)
             }
         };

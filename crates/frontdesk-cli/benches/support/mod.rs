@@ -54,6 +54,22 @@ pub fn frontdesk_serve(path: &str) -> Command {
     command
 }
 
+/// `frontdesk gateway --http 127.0.0.1:0` from the build at `path`, with no
+/// question limit (the load is the point; the default is 60 a minute) and
+/// only the gateway's endpoint line on stderr (the upstream's own log, its
+/// sign-in page's address, would be read as the endpoint). The caller adds
+/// its flags, then `--` and the upstream command.
+pub fn frontdesk_gateway(path: &str) -> Command {
+    let mut command = Command::new(path);
+    command
+        .args(["gateway", "--http", "127.0.0.1:0"])
+        .args(["--questions-per-minute", "0"])
+        .env("RUST_LOG", "warn")
+        .env_remove("FRONTDESK_DATA_DIR")
+        .env_remove("FRONTDESK_STATE_KEYS");
+    command
+}
+
 /// Start `command`, from a thread pinned to `cpu` when one is given.
 pub fn start(command: &mut Command, cpu: Option<core_affinity::CoreId>) -> std::io::Result<Child> {
     let Some(cpu) = cpu else {
@@ -78,13 +94,18 @@ pub fn start(command: &mut Command, cpu: Option<core_affinity::CoreId>) -> std::
 /// The CPUs process `pid` may run on (`Cpus_allowed_list` in
 /// `/proc/<pid>/status`, e.g. `1` or `0-1`).
 pub fn cpus_allowed(pid: u32) -> anyhow::Result<String> {
+    status_field(pid, "Cpus_allowed_list")
+}
+
+/// The value of the line `NAME:` of `/proc/<pid>/status`, trimmed.
+fn status_field(pid: u32, name: &str) -> anyhow::Result<String> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .with_context(|| format!("cannot read /proc/{pid}/status"))?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
         .map(|v| v.trim().to_string())
-        .ok_or_else(|| anyhow!("no Cpus_allowed_list in /proc/{pid}/status"))
+        .ok_or_else(|| anyhow!("no {name} in /proc/{pid}/status"))
 }
 
 /// A server running as a child process, so that its CPU time and memory are
@@ -554,13 +575,11 @@ fn stat_fields(pid: u32) -> anyhow::Result<Vec<String>> {
 /// Resident set size of process `pid` now, in KiB, from
 /// `/proc/<pid>/status`.
 pub fn rss_kib_of(pid: u32) -> anyhow::Result<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .with_context(|| format!("cannot read /proc/{pid}/status"))?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| anyhow!("no VmRSS in /proc/{pid}/status"))
+    let rss = status_field(pid, "VmRSS")?;
+    rss.trim_end_matches("kB")
+        .trim()
+        .parse()
+        .with_context(|| format!("unreadable VmRSS {rss:?} in /proc/{pid}/status"))
 }
 
 /// The processes whose parent is `pid` (from every `/proc/<n>/stat`: not
