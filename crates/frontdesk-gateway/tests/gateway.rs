@@ -441,3 +441,61 @@ async fn calls_of_a_legacy_upstream_run_side_by_side_on_more_connections() {
         gateway.close_extra_connections().await;
     }
 }
+
+/// A tool's result relayed whole (`ToolOutput::from_result`) carries the
+/// decorations of the downstream's revision only: a 2025-11-25 client gets
+/// no `resultType` and no `_meta` naming the upstream, a 2026-07-28 client
+/// the upstream's own `_meta` members beside the `serverInfo` of the
+/// server it speaks to.
+#[tokio::test]
+async fn a_relayed_result_carries_the_downstream_revisions_decorations_only() {
+    use frontdesk::server::{ToolDef, ToolOutput};
+    use frontdesk::wire::{CallToolResult, ContentBlock, Meta};
+    let tagger = || {
+        Server::builder("tagger", "1.0.0")
+            .tool(ToolDef::raw(
+                "tagged",
+                "Answers with a trace id in _meta",
+                json!({}),
+                |_cx, _| async {
+                    let mut result = CallToolResult::new(vec![ContentBlock::text("done")]);
+                    result.is_error = Some(false);
+                    result.meta = Some(Meta::new().with("com.example/trace", json!("t-1")));
+                    Ok(ToolOutput::from_result(result))
+                },
+            ))
+            .build()
+    };
+    let server_info = json!({"name": "tagger", "version": "1.0.0"});
+    for (upstream, downstream) in PAIRINGS {
+        let (_g, down, wire) =
+            through_gateway_to(tagger(), upstream, downstream, Script::new(vec![])).await;
+        down.call_tool("tagged", json!({})).await.unwrap();
+        let result = wire
+            .lock()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|(d, m)| *d == Direction::Incoming && m["result"].get("content").is_some())
+            .map(|(_, m)| m["result"].clone())
+            .unwrap();
+        let expected = if downstream == Revision::V2025_11_25 {
+            json!({
+                "content": [{"type": "text", "text": "done"}],
+                "isError": false,
+                "_meta": {"com.example/trace": "t-1"}
+            })
+        } else {
+            json!({
+                "resultType": "complete",
+                "content": [{"type": "text", "text": "done"}],
+                "isError": false,
+                "_meta": {
+                    "com.example/trace": "t-1",
+                    "io.modelcontextprotocol/serverInfo": server_info
+                }
+            })
+        };
+        assert_eq!(result, expected, "{upstream} → {downstream}");
+    }
+}

@@ -72,9 +72,11 @@ impl ToolOutput {
     }
 
     /// A result made elsewhere (another server's, relayed by a gateway),
-    /// sent as it is: every member, `isError` and unknown members included.
-    /// The revision's own decorations still apply (on 2026-07-28
-    /// `resultType` and `_meta`, which names this server).
+    /// sent as it is: every member, `isError`, unknown members and its
+    /// `_meta` members included. The client's revision decorates it: on
+    /// 2026-07-28 `resultType` and `_meta`'s `serverInfo` (naming this
+    /// server); on 2025-11-25 a 2026-07-28 server's `resultType` and
+    /// `serverInfo` are left out.
     pub fn from_result(result: CallToolResult) -> Self {
         Self {
             verbatim: Some(Box::new(result)),

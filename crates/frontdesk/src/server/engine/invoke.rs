@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use frontdesk_wire::{
     CacheScope, CallToolResult, GetPromptResult, InputRequiredResult, Meta, ReadResourceResult,
-    ResultType, method,
+    ResultType, meta_key, method,
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -44,10 +44,21 @@ pub(crate) enum Completed {
 }
 
 impl Completed {
-    /// The 2025-11-25 result object.
+    /// The 2025-11-25 result object, without 2026-07-28's decorations even
+    /// when a tool's result was made by a 2026-07-28 server (a gateway
+    /// relays it whole): no `resultType`, no `_meta` naming that server.
     pub(crate) fn into_legacy(self) -> Reply {
         match self {
-            Self::Tool(r) => members_json(&r),
+            Self::Tool(mut r) => {
+                r.result_type = None;
+                if let Some(meta) = &mut r.meta {
+                    meta.0.remove(meta_key::SERVER_INFO);
+                    if meta.0.is_empty() {
+                        r.meta = None;
+                    }
+                }
+                members_json(&r)
+            }
             Self::Prompt(r) => members_json(&r),
             Self::Resource(r, _) => members_json(&r),
         }
@@ -103,18 +114,20 @@ impl InfoMeta {
     /// is the last named member of every result type, before its flattened
     /// `extra` members: with no extra members its text is written after the
     /// others; otherwise the typed result carries it, so the order of the
-    /// members is that of the type either way.
+    /// members is that of the type either way. A `_meta` the result brought
+    /// (a relayed one's) keeps its members; this one's are set over them.
     pub(crate) fn json_of<T: WithMeta>(&self, mut result: T) -> Reply {
-        match &self.json {
-            Some(json) if result.extra().is_empty() => {
-                *result.meta_mut() = None;
-                result_json(&WithMetaText {
-                    result: &result,
-                    meta: json,
-                })
-            }
-            _ => {
-                *result.meta_mut() = Some(self.meta());
+        let own = result.meta_mut().take().filter(|m| !m.0.is_empty());
+        match (&self.json, own) {
+            (Some(json), None) if result.extra().is_empty() => result_json(&WithMetaText {
+                result: &result,
+                meta: json,
+            }),
+            (_, own) => {
+                let mut meta = own.unwrap_or_default();
+                meta.0
+                    .extend(self.meta.0.iter().map(|(k, v)| (k.clone(), v.clone())));
+                *result.meta_mut() = Some(meta);
                 members_json(&result)
             }
         }
@@ -326,6 +339,31 @@ mod tests {
         assert!(
             text.ends_with(r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1.0"}}}"#),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_results_own_meta_keeps_its_members_on_either_revision() {
+        let mut result = CallToolResult::new(vec![ContentBlock::text("relayed")]);
+        result.result_type = Some(ResultType::Complete);
+        result.meta = Some(
+            Meta::new()
+                .with("com.example/trace", json!("t-1"))
+                .with_server_info(&Implementation::new("upstream", "2.0")),
+        );
+        let modern = info().json_of(result.clone()).unwrap().get().to_string();
+        assert_eq!(
+            modern,
+            r#"{"resultType":"complete","content":[{"type":"text","text":"relayed"}],"_meta":{"com.example/trace":"t-1","io.modelcontextprotocol/serverInfo":{"name":"bench","version":"1.0"}}}"#
+        );
+        let legacy = Completed::Tool(result)
+            .into_legacy()
+            .unwrap()
+            .get()
+            .to_string();
+        assert_eq!(
+            legacy,
+            r#"{"content":[{"type":"text","text":"relayed"}],"_meta":{"com.example/trace":"t-1"}}"#
         );
     }
 
