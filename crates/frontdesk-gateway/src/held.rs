@@ -47,17 +47,19 @@ pub(crate) use table::Held;
 /// The `once` key the held call's id is recorded under.
 const CALL_STEP: &str = "frontdesk-gateway/upstream-call";
 
-/// What the upstream did next.
+/// What the upstream did next. Its large variants are boxed: every held
+/// call's channel allocates a block of 32 events up front, so the size of
+/// an event is paid 32 times per call (8 KiB unboxed, 1 KiB now).
 pub(crate) enum Event {
     /// It asks this.
-    Question(Open),
-    /// The call ended (boxed: a result is large, a question small).
+    Question(Box<Open>),
+    /// The call ended.
     Done(Box<Result<Finished, ClientError>>),
     /// The upstream said its URL interaction (this `elicitationId`) is done
     /// (2025-11-25 `notifications/elicitation/complete`).
     UrlDone(String),
     /// A progress notification or log message about the call.
-    Note(crate::notes::Note),
+    Note(Box<crate::notes::Note>),
     /// The upstream answered the call with a task (2026-07-28, the Tasks
     /// extension), which the client runtime now follows: the call in front
     /// continues as a task of the gateway's own.
@@ -532,10 +534,10 @@ pub(crate) async fn drive(
                     let done = call.take_tickets(|f| again.as_ref() != Some(&f.url));
                     complete(cx, done).await;
                 }
-                call.set_open(open);
+                call.set_open(*open);
             }
             Some(Event::Note(note)) => {
-                crate::notes::pass_on(cx, note, shared.relay.checks.scrub);
+                crate::notes::pass_on(cx, *note, shared.relay.checks.scrub);
             }
             Some(Event::Task) => {
                 // The client in front gets its own task now; the handler

@@ -100,7 +100,7 @@ impl HeldCall {
     /// (told from the client's notification hook, which cannot wait: past
     /// the queue's room it is dropped, and logged).
     pub(crate) fn note(&self, note: Note) {
-        if self.try_send(Event::Note(note)).is_err() {
+        if self.try_send(Event::Note(Box::new(note))).is_err() {
             tracing::debug!("a notification of the upstream could not be queued; dropped");
         }
     }

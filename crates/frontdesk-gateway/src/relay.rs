@@ -439,7 +439,7 @@ async fn put(
         reply: Some(reply),
     };
     let seq = open.seq;
-    if call.send(Event::Question(open)).await.is_err() {
+    if call.send(Event::Question(Box::new(open))).await.is_err() {
         tracing::warn!("the call that asked is gone");
         return Put::Gone("cancel (call gone)");
     }
