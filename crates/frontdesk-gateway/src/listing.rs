@@ -100,11 +100,19 @@ pub(crate) fn changed(shared: &Weak<Shared>) {
     });
 }
 
-/// The upstream's tools, scrubbed when scrubbing is on.
+/// The upstream's tools, scrubbed when scrubbing is on; none from an
+/// upstream that did not declare the `tools` capability (a server of
+/// resources or prompts only answers `tools/list` with `-32601`).
 pub(crate) async fn read(
     shared: &Shared,
     upstream: &Client,
 ) -> Result<Vec<Tool>, frontdesk::client::ClientError> {
+    let declared = upstream
+        .server_capabilities()
+        .is_some_and(|caps| caps.tools.is_some());
+    if !declared {
+        return Ok(Vec::new());
+    }
     let scrubbing = shared.relay.checks.scrub;
     Ok(upstream
         .list_tools()

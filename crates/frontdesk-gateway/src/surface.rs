@@ -13,6 +13,7 @@
 //! answer goes back.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use frontdesk::BoxFuture;
 use frontdesk::client::{Client, ClientError};
@@ -240,10 +241,16 @@ async fn read(
     let Finished::Resource(read) = drive(shared, cx, request).await? else {
         return Err(ToolError::internal("the upstream answered something else"));
     };
-    Ok(read
+    let out = read
         .contents
         .into_iter()
-        .fold(ResourceOutput::default(), ResourceOutput::with_contents))
+        .fold(ResourceOutput::default(), ResourceOutput::with_contents);
+    // The upstream knows for whom and how long its contents hold (a
+    // 2025-11-25 upstream does not say: the gateway's own hints then).
+    Ok(match (read.ttl_ms, read.cache_scope) {
+        (Some(ttl), Some(scope)) => out.cache(Duration::from_millis(ttl), scope),
+        _ => out,
+    })
 }
 
 /// A completion handler that asks the upstream (`completion/complete` with

@@ -121,3 +121,41 @@ async fn a_question_during_prompts_get_reaches_the_client_in_front() {
         }
     }
 }
+
+/// A read's caching hints are the upstream's: a 2026-07-28 upstream that
+/// says its contents hold for a minute, for one authorization context, is
+/// not made public for the gateway's five minutes (a client would keep
+/// them four minutes past their time, and a shared cache share them). A
+/// 2025-11-25 upstream says nothing, and the gateway's own hints apply; a
+/// 2025-11-25 client gets none.
+#[tokio::test]
+async fn a_reads_caching_hints_are_the_upstreams() {
+    use frontdesk::server::Server;
+    use frontdesk::server::resource::{ResourceDef, ResourceOutput};
+    use frontdesk::wire::{CacheScope, Revision};
+    let upstream_server = || {
+        Server::builder("ledger", "1.0.0")
+            .resource(ResourceDef::new(
+                "ledger://balance",
+                "balance",
+                |_, _| async {
+                    Ok(ResourceOutput::text("42 EUR")
+                        .cache(std::time::Duration::from_secs(60), CacheScope::Private))
+                },
+            ))
+            .build()
+    };
+    for (upstream, downstream) in PAIRINGS {
+        let (_gateway, down, _wire) =
+            through_gateway_to(upstream_server(), upstream, downstream, Script::new(vec![])).await;
+        let read = down.read_resource("ledger://balance").await.unwrap();
+        let hints = (read.ttl_ms, read.cache_scope);
+        let expected = match (upstream, downstream) {
+            (_, Revision::V2025_11_25) => (None, None),
+            (Revision::V2026_07_28, _) => (Some(60_000), Some(CacheScope::Private)),
+            _ => (Some(300_000), Some(CacheScope::Public)),
+        };
+        assert_eq!(hints, expected, "{upstream} → {downstream}");
+        assert_eq!(read.contents.len(), 1, "{upstream} → {downstream}");
+    }
+}
