@@ -256,11 +256,11 @@ impl ElicitationHandler for Relay {
     /// A 2026-07-28 upstream's round of forms, sampling and roots goes to
     /// the client in front as one round, under the upstream's keys (see
     /// [`rounds`]). A 2025-11-25 upstream has no rounds.
-    fn round<'a>(
-        &'a self,
-        requests: &'a InputRequests,
+    fn round(
+        &self,
+        requests: InputRequests,
         cancelled: tokio_util::sync::CancellationToken,
-    ) -> Option<BoxFuture<'a, Result<InputResponses, ClientError>>> {
+    ) -> Result<BoxFuture<'_, Result<InputResponses, ClientError>>, InputRequests> {
         self.whole_round(requests, cancelled)
     }
 

@@ -26,16 +26,26 @@ use crate::held::{Asks, HeldCall, Reply};
 
 impl Relay {
     /// The upstream's round `requests`, asked of the client in front of
-    /// the task's call as one round; `None` (asked one question at a time)
-    /// outside a call's task or when a question must be asked on its own.
-    pub(super) fn whole_round<'a>(
-        &'a self,
-        requests: &'a InputRequests,
+    /// the task's call as one round; given back (to be asked one question
+    /// at a time) outside a call's task or when a question must be asked on
+    /// its own. While the round is open only what reading and auditing
+    /// its answers takes is kept of the requests, not their schemas (the
+    /// questions asked hold those).
+    #[allow(clippy::type_complexity)] // the future, or the requests given back
+    pub(super) fn whole_round(
+        &self,
+        requests: InputRequests,
         cancelled: tokio_util::sync::CancellationToken,
-    ) -> Option<BoxFuture<'a, Result<InputResponses, ClientError>>> {
-        let call = ASKING.try_with(Arc::clone).ok()?;
-        let asked = self.round_questions(requests)?;
-        Some(Box::pin(async move {
+    ) -> Result<BoxFuture<'_, Result<InputResponses, ClientError>>, InputRequests> {
+        let Ok(call) = ASKING.try_with(Arc::clone) else {
+            return Err(requests);
+        };
+        let Some((asked, answering)) = self.round_questions(&requests) else {
+            return Err(requests);
+        };
+        // The schemas are in `asked` now; the requests' own go.
+        drop(requests);
+        Ok(Box::pin(async move {
             let started = std::time::Instant::now();
             let answers = match put(&call, String::new(), Asks::Round(asked), &cancelled).await {
                 Put::Answered(Reply::Round(Ok(answers))) => answers,
@@ -52,34 +62,36 @@ impl Relay {
                 }
             };
             let mut responses = InputResponses::new();
-            for ((key, request), answer) in requests.0.iter().zip(answers) {
-                let response = match request {
-                    WireRequest::Elicit(e) => {
+            for ((key, answering), answer) in answering.into_iter().zip(answers) {
+                let response = match answering {
+                    Answering::Form { message } => {
                         let result: ElicitResult =
                             serde_json::from_value(answer).map_err(answered_otherwise)?;
-                        self.audit_round(&call, &e.params, &result, started.elapsed());
+                        self.audit_round(&call, &message, &result, started.elapsed());
                         InputResponse::from(result)
                     }
-                    WireRequest::CreateMessage(_) => InputResponse::CreateMessage(
+                    Answering::Sampling => InputResponse::CreateMessage(
                         serde_json::from_value(answer).map_err(answered_otherwise)?,
                     ),
-                    _ => InputResponse::ListRoots(
+                    Answering::Roots => InputResponse::ListRoots(
                         serde_json::from_value(answer).map_err(answered_otherwise)?,
                     ),
                 };
-                responses.0.insert(key.clone(), response);
+                responses.0.insert(key, response);
             }
             Ok(responses)
         }))
     }
 
     /// A round's requests as the server side asks them (forms held to the
-    /// subset, labels and messages scrubbed); `None` when one of them must
-    /// be asked on its own (a URL question) or is of no known kind.
-    fn round_questions(&self, requests: &InputRequests) -> Option<Vec<(String, InputRequest)>> {
+    /// subset, labels and messages scrubbed), and what reading each answer
+    /// takes; `None` when one of them must be asked on its own (a URL
+    /// question) or is of no known kind.
+    fn round_questions(&self, requests: &InputRequests) -> Option<RoundQuestions> {
         let mut asked = Vec::with_capacity(requests.0.len());
+        let mut answering = Vec::with_capacity(requests.0.len());
         for (key, request) in &requests.0 {
-            let question = match request {
+            let (question, reading) = match request {
                 WireRequest::Elicit(e) => {
                     let ElicitRequestParams::Form(form) = &e.params else {
                         return None;
@@ -92,28 +104,34 @@ impl Relay {
                     }
                     // `refusal` let it through, so it reads; should it not,
                     // it is asked on its own and cancelled there.
-                    InputRequest::form(message, schema_from_value_strict(&schema).ok()?)
+                    let question =
+                        InputRequest::form(message, schema_from_value_strict(&schema).ok()?);
+                    let reading = Answering::Form {
+                        message: form.message.clone(),
+                    };
+                    (question, reading)
                 }
-                WireRequest::CreateMessage(m) => InputRequest::sampling(m.params.clone()),
-                WireRequest::ListRoots(_) => InputRequest::roots(),
+                WireRequest::CreateMessage(m) => (
+                    InputRequest::sampling(m.params.clone()),
+                    Answering::Sampling,
+                ),
+                WireRequest::ListRoots(_) => (InputRequest::roots(), Answering::Roots),
                 _ => return None,
             };
             asked.push((key.clone(), question));
+            answering.push((key.clone(), reading));
         }
-        Some(asked)
+        Some((asked, answering))
     }
 
     /// The audit line (and record) of one form question of a round.
     fn audit_round(
         &self,
         call: &HeldCall,
-        params: &ElicitRequestParams,
+        message: &str,
         result: &ElicitResult,
         took: std::time::Duration,
     ) {
-        let ElicitRequestParams::Form(form) = params else {
-            return;
-        };
         let outcome = match result.action {
             ElicitAction::Accept => "accept",
             ElicitAction::Decline => "decline",
@@ -124,7 +142,7 @@ impl Relay {
             server: &server,
             tool: &call.tool,
             mode: "form",
-            message: &form.message,
+            message,
             url: None,
             outcome,
             reason: None,
@@ -139,4 +157,18 @@ fn answered_otherwise(e: serde_json::Error) -> ClientError {
     ClientError::Protocol(frontdesk::Reason::from(format!(
         "the client behind this gateway answered something else: {e}"
     )))
+}
+
+/// A round's questions as asked, and what reading and auditing each
+/// answer takes, by the upstream's key.
+type RoundQuestions = (Vec<(String, InputRequest)>, Vec<(String, Answering)>);
+
+/// What reading and auditing the answer to one request of a round takes.
+enum Answering {
+    /// A form, asked with this message.
+    Form { message: String },
+    /// A `sampling/createMessage`.
+    Sampling,
+    /// A `roots/list`.
+    Roots,
 }

@@ -138,17 +138,21 @@ pub trait ElicitationHandler: Send + Sync {
 
     /// A whole 2026-07-28 `input_required` round at once, for a relay that
     /// passes a round on as one (all its requests together, under the
-    /// server's own keys): `Some` answers every key of `requests` (or ends
-    /// the call with its error); `None`, the default, has the runtime put
-    /// each request to [`elicit`](Self::elicit) and the sampling and roots
-    /// handlers one after another. Called after [`refusal`](Self::refusal)
-    /// let every elicitation of the round through; `cancelled` fires when
-    /// the call is given up.
-    fn round<'a>(
-        &'a self,
-        _requests: &'a InputRequests,
+    /// server's own keys): `Ok` answers every key of `requests` (or ends the
+    /// call with its error); `Err` gives `requests` back, and the runtime
+    /// puts each request to [`elicit`](Self::elicit) and the sampling and
+    /// roots handlers one after another (the default). Called after
+    /// [`refusal`](Self::refusal) let every elicitation of the round
+    /// through; `cancelled` fires when the call is given up. The requests
+    /// are the handler's: a relay keeps of them only what it needs while
+    /// the round is open, not every schema twice.
+    #[allow(clippy::type_complexity)] // the future, or the requests given back
+    fn round(
+        &self,
+        requests: InputRequests,
         _cancelled: CancellationToken,
-    ) -> Option<BoxFuture<'a, Result<InputResponses, crate::client::ClientError>>> {
-        None
+    ) -> Result<BoxFuture<'_, Result<InputResponses, crate::client::ClientError>>, InputRequests>
+    {
+        Err(requests)
     }
 }

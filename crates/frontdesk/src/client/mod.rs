@@ -479,6 +479,7 @@ impl Client {
     /// Answer one round's requests through the handler (every key), for
     /// callers of [`Client::call_tool_round`].
     pub async fn fulfil(&self, requests: &InputRequests) -> Result<InputResponses, ClientError> {
+        let requests = requests.clone();
         mrtr::fulfil(&self.core, None, requests, &self.core.closed.child_token()).await
     }
 

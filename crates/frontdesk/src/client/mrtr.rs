@@ -122,7 +122,7 @@ pub(crate) async fn round(
 pub(crate) async fn fulfil(
     core: &Core,
     label: Option<&str>,
-    requests: &InputRequests,
+    requests: InputRequests,
     cancel: &CancellationToken,
 ) -> Result<InputResponses, ClientError> {
     for (key, request) in &requests.0 {
@@ -137,9 +137,10 @@ pub(crate) async fn fulfil(
             });
         }
     }
-    if let Some(answering) = core.elicitor.handler.round(requests, cancel.child_token()) {
-        return answering.await;
-    }
+    let requests = match core.elicitor.handler.round(requests, cancel.child_token()) {
+        Ok(answering) => return answering.await,
+        Err(requests) => requests,
+    };
     let mut responses = InputResponses::new();
     for (key, request) in &requests.0 {
         let e = match request {
@@ -261,7 +262,7 @@ pub(crate) async fn run(
             None
         } else {
             backoff = core.config.state_only_backoff;
-            Some(fulfil(core, Some(label), &requests, cancel).await?)
+            Some(fulfil(core, Some(label), requests, cancel).await?)
         };
         core.config.notice(Notice::Retrying {
             method: method.to_string(),

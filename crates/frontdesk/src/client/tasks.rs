@@ -72,7 +72,7 @@ pub(crate) async fn follow(
                 if fresh.0.is_empty() {
                     continue;
                 }
-                let responses = match mrtr::fulfil(core, Some(label), &fresh, cancel).await {
+                let responses = match mrtr::fulfil(core, Some(label), fresh, cancel).await {
                     Ok(r) => r,
                     Err(e) => {
                         cancel_task(core, &id).await;
