@@ -118,6 +118,14 @@ impl FormSchema {
     pub fn to_json(&self) -> Value {
         Value::Object(self.raw.clone())
     }
+
+    /// One property's JSON exactly as sent (or as built), by its key: a
+    /// field's whole definition, its unknown keywords and an unsupported
+    /// shape included. (A field does not keep a copy of its own: a schema
+    /// from the wire would hold its JSON twice.)
+    pub fn property_json(&self, key: &str) -> Option<&Value> {
+        self.raw.get("properties")?.as_object()?.get(key)
+    }
 }
 
 impl Serialize for FormSchema {
@@ -137,7 +145,6 @@ pub struct Field {
     pub(crate) kind: FieldKind,
     pub(crate) default: Option<Value>,
     pub(crate) extra: Map<String, Value>,
-    pub(crate) raw: Value,
     pub(crate) max_answer_bytes: usize,
 }
 
@@ -184,11 +191,6 @@ impl Field {
         &self.extra
     }
 
-    /// The property's JSON exactly as sent (or as built).
-    pub fn to_json(&self) -> &Value {
-        &self.raw
-    }
-
     /// Can this field be shown and answered?
     pub fn is_supported(&self) -> bool {
         !matches!(self.kind, FieldKind::Unsupported(_))
@@ -218,7 +220,7 @@ pub enum FieldKind {
     Select(SelectField),
     /// Several choices (`type: "array"` with `items.enum` or `items.anyOf`).
     MultiSelect(MultiSelectField),
-    /// A shape outside the subset; the raw JSON is kept in [`Field::to_json`].
+    /// A shape outside the subset; its JSON is [`FormSchema::property_json`].
     Unsupported(UnsupportedField),
 }
 

@@ -352,7 +352,6 @@ fn parse_field(cx: &mut Ctx<'_>, key: &str, def: &Value, required: bool) -> Fiel
         kind: FieldKind::Boolean,
         default: None,
         extra: Map::new(),
-        raw: def.clone(),
         max_answer_bytes: cx.limits.max_answer_string_bytes,
     };
     let key_len = key.chars().count();
