@@ -150,6 +150,9 @@ pub(crate) fn prompt_def(
                 if let Some(d) = got.description {
                     out = out.description(d);
                 }
+                if let Some(meta) = got.meta {
+                    out = out.with_meta(meta);
+                }
                 for m in got.messages {
                     out = out.message(m.role, m.content);
                 }
@@ -241,10 +244,13 @@ async fn read(
     let Finished::Resource(read) = drive(shared, cx, request).await? else {
         return Err(ToolError::internal("the upstream answered something else"));
     };
-    let out = read
+    let mut out = read
         .contents
         .into_iter()
         .fold(ResourceOutput::default(), ResourceOutput::with_contents);
+    if let Some(meta) = read.meta {
+        out = out.with_meta(meta);
+    }
     // The upstream knows for whom and how long its contents hold (a
     // 2025-11-25 upstream does not say: the gateway's own hints then).
     Ok(match (read.ttl_ms, read.cache_scope) {

@@ -442,60 +442,101 @@ async fn calls_of_a_legacy_upstream_run_side_by_side_on_more_connections() {
     }
 }
 
-/// A tool's result relayed whole (`ToolOutput::from_result`) carries the
-/// decorations of the downstream's revision only: a 2025-11-25 client gets
-/// no `resultType` and no `_meta` naming the upstream, a 2026-07-28 client
-/// the upstream's own `_meta` members beside the `serverInfo` of the
-/// server it speaks to.
+/// A tool's result relayed whole (`ToolOutput::from_result`), a prompt's
+/// and a read's with their `_meta`, carry the decorations of the
+/// downstream's revision only: a 2025-11-25 client gets no `resultType`,
+/// no caching hints and no `_meta` naming the upstream, a 2026-07-28
+/// client the upstream's own `_meta` members beside the `serverInfo` of
+/// the server it speaks to.
 #[tokio::test]
 async fn a_relayed_result_carries_the_downstream_revisions_decorations_only() {
+    use frontdesk::server::prompt::{PromptDef, PromptOutput};
+    use frontdesk::server::resource::{ResourceDef, ResourceOutput};
     use frontdesk::server::{ToolDef, ToolOutput};
-    use frontdesk::wire::{CallToolResult, ContentBlock, Meta};
-    let tagger = || {
+    use frontdesk::wire::{CallToolResult, ContentBlock, Meta, Role};
+    let trace = || Meta::new().with("com.example/trace", json!("t-1"));
+    let tagger = move || {
         Server::builder("tagger", "1.0.0")
             .tool(ToolDef::raw(
                 "tagged",
                 "Answers with a trace id in _meta",
                 json!({}),
-                |_cx, _| async {
+                move |_cx, _| async move {
                     let mut result = CallToolResult::new(vec![ContentBlock::text("done")]);
                     result.is_error = Some(false);
-                    result.meta = Some(Meta::new().with("com.example/trace", json!("t-1")));
+                    result.meta = Some(trace());
                     Ok(ToolOutput::from_result(result))
                 },
             ))
+            .prompt(PromptDef::new(
+                "tagged",
+                "A traced prompt",
+                move |_cx, _| async move {
+                    Ok(PromptOutput::new()
+                        .text(Role::User, "hi")
+                        .with_meta(trace()))
+                },
+            ))
+            .resource(ResourceDef::new(
+                "tag://one",
+                "one",
+                move |_cx, _| async move { Ok(ResourceOutput::text("one").with_meta(trace())) },
+            ))
             .build()
     };
+    let requests = [
+        ("tools/call", json!({"name": "tagged", "arguments": {}})),
+        ("prompts/get", json!({"name": "tagged"})),
+        ("resources/read", json!({"uri": "tag://one"})),
+    ];
     let server_info = json!({"name": "tagger", "version": "1.0.0"});
     for (upstream, downstream) in PAIRINGS {
         let (_g, down, wire) =
             through_gateway_to(tagger(), upstream, downstream, Script::new(vec![])).await;
-        down.call_tool("tagged", json!({})).await.unwrap();
-        let result = wire
-            .lock()
-            .unwrap()
-            .iter()
-            .rev()
-            .find(|(d, m)| *d == Direction::Incoming && m["result"].get("content").is_some())
-            .map(|(_, m)| m["result"].clone())
-            .unwrap();
-        let expected = if downstream == Revision::V2025_11_25 {
-            json!({
-                "content": [{"type": "text", "text": "done"}],
-                "isError": false,
-                "_meta": {"com.example/trace": "t-1"}
-            })
-        } else {
-            json!({
-                "resultType": "complete",
-                "content": [{"type": "text", "text": "done"}],
-                "isError": false,
-                "_meta": {
-                    "com.example/trace": "t-1",
-                    "io.modelcontextprotocol/serverInfo": server_info
+        let legacy = downstream == Revision::V2025_11_25;
+        for (method, params) in &requests {
+            let Value::Object(params) = params.clone() else {
+                unreachable!()
+            };
+            down.request(method, params).await.unwrap();
+            let got = wire
+                .lock()
+                .unwrap()
+                .iter()
+                .rev()
+                .find(|(d, m)| *d == Direction::Incoming && m.get("result").is_some())
+                .map(|(_, m)| m["result"].clone())
+                .unwrap();
+            let mut expected = match *method {
+                "tools/call" => json!({
+                    "content": [{"type": "text", "text": "done"}],
+                    "isError": false
+                }),
+                "prompts/get" => json!({
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]
+                }),
+                _ => json!({"contents": [{"uri": "tag://one", "text": "one"}]}),
+            };
+            let members = expected.as_object_mut().unwrap();
+            if legacy {
+                members.insert("_meta".into(), json!({"com.example/trace": "t-1"}));
+            } else {
+                members.insert("resultType".into(), json!("complete"));
+                members.insert(
+                    "_meta".into(),
+                    json!({
+                        "com.example/trace": "t-1",
+                        "io.modelcontextprotocol/serverInfo": server_info
+                    }),
+                );
+                if *method == "resources/read" {
+                    // The upstream's hints (its default, public for five
+                    // minutes) or, from a 2025-11-25 upstream, the gateway's.
+                    members.insert("ttlMs".into(), json!(300_000));
+                    members.insert("cacheScope".into(), json!("public"));
                 }
-            })
-        };
-        assert_eq!(result, expected, "{upstream} → {downstream}");
+            }
+            assert_eq!(got, expected, "{upstream} → {downstream}: {method}");
+        }
     }
 }

@@ -6,8 +6,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use frontdesk_wire::{
-    ContentBlock, GetPromptResult, Prompt, PromptArgument as WirePromptArgument, PromptMessage,
-    Role,
+    ContentBlock, GetPromptResult, Meta, Prompt, PromptArgument as WirePromptArgument,
+    PromptMessage, Role,
 };
 use serde_json::{Map, Value};
 
@@ -22,6 +22,7 @@ use frontdesk_wire::Completion;
 pub struct PromptOutput {
     description: Option<String>,
     messages: Vec<PromptMessage>,
+    meta: Option<Meta>,
 }
 
 impl PromptOutput {
@@ -52,13 +53,22 @@ impl PromptOutput {
         self
     }
 
+    /// Set the result's `_meta` (members of the prompt's own; a relay
+    /// passes on another server's). The client's revision decorates it: on
+    /// 2026-07-28 `serverInfo`, naming this server, is set over these
+    /// members; on 2025-11-25 another server's `serverInfo` is left out.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
     /// The `GetPromptResult` (without the revision's decorations).
     pub(crate) fn into_result(self) -> GetPromptResult {
         GetPromptResult {
             result_type: None,
             description: self.description,
             messages: self.messages,
-            meta: None,
+            meta: self.meta,
             extra: Map::new(),
         }
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use frontdesk_wire::{
-    CacheScope, Completion, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    CacheScope, Completion, Meta, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 use serde_json::{Map, Value};
 
@@ -47,6 +47,7 @@ impl ResourceRequest {
 pub struct ResourceOutput {
     contents: Vec<ResourceContents>,
     cache: Option<(u64, CacheScope)>,
+    meta: Option<Meta>,
 }
 
 impl ResourceOutput {
@@ -92,6 +93,15 @@ impl ResourceOutput {
         self
     }
 
+    /// Set the result's `_meta` (members of the resource's own; a relay
+    /// passes on another server's). The client's revision decorates it: on
+    /// 2026-07-28 `serverInfo`, naming this server, is set over these
+    /// members; on 2025-11-25 another server's `serverInfo` is left out.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
     /// The caching the handler chose, if any.
     pub(crate) fn caching(&self) -> Option<(u64, CacheScope)> {
         self.cache
@@ -115,7 +125,10 @@ impl ResourceOutput {
                 }
             })
             .collect();
-        ReadResourceResult::new(contents)
+        ReadResourceResult {
+            meta: self.meta,
+            ..ReadResourceResult::new(contents)
+        }
     }
 }
 

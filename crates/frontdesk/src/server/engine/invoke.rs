@@ -45,22 +45,27 @@ pub(crate) enum Completed {
 
 impl Completed {
     /// The 2025-11-25 result object, without 2026-07-28's decorations even
-    /// when a tool's result was made by a 2026-07-28 server (a gateway
-    /// relays it whole): no `resultType`, no `_meta` naming that server.
+    /// when the result was made by a 2026-07-28 server (a gateway relays
+    /// it): no `resultType` or caching hints, no `_meta` member naming that
+    /// server.
     pub(crate) fn into_legacy(self) -> Reply {
         match self {
             Self::Tool(mut r) => {
                 r.result_type = None;
-                if let Some(meta) = &mut r.meta {
-                    meta.0.remove(meta_key::SERVER_INFO);
-                    if meta.0.is_empty() {
-                        r.meta = None;
-                    }
-                }
+                without_server_info(&mut r.meta);
                 members_json(&r)
             }
-            Self::Prompt(r) => members_json(&r),
-            Self::Resource(r, _) => members_json(&r),
+            Self::Prompt(mut r) => {
+                r.result_type = None;
+                without_server_info(&mut r.meta);
+                members_json(&r)
+            }
+            Self::Resource(mut r, _) => {
+                r.result_type = None;
+                (r.ttl_ms, r.cache_scope) = (None, None);
+                without_server_info(&mut r.meta);
+                members_json(&r)
+            }
         }
     }
 
@@ -88,6 +93,17 @@ impl Completed {
                 r.result_type = Some(ResultType::Complete);
                 meta.json_of(r)
             }
+        }
+    }
+}
+
+/// `meta` without the member naming a 2026-07-28 server (`None` when that
+/// was all of it).
+fn without_server_info(meta: &mut Option<Meta>) {
+    if let Some(m) = meta {
+        m.0.remove(meta_key::SERVER_INFO);
+        if m.0.is_empty() {
+            *meta = None;
         }
     }
 }
