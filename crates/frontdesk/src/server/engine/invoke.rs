@@ -46,8 +46,9 @@ pub(crate) enum Completed {
 impl Completed {
     /// The 2025-11-25 result object, without 2026-07-28's decorations even
     /// when the result was made by a 2026-07-28 server (a gateway relays
-    /// it): no `resultType` or caching hints, no `_meta` member naming that
-    /// server.
+    /// it): no `_meta` member naming that server, and a tool's result,
+    /// relayed whole, without its `resultType`. (A prompt's and a read's
+    /// are built here, with neither `resultType` nor caching hints.)
     pub(crate) fn into_legacy(self) -> Reply {
         match self {
             Self::Tool(mut r) => {
@@ -56,13 +57,10 @@ impl Completed {
                 members_json(&r)
             }
             Self::Prompt(mut r) => {
-                r.result_type = None;
                 without_server_info(&mut r.meta);
                 members_json(&r)
             }
             Self::Resource(mut r, _) => {
-                r.result_type = None;
-                (r.ttl_ms, r.cache_scope) = (None, None);
                 without_server_info(&mut r.meta);
                 members_json(&r)
             }
