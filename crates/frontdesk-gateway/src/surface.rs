@@ -13,7 +13,6 @@
 //! answer goes back.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use frontdesk::BoxFuture;
 use frontdesk::client::{Client, ClientError};
@@ -146,17 +145,7 @@ pub(crate) fn prompt_def(
                 let Finished::Prompt(got) = drive(shared, &cx, request).await? else {
                     return Err(ToolError::internal("the upstream answered something else"));
                 };
-                let mut out = PromptOutput::new();
-                if let Some(d) = got.description {
-                    out = out.description(d);
-                }
-                if let Some(meta) = got.meta {
-                    out = out.with_meta(meta);
-                }
-                for m in got.messages {
-                    out = out.message(m.role, m.content);
-                }
-                Ok(out)
+                Ok(PromptOutput::from_result(got))
             }
         },
     );
@@ -244,19 +233,9 @@ async fn read(
     let Finished::Resource(read) = drive(shared, cx, request).await? else {
         return Err(ToolError::internal("the upstream answered something else"));
     };
-    let mut out = read
-        .contents
-        .into_iter()
-        .fold(ResourceOutput::default(), ResourceOutput::with_contents);
-    if let Some(meta) = read.meta {
-        out = out.with_meta(meta);
-    }
     // The upstream knows for whom and how long its contents hold (a
     // 2025-11-25 upstream does not say: the gateway's own hints then).
-    Ok(match (read.ttl_ms, read.cache_scope) {
-        (Some(ttl), Some(scope)) => out.cache(Duration::from_millis(ttl), scope),
-        _ => out,
-    })
+    Ok(ResourceOutput::from_result(read))
 }
 
 /// A completion handler that asks the upstream (`completion/complete` with

@@ -453,8 +453,15 @@ async fn a_relayed_result_carries_the_downstream_revisions_decorations_only() {
     use frontdesk::server::prompt::{PromptDef, PromptOutput};
     use frontdesk::server::resource::{ResourceDef, ResourceOutput};
     use frontdesk::server::{ToolDef, ToolOutput};
-    use frontdesk::wire::{CallToolResult, ContentBlock, Meta, Role};
+    use frontdesk::wire::{CallToolResult, GetPromptResult, Meta, ReadResourceResult};
     let trace = || Meta::new().with("com.example/trace", json!("t-1"));
+    // Each result carries a member of a later revision or an extension
+    // (top level and, in a prompt, on a message): a relay keeps it.
+    let made_elsewhere = |result: Value| {
+        let mut result = result;
+        result["x-origin"] = json!("upstream");
+        result
+    };
     let tagger = move || {
         Server::builder("tagger", "1.0.0")
             .tool(ToolDef::raw(
@@ -462,8 +469,10 @@ async fn a_relayed_result_carries_the_downstream_revisions_decorations_only() {
                 "Answers with a trace id in _meta",
                 json!({}),
                 move |_cx, _| async move {
-                    let mut result = CallToolResult::new(vec![ContentBlock::text("done")]);
-                    result.is_error = Some(false);
+                    let mut result: CallToolResult = serde_json::from_value(made_elsewhere(
+                        json!({"content": [{"type": "text", "text": "done"}], "isError": false}),
+                    ))
+                    .unwrap();
                     result.meta = Some(trace());
                     Ok(ToolOutput::from_result(result))
                 },
@@ -472,15 +481,27 @@ async fn a_relayed_result_carries_the_downstream_revisions_decorations_only() {
                 "tagged",
                 "A traced prompt",
                 move |_cx, _| async move {
-                    Ok(PromptOutput::new()
-                        .text(Role::User, "hi")
-                        .with_meta(trace()))
+                    let result: GetPromptResult = serde_json::from_value(made_elsewhere(json!({
+                        "messages": [{
+                            "role": "user",
+                            "content": {"type": "text", "text": "hi"},
+                            "x-tone": "warm"
+                        }]
+                    })))
+                    .unwrap();
+                    Ok(PromptOutput::from_result(result).with_meta(trace()))
                 },
             ))
             .resource(ResourceDef::new(
                 "tag://one",
                 "one",
-                move |_cx, _| async move { Ok(ResourceOutput::text("one").with_meta(trace())) },
+                move |_cx, _| async move {
+                    let result: ReadResourceResult = serde_json::from_value(made_elsewhere(
+                        json!({"contents": [{"uri": "tag://one", "text": "one"}]}),
+                    ))
+                    .unwrap();
+                    Ok(ResourceOutput::from_result(result).with_meta(trace()))
+                },
             ))
             .build()
     };
@@ -513,10 +534,15 @@ async fn a_relayed_result_carries_the_downstream_revisions_decorations_only() {
                     "isError": false
                 }),
                 "prompts/get" => json!({
-                    "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]
+                    "messages": [{
+                        "role": "user",
+                        "content": {"type": "text", "text": "hi"},
+                        "x-tone": "warm"
+                    }]
                 }),
                 _ => json!({"contents": [{"uri": "tag://one", "text": "one"}]}),
             };
+            expected["x-origin"] = json!("upstream");
             let members = expected.as_object_mut().unwrap();
             if legacy {
                 members.insert("_meta".into(), json!({"com.example/trace": "t-1"}));

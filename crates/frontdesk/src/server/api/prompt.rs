@@ -23,12 +23,48 @@ pub struct PromptOutput {
     description: Option<String>,
     messages: Vec<PromptMessage>,
     meta: Option<Meta>,
+    /// Members of a result made elsewhere that this crate does not know
+    /// ([`PromptOutput::from_result`]).
+    extra: Map<String, Value>,
 }
 
 impl PromptOutput {
     /// No messages yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A whole result made elsewhere (a relay's upstream), sent as it is:
+    /// its description, its messages with their unknown members, its
+    /// `_meta` members and its own unknown members. The client's revision
+    /// decorates it as it does any prompt's: a 2026-07-28 server's
+    /// `resultType` is left out here and set again for a 2026-07-28
+    /// client, and `_meta`'s `serverInfo` names this server (or is left
+    /// out on 2025-11-25).
+    ///
+    /// ```
+    /// use frontdesk::server::prompt::PromptOutput;
+    /// use frontdesk::wire::GetPromptResult;
+    ///
+    /// let relayed: GetPromptResult = serde_json::from_value(serde_json::json!({
+    ///     "messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}, "x-tone": "warm"}],
+    ///     "x-origin": "upstream",
+    /// })).unwrap();
+    /// let out = PromptOutput::from_result(relayed);
+    /// assert_eq!(out.messages()[0].extra["x-tone"], "warm");
+    /// ```
+    pub fn from_result(result: GetPromptResult) -> Self {
+        Self {
+            description: result.description,
+            messages: result.messages,
+            meta: result.meta,
+            extra: result.extra,
+        }
+    }
+
+    /// The messages so far.
+    pub fn messages(&self) -> &[PromptMessage] {
+        &self.messages
     }
 
     /// Set the description.
@@ -69,7 +105,7 @@ impl PromptOutput {
             description: self.description,
             messages: self.messages,
             meta: self.meta,
-            extra: Map::new(),
+            extra: self.extra,
         }
     }
 }

@@ -48,6 +48,9 @@ pub struct ResourceOutput {
     contents: Vec<ResourceContents>,
     cache: Option<(u64, CacheScope)>,
     meta: Option<Meta>,
+    /// Members of a result made elsewhere that this crate does not know
+    /// ([`ResourceOutput::from_result`]).
+    extra: Map<String, Value>,
 }
 
 impl ResourceOutput {
@@ -59,6 +62,42 @@ impl ResourceOutput {
     /// Binary contents of the URI being read (base64-encoded on the wire).
     pub fn blob(bytes: &[u8]) -> Self {
         Self::default().with_contents(ResourceContents::blob(String::new(), bytes))
+    }
+
+    /// A whole result made elsewhere (a relay's upstream), sent as it is:
+    /// its contents, its `_meta` members and its unknown members, and its
+    /// caching hints when it gave both (a 2025-11-25 server gives none:
+    /// this server's defaults then, as for [`cache`](Self::cache) not
+    /// called). The client's revision decorates it as it does any read's:
+    /// `resultType` and the hints for a 2026-07-28 client, neither for a
+    /// 2025-11-25 one; `_meta`'s `serverInfo` names this server (or is
+    /// left out on 2025-11-25).
+    ///
+    /// ```
+    /// use frontdesk::server::resource::ResourceOutput;
+    /// use frontdesk::wire::ReadResourceResult;
+    ///
+    /// let relayed: ReadResourceResult = serde_json::from_value(serde_json::json!({
+    ///     "contents": [{"uri": "shop://menu", "text": "Soup"}],
+    ///     "ttlMs": 60000,
+    ///     "cacheScope": "private",
+    ///     "x-origin": "upstream",
+    /// })).unwrap();
+    /// let out = ResourceOutput::from_result(relayed);
+    /// assert_eq!(out.contents().len(), 1);
+    /// ```
+    pub fn from_result(result: ReadResourceResult) -> Self {
+        Self {
+            contents: result.contents,
+            cache: result.ttl_ms.zip(result.cache_scope),
+            meta: result.meta,
+            extra: result.extra,
+        }
+    }
+
+    /// The contents so far.
+    pub fn contents(&self) -> &[ResourceContents] {
+        &self.contents
     }
 
     /// Set the MIME type of the contents added so far that have none.
@@ -127,6 +166,7 @@ impl ResourceOutput {
             .collect();
         ReadResourceResult {
             meta: self.meta,
+            extra: self.extra,
             ..ReadResourceResult::new(contents)
         }
     }
