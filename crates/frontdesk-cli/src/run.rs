@@ -36,10 +36,18 @@ pub fn block_on_exit<F>(command: &str, body: F) -> ExitCode
 where
     F: Future<Output = ExitCode>,
 {
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    match worker_threads() {
+        Ok(Some(count)) => {
+            builder.worker_threads(count);
+        }
+        Ok(None) => {}
+        Err(problem) => {
+            crate::output::error(command, &problem);
+            return exit::code(exit::CANNOT_START);
+        }
+    }
+    match builder.enable_all().build() {
         Ok(runtime) => {
             let code = runtime.block_on(body);
             // tokio reads stdin on a blocking thread that returns only when a line
@@ -53,5 +61,31 @@ where
             crate::output::error(command, &format!("cannot start the async runtime: {error}"));
             exit::code(exit::CANNOT_START)
         }
+    }
+}
+
+/// The environment variable that sets the runtime's count of worker threads
+/// (tokio's own name for it).
+const WORKER_THREADS_ENV: &str = "TOKIO_WORKER_THREADS";
+
+/// Most worker threads [`WORKER_THREADS_ENV`] may ask for: more than any
+/// machine this serves on has CPUs, fewer than would exhaust its threads.
+const MAX_WORKER_THREADS: usize = 1024;
+
+/// The runtime's worker count from [`WORKER_THREADS_ENV`]: `None` when it
+/// is unset (tokio's default, one per CPU the process may use), the
+/// problem when it is set to anything but a count from 1 to
+/// [`MAX_WORKER_THREADS`]. Read here because tokio, reading it itself,
+/// panics on a value it cannot use.
+fn worker_threads() -> Result<Option<usize>, String> {
+    let Some(raw) = std::env::var_os(WORKER_THREADS_ENV) else {
+        return Ok(None);
+    };
+    match raw.to_str().and_then(|s| s.trim().parse::<usize>().ok()) {
+        Some(count) if (1..=MAX_WORKER_THREADS).contains(&count) => Ok(Some(count)),
+        _ => Err(format!(
+            "{WORKER_THREADS_ENV} is `{}`: give the number of runtime worker threads, from 1 to {MAX_WORKER_THREADS} (unset: one per CPU)",
+            raw.to_string_lossy()
+        )),
     }
 }

@@ -138,3 +138,42 @@ fn connect_reports_the_same_failures_with_the_same_status_as_call() {
         assert!(screen.contains("EXITED 2"), "{args}: {screen}");
     }
 }
+
+#[test]
+fn a_bad_worker_thread_count_is_an_error_line_not_a_panic() {
+    // tokio reads `TOKIO_WORKER_THREADS` itself and panics on a value it
+    // cannot use; every async command builds its runtime from it.
+    for value in ["abc", "0", "-2", "", "5000"] {
+        let out = frontdesk(
+            &["serve", "--http", "127.0.0.1:0", "--store", "memory"],
+            &[("TOKIO_WORKER_THREADS", value)],
+        );
+        let (_, stderr) = texts(&out);
+        assert!(!stderr.contains("panicked"), "{value:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            format!(
+                "frontdesk serve: TOKIO_WORKER_THREADS is `{value}`: give the number of runtime worker threads, from 1 to 1024 (unset: one per CPU)"
+            ),
+            "{value:?}"
+        );
+        assert_eq!(out.status.code(), Some(2), "{value:?}: {stderr}");
+    }
+    // A count it can use is used: the server starts (and is stopped here).
+    let mut serving = std::process::Command::new(BIN)
+        .args(["serve", "--http", "127.0.0.1:0", "--store", "memory"])
+        .env("TOKIO_WORKER_THREADS", "1")
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        serving.try_wait().unwrap().is_none(),
+        "serve stopped at once"
+    );
+    serving.kill().unwrap();
+    let _ = serving.wait();
+}
