@@ -17,7 +17,10 @@
 //! setting is inherited by every program a process starts, and the servers
 //! `gateway`, `call` or `lab` start decide their own memory.
 
-/// Every allocation of the binary goes through mimalloc.
+/// Every allocation of the binary goes through mimalloc (the system's
+/// malloc with the `system-allocator` feature, for profilers such as
+/// `heaptrack` that watch malloc and do not see mimalloc's arenas).
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
