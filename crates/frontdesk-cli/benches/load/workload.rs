@@ -84,7 +84,7 @@ struct Block<'a> {
 
 /// A JSON-RPC response carrying a [`Reply`] as its result.
 #[derive(Debug, Deserialize)]
-struct Response<'a> {
+struct RpcResponse<'a> {
     #[serde(borrow)]
     result: Reply<'a>,
 }
@@ -100,7 +100,7 @@ impl<'a> Reply<'a> {
             "{round} answered {status}: {}",
             shown()
         );
-        serde_json::from_slice::<Response<'a>>(body)
+        serde_json::from_slice::<RpcResponse<'a>>(body)
             .map(|r| r.result)
             .with_context(|| format!("{round} is not a result: {}", shown()))
     }
