@@ -1,10 +1,9 @@
 //! One call of each workload, checked: a closed-loop client runs it again
 //! and again on its own keep-alive connections.
 
-use std::net::SocketAddr;
-
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::net::SocketAddr;
 
 use anyhow::{Context as _, bail, ensure};
 use hyper::{Method, StatusCode};

@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::net::TcpListener;
 
-use crate::support::{BIN, frontdesk, texts};
+use crate::support::{BIN, Running, frontdesk, texts};
 use crate::tmux::Tmux;
 
 /// A web server that answers every request with a 404 HTML page.
@@ -159,21 +159,21 @@ fn a_bad_worker_thread_count_is_an_error_line_not_a_panic() {
         );
         assert_eq!(out.status.code(), Some(2), "{value:?}: {stderr}");
     }
-    // A count it can use is used: the server starts (and is stopped here).
-    let mut serving = std::process::Command::new(BIN)
+    // A count it can use is used: the server starts and serves.
+    let mut command = std::process::Command::new(BIN);
+    command
         .args(["serve", "--http", "127.0.0.1:0", "--store", "memory"])
         .env("TOKIO_WORKER_THREADS", "1")
         .env("RUST_LOG", "warn")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(500));
+        .stdin(std::process::Stdio::null());
+    let serving = Running::spawn(command);
+    let endpoint = serving.first(std::time::Duration::from_secs(20), |l| {
+        l.strip_prefix("frontdesk: MCP endpoint at ")
+            .map(str::to_owned)
+    });
     assert!(
-        serving.try_wait().unwrap().is_none(),
-        "serve stopped at once"
+        endpoint.is_some(),
+        "serve with one worker thread did not start"
     );
-    serving.kill().unwrap();
-    let _ = serving.wait();
+    serving.kill();
 }
