@@ -20,6 +20,13 @@
 //! Each request carries the peer's address ([`PeerAddr`]), which anonymous
 //! clients are told apart by (quotas, fairness): an IPv4 address, or an
 //! IPv6 address's /64, here as everywhere ([`ClientNet`]).
+//!
+//! A POST to the MCP endpoint (every message a client sends) goes to its
+//! handler directly ([`Endpoint`]); the router serves the rest (GET and
+//! DELETE on the endpoint, other methods, the application's pages, health).
+//! It is the handler the router would have chosen, given what the router
+//! would have given it, without the router's per-request boxing and
+//! cloning of its services (issue 27).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -30,8 +37,9 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
+use axum::extract::State;
 use axum::http::header::HOST;
-use axum::http::{HeaderValue, Request, Version};
+use axum::http::{HeaderValue, Method, Request, Version};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -42,6 +50,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
+use super::mcp;
 use crate::server::contract::peer::ClientNet;
 
 /// The address a request came from, as a request extension.
@@ -56,6 +65,22 @@ pub(crate) struct Limits {
     pub(crate) shutdown_grace: Duration,
 }
 
+/// The MCP endpoint's path and the state its handlers share: a POST there
+/// is served by [`mcp::post`] without going through the router (which
+/// routes the same path and method to the same handler).
+pub(crate) struct Endpoint {
+    pub(crate) path: String,
+    pub(crate) state: mcp::AppState,
+}
+
+impl Endpoint {
+    /// Whether `request` is a POST to this endpoint (the path as the
+    /// router matches it: exactly, whatever the query).
+    fn takes<B>(&self, request: &Request<B>) -> bool {
+        request.method() == Method::POST && request.uri().path() == self.path
+    }
+}
+
 /// How connections are encrypted: not at all, or TLS with this acceptor.
 #[derive(Clone)]
 pub(crate) enum Transport {
@@ -64,12 +89,14 @@ pub(crate) enum Transport {
     Tls(tokio_rustls::TlsAcceptor),
 }
 
-/// Serve `app` on `listener` until `signal`, then stop accepting, run
-/// what `on_signal` returns (the server's drain), let open connections
-/// finish, and return once both are done or the grace time is over.
+/// Serve `app` (and `endpoint`'s POSTs directly, when given) on `listener`
+/// until `signal`, then stop accepting, run what `on_signal` returns (the
+/// server's drain), let open connections finish, and return once both are
+/// done or the grace time is over.
 pub(crate) async fn run<F, S>(
     listener: TcpListener,
     app: Router,
+    endpoint: Option<Endpoint>,
     limits: Limits,
     transport: Transport,
     signal: F,
@@ -85,6 +112,7 @@ where
     // Shared: each connection's task holds a pointer to the builders, not
     // a copy of them (hyper's connection keeps what it needs of them).
     let http = Arc::new(builder(&limits));
+    let endpoint = endpoint.map(Arc::new);
     tokio::pin!(signal);
     loop {
         let (stream, peer) = tokio::select! {
@@ -119,6 +147,7 @@ where
         }
         let service = Handler {
             app: app.clone(),
+            endpoint: endpoint.clone(),
             peer,
         };
         let watcher = graceful.watcher();
@@ -175,11 +204,13 @@ where
     Ok(())
 }
 
-/// The router as hyper's service for one connection: each request carries
-/// the peer's address, and on HTTP/2 its `:authority` as `Host`.
+/// The router as hyper's service for one connection (a POST to the MCP
+/// endpoint served directly): each request carries the peer's address, and
+/// on HTTP/2 its `:authority` as `Host`.
 #[derive(Clone)]
 struct Handler {
     app: Router,
+    endpoint: Option<Arc<Endpoint>>,
     peer: SocketAddr,
 }
 
@@ -199,6 +230,12 @@ impl hyper::service::Service<Request<Incoming>> for Handler {
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         request.extensions_mut().insert(PeerAddr(self.peer));
         host_from_authority(&mut request);
+        if let Some(endpoint) = self.endpoint.as_ref().filter(|e| e.takes(&request)) {
+            let state = endpoint.state.clone();
+            return Box::pin(
+                async move { Ok(mcp::post(State(state), request.map(Body::new)).await) },
+            );
+        }
         let app = self.app.clone();
         Box::pin(async move {
             let response = app.oneshot(request.map(Body::new)).await;

@@ -41,9 +41,27 @@ use crate::server::engine::load::Held;
 use frontdesk_wire::Revision;
 use frontdesk_wire::{ErrorCode, RequestId, method};
 
-/// Everything the handlers share.
+/// Everything the handlers share, behind one pointer: every request clones
+/// it (one count, not one per member).
 #[derive(Clone)]
-pub(crate) struct AppState {
+pub(crate) struct AppState(Arc<AppShared>);
+
+impl std::ops::Deref for AppState {
+    type Target = AppShared;
+
+    fn deref(&self) -> &AppShared {
+        &self.0
+    }
+}
+
+impl AppState {
+    pub(crate) fn new(shared: AppShared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+/// What [`AppState`] points to.
+pub(crate) struct AppShared {
     pub(crate) server: Server,
     pub(crate) options: Arc<HttpOptions>,
     pub(crate) sessions: Arc<Sessions>,

@@ -87,6 +87,8 @@ use crate::server::Server;
 
 struct Built {
     router: Router,
+    /// The endpoint's POSTs, served without the router (see [`listen`]).
+    endpoint: listen::Endpoint,
     sessions: Arc<sessions::Sessions>,
     archive: Option<Arc<archive::Writer>>,
 }
@@ -119,7 +121,7 @@ fn build(
     } else {
         format!("/{}", options.endpoint)
     };
-    let state = mcp::AppState {
+    let state = mcp::AppState::new(mcp::AppShared {
         server,
         options: Arc::new(options),
         sessions: Arc::clone(&sessions),
@@ -127,6 +129,10 @@ fn build(
         loopback,
         in_flight: Arc::new(mcp::InFlight::default()),
         archive: archive.clone(),
+    });
+    let direct = listen::Endpoint {
+        path: endpoint.clone(),
+        state: state.clone(),
     };
     let router = Router::new().route(
         &endpoint,
@@ -138,6 +144,7 @@ fn build(
     );
     Built {
         router: router.with_state(state),
+        endpoint: direct,
         sessions,
         archive,
     }
@@ -300,6 +307,7 @@ impl HttpListener {
         tracing::info!(%url, "Streamable HTTP listening");
         let sessions = built.sessions;
         let archive = built.archive;
+        let endpoint = built.endpoint;
         let mut app = built.router;
         if let Some(routes) = routes {
             app = app.merge(routes);
@@ -307,19 +315,27 @@ impl HttpListener {
         if let Some(health) = health {
             app = app.merge(health);
         }
-        let served = listen::run(self.listener, app, limits, transport, signal, move || {
-            // Withdraw the questions waiting for people and let their calls
-            // answer; then end the streams (GET streams would otherwise
-            // hold their connections for the whole grace time).
-            server.drain();
-            async move {
-                if !server.settled(grace).await {
-                    tracing::info!("requests still running at the end of the grace time");
+        let served = listen::run(
+            self.listener,
+            app,
+            Some(endpoint),
+            limits,
+            transport,
+            signal,
+            move || {
+                // Withdraw the questions waiting for people and let their calls
+                // answer; then end the streams (GET streams would otherwise
+                // hold their connections for the whole grace time).
+                server.drain();
+                async move {
+                    if !server.settled(grace).await {
+                        tracing::info!("requests still running at the end of the grace time");
+                    }
+                    token.cancel();
+                    sessions.close_all();
                 }
-                token.cancel();
-                sessions.close_all();
-            }
-        })
+            },
+        )
         .await;
         // The streams' last events (a drain's withdrawals and answers) to
         // the archive, so a client whose connection broke gets them from
@@ -344,7 +360,16 @@ impl HttpListener {
         let app = pages::bounded(routes, &self.options, loopback);
         tracing::info!(url = %self.base_url(), "pages listening");
         let transport = self.transport();
-        listen::run(self.listener, app, limits, transport, signal, || async {}).await
+        listen::run(
+            self.listener,
+            app,
+            None,
+            limits,
+            transport,
+            signal,
+            || async {},
+        )
+        .await
     }
 
     fn limits(&self) -> listen::Limits {

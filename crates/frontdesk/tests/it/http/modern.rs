@@ -227,6 +227,43 @@ async fn get_and_delete_are_405() {
     assert_eq!(r.status(), 405);
 }
 
+/// A POST to the endpoint is served without the router (issue 27); only the
+/// endpoint's own path is taken that way, as the router would: another path,
+/// even one that starts with the endpoint's, is the router's `404`, and a
+/// query does not change the path.
+#[tokio::test]
+async fn only_the_endpoints_own_path_is_the_endpoint() {
+    let s = start(|_| {}).await;
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}});
+    for path in ["/mcp/", "/mcpx", "/MCP", "/mcp/x", "/"] {
+        let r = s
+            .http
+            .post(format!("{}{path}", s.base))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", MODERN)
+            .header("mcp-method", "tools/list")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 404, "POST {path}");
+    }
+    let r = s
+        .http
+        .post(format!("{}?probe=1", s.mcp))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "tools/list")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json_of(r, 200).await["result"]["resultType"], "complete");
+}
+
 #[tokio::test]
 async fn url_mode_through_the_sign_in_page() {
     let s = start(|_| {}).await;
