@@ -29,7 +29,13 @@ pub fn write_value(value: &Value, out: &mut Vec<u8>) {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        // The number's text (as `Display` writes it: the same `itoa`/`ryu`
+        // digits) written in place, without a `String` per number.
+        Value::Number(n) => {
+            if serde_json::to_writer(&mut *out, n).is_err() {
+                out.extend_from_slice(n.to_string().as_bytes());
+            }
+        }
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
             out.push(b'[');
@@ -89,5 +95,36 @@ mod tests {
         // "Z" (0x5A) sorts before "a" (0x61), and "é" (0xC3 0xA9) after both.
         let v = json!({"é": 3, "a": 2, "Z": 1});
         assert_eq!(canonical_json(&v), r#"{"Z":1,"a":2,"é":3}"#.as_bytes());
+    }
+
+    /// Digests of sealed states are made of this text: numbers are written
+    /// as they always were (their `Display`), and as these exact bytes.
+    #[test]
+    fn numbers_are_written_as_their_display() {
+        let numbers = json!([
+            0,
+            -1,
+            42,
+            u64::MAX,
+            i64::MIN,
+            0.1,
+            -0.0,
+            1.5,
+            2.5e-8,
+            1e300,
+            1e21,
+            123456789.125
+        ]);
+        let mut expected = Vec::new();
+        for n in numbers.as_array().unwrap() {
+            let mut out = Vec::new();
+            write_value(n, &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
+            expected.push(n.to_string());
+        }
+        assert_eq!(
+            expected.join(","),
+            "0,-1,42,18446744073709551615,-9223372036854775808,0.1,-0.0,1.5,2.5e-8,1e+300,1e+21,123456789.125"
+        );
     }
 }

@@ -37,7 +37,6 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::State;
 use axum::http::header::HOST;
 use axum::http::{HeaderValue, Method, Request, Version};
 use hyper::body::Incoming;
@@ -228,14 +227,16 @@ impl hyper::service::Service<Request<Incoming>> for Handler {
     type Future = HandlerFuture;
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
-        request.extensions_mut().insert(PeerAddr(self.peer));
         host_from_authority(&mut request);
         if let Some(endpoint) = self.endpoint.as_ref().filter(|e| e.takes(&request)) {
+            // The peer given as an argument: no extensions map to allocate.
             let state = endpoint.state.clone();
-            return Box::pin(
-                async move { Ok(mcp::post(State(state), request.map(Body::new)).await) },
-            );
+            let peer = Some(PeerAddr(self.peer));
+            return Box::pin(async move {
+                Ok(mcp::post_from(state, request.map(Body::new), peer).await)
+            });
         }
+        request.extensions_mut().insert(PeerAddr(self.peer));
         let app = self.app.clone();
         Box::pin(async move {
             let response = app.oneshot(request.map(Body::new)).await;

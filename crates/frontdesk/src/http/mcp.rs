@@ -348,10 +348,20 @@ async fn read_message(
 
 /// POST: one JSON-RPC message of either revision.
 pub(crate) async fn post(State(st): State<AppState>, request: axum::extract::Request) -> Response {
+    let peer = request.extensions().get::<PeerAddr>().copied();
+    post_from(st, request, peer).await
+}
+
+/// [`post`] of a request from `peer`.
+pub(crate) async fn post_from(
+    st: AppState,
+    request: axum::extract::Request,
+    peer: Option<PeerAddr>,
+) -> Response {
     // The headers are read in place (a `HeaderMap` extractor copies them).
     let (parts, body) = request.into_parts();
     let h = &parts.headers;
-    let caller = match admit(&st, h, parts.extensions.get::<PeerAddr>()).await {
+    let caller = match admit(&st, h, peer.as_ref()).await {
         Ok(c) => c,
         Err(r) => return r,
     };
