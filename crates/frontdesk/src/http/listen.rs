@@ -65,8 +65,8 @@ pub(crate) struct Limits {
 }
 
 /// The MCP endpoint's path and the state its handlers share: a POST there
-/// is served by [`mcp::post`] without going through the router (which
-/// routes the same path and method to the same handler).
+/// is served by [`mcp::post_from`] without going through the router (which
+/// routes the same path and method to [`mcp::post`], the same handler).
 pub(crate) struct Endpoint {
     pub(crate) path: String,
     pub(crate) state: mcp::AppState,
@@ -204,8 +204,9 @@ where
 }
 
 /// The router as hyper's service for one connection (a POST to the MCP
-/// endpoint served directly): each request carries the peer's address, and
-/// on HTTP/2 its `:authority` as `Host`.
+/// endpoint served directly): each request comes with the peer's address
+/// (for the router, as a [`PeerAddr`] extension; for the endpoint's POST,
+/// as an argument), and on HTTP/2 with its `:authority` as `Host`.
 #[derive(Clone)]
 struct Handler {
     app: Router,
