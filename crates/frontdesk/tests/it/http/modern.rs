@@ -236,31 +236,18 @@ async fn only_the_endpoints_own_path_is_the_endpoint() {
     let s = start(|_| {}).await;
     let body =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}});
-    for path in ["/mcp/", "/mcpx", "/MCP", "/mcp/x", "/"] {
-        let r = s
-            .http
-            .post(format!("{}{path}", s.base))
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
+    let list_at = |url: String| {
+        s.post_to(&url)
             .header("mcp-protocol-version", MODERN)
             .header("mcp-method", "tools/list")
             .body(body.to_string())
             .send()
-            .await
-            .unwrap();
+    };
+    for path in ["/mcp/", "/mcpx", "/MCP", "/mcp/x", "/"] {
+        let r = list_at(format!("{}{path}", s.base)).await.unwrap();
         assert_eq!(r.status(), 404, "POST {path}");
     }
-    let r = s
-        .http
-        .post(format!("{}?probe=1", s.mcp))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", MODERN)
-        .header("mcp-method", "tools/list")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
+    let r = list_at(format!("{}?probe=1", s.mcp)).await.unwrap();
     assert_eq!(json_of(r, 200).await["result"]["resultType"], "complete");
 }
 

@@ -128,8 +128,13 @@ impl TestServer {
 
     /// A POST with the usual headers and no session or version headers.
     pub fn post(&self) -> reqwest::RequestBuilder {
+        self.post_to(&self.mcp)
+    }
+
+    /// [`post`](Self::post) to `url` instead of the endpoint.
+    pub fn post_to(&self, url: &str) -> reqwest::RequestBuilder {
         self.http
-            .post(&self.mcp)
+            .post(url)
             .header(CONTENT_TYPE, "application/json")
             .header("accept", ACCEPT)
     }
