@@ -425,7 +425,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Incoming, caller: Cal
         return r;
     };
     let info = caller.into_info();
-    let (sink, mut rx) = OutboundSink::channel();
+    let (sink, mut rx) = OutboundSink::small_channel();
     let server = st.server.clone();
     // The client's place goes with the request's work: a retry's round that
     // outlives a dropped connection still counts against the client's cap.
@@ -447,7 +447,7 @@ async fn post_modern(st: AppState, h: &HeaderMap, message: Incoming, caller: Cal
             tokio::select! {
                 biased;
                 h = &mut work => Some(h),
-                m = rx.recv() => {
+                m = rx.next() => {
                     pushed.extend(m.as_ref().map(sse::compact));
                     None
                 }

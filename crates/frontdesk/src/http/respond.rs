@@ -12,8 +12,9 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use frontdesk_wire::{ErrorCode, ErrorObject, RequestId};
+use futures::StreamExt as _;
+use futures::channel::mpsc::UnboundedReceiver;
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, interval_at};
 use tokio_util::sync::CancellationToken;
 
@@ -156,7 +157,7 @@ struct RequestState {
     /// Messages to send, as JSON text.
     pending: VecDeque<String>,
     work: Option<HandleFuture>,
-    rx: mpsc::UnboundedReceiver<Value>,
+    rx: UnboundedReceiver<Value>,
     rx_open: bool,
     tick: Interval,
     shutdown: CancellationToken,
@@ -169,7 +170,7 @@ struct RequestState {
 pub(crate) fn request_stream(
     pushed: Vec<String>,
     work: Option<HandleFuture>,
-    rx: mpsc::UnboundedReceiver<Value>,
+    rx: UnboundedReceiver<Value>,
     keepalive: Duration,
     shutdown: CancellationToken,
 ) -> Response {
@@ -193,7 +194,7 @@ pub(crate) fn request_stream(
                     tracing::info!("shutting down; request stream closed");
                     return None;
                 }
-                m = st.rx.recv(), if st.rx_open => match m {
+                m = st.rx.next(), if st.rx_open => match m {
                     Some(m) => st.pending.push_back(sse::compact(&m)),
                     None => st.rx_open = false,
                 },

@@ -29,8 +29,9 @@ enum SinkSender {
     Values(mpsc::UnboundedSender<Value>),
     /// A channel that allocates per message queued, nothing ahead: a
     /// 2025-11-25 HTTP request holds its sink for as long as its call waits
-    /// for an answer (a tokio channel preallocates a block of 32 values,
-    /// about 2.8 KiB; issue 27).
+    /// for an answer, and every 2026-07-28 HTTP request makes one that most
+    /// never use (a tokio channel preallocates a block of 32 values, about
+    /// 2.8 KiB; issue 27).
     #[cfg(feature = "http-server")]
     Small(futures::channel::mpsc::UnboundedSender<Value>),
     /// A transport's one queue of lines (stdio), where responses go too.

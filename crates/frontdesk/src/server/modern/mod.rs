@@ -387,10 +387,12 @@ async fn play(
             let r = InputRequiredResult::new(Some(requests), Some(token));
             server.info_meta.json_of(r)
         }
+        // Boxed: inline, every round's future (and each move of it) would
+        // be as large as a task's start, which few calls take.
         Outcome::Detached(work, started) => {
-            task::run(server, work, started, move |server, result| {
+            Box::pin(task::run(server, work, started, move |server, result| {
                 settle(server, &target, result, caching)
-            })
+            }))
             .await
         }
     }
