@@ -144,11 +144,12 @@ impl Caller {
 }
 
 /// The checks every request gets, in order: `Host` (`403`), `Origin`
-/// (`403`), authentication (`401`/`403`).
+/// (`403`), authentication (`401`/`403`); `address` is the client's
+/// ([`PeerAddr::client`]), when the request came over a connection.
 pub(crate) async fn admit(
     st: &AppState,
     h: &HeaderMap,
-    peer: Option<&PeerAddr>,
+    address: Option<String>,
 ) -> Result<Caller, Response> {
     let host = header_str(h, header::HOST);
     if !st.options.hosts.allows(host, st.loopback) {
@@ -165,7 +166,7 @@ pub(crate) async fn admit(
     }
     Ok(Caller {
         principal: principal(st, h).await?,
-        address: peer.map(|p| crate::server::contract::peer::ClientNet::of(p.0.ip()).to_string()),
+        address,
     })
 }
 
@@ -348,20 +349,21 @@ async fn read_message(
 
 /// POST: one JSON-RPC message of either revision.
 pub(crate) async fn post(State(st): State<AppState>, request: axum::extract::Request) -> Response {
-    let peer = request.extensions().get::<PeerAddr>().copied();
-    post_from(st, request, peer).await
+    let address = request.extensions().get::<PeerAddr>().map(PeerAddr::client);
+    post_from(st, request, address).await
 }
 
-/// [`post`] of a request from `peer`.
+/// [`post`] of a request from the client at `address` (its
+/// [`PeerAddr::client`]).
 pub(crate) async fn post_from(
     st: AppState,
     request: axum::extract::Request,
-    peer: Option<PeerAddr>,
+    address: Option<String>,
 ) -> Response {
     // The headers are read in place (a `HeaderMap` extractor copies them).
     let (parts, body) = request.into_parts();
     let h = &parts.headers;
-    let caller = match admit(&st, h, peer.as_ref()).await {
+    let caller = match admit(&st, h, address).await {
         Ok(c) => c,
         Err(r) => return r,
     };
@@ -693,7 +695,7 @@ pub(crate) async fn get(
     peer: Option<Extension<PeerAddr>>,
     h: HeaderMap,
 ) -> Response {
-    let caller = match admit(&st, &h, peer.as_deref()).await {
+    let caller = match admit(&st, &h, peer.as_deref().map(PeerAddr::client)).await {
         Ok(c) => c,
         Err(r) => return r,
     };
@@ -786,7 +788,7 @@ pub(crate) async fn delete(
     peer: Option<Extension<PeerAddr>>,
     h: HeaderMap,
 ) -> Response {
-    let caller = match admit(&st, &h, peer.as_deref()).await {
+    let caller = match admit(&st, &h, peer.as_deref().map(PeerAddr::client)).await {
         Ok(c) => c,
         Err(r) => return r,
     };
