@@ -11,7 +11,7 @@
 //! 2025-11-25 questions (`cargo bench -p frontdesk-cli --bench pending`),
 //! `frontdesk serve` held 27.6 KiB per question on HTTP/1.1 with them and
 //! 19.5 KiB without, and started at 33 MB of RSS instead of 22; the CPU per
-//! call of the load benchmark did not move. The crate's `no_thp` feature stops
+//! call of the load benchmark did not move. libmimalloc-sys's `no_thp` feature stops
 //! the `madvise` in every command; [`settle`] turns them off for the whole
 //! process, which also covers kernels set to `always`, in `serve` only: the
 //! setting is inherited by every program a process starts, and the servers
@@ -46,11 +46,13 @@ pub(crate) struct Mimalloc;
 /// The alignment every `mi_malloc` block of at least this size has
 /// (mimalloc's `MI_MAX_ALIGN_SIZE`); a smaller block is aligned to its size
 /// class, the smallest of which is 8 bytes.
+#[cfg_attr(feature = "system-allocator", allow(dead_code))]
 const PLAIN_ALIGN: usize = 16;
 
 /// Whether a plain (`mi_malloc`, `mi_zalloc`, `mi_realloc`) block of `size`
 /// bytes is aligned to `align`: `align` at most 16 and at most `size` (the
 /// rule the standard library's own allocator follows for `malloc`).
+#[cfg_attr(feature = "system-allocator", allow(dead_code))]
 fn plain(size: usize, align: usize) -> bool {
     align <= PLAIN_ALIGN && align <= size
 }
