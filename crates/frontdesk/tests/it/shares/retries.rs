@@ -80,28 +80,6 @@ fn retry_body(id: i64, state: &str) -> Value {
 
 /// The status of a 2026-07-28 POST of `body` to `authority`'s endpoint
 /// from the loopback address `from`, on a connection of its own.
-async fn status_from(from: &str, authority: &str, body: &str) -> u16 {
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
-    let mut stream = socket.connect(authority.parse().unwrap()).await.unwrap();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
-         Accept: {ACCEPT}\r\nMCP-Protocol-Version: {MODERN}\r\nMcp-Method: server/discover\r\n\
-         Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut response)
-        .await
-        .unwrap();
-    let text = String::from_utf8_lossy(&response);
-    text.split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0)
-}
-
 fn discover(id: i64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": {"_meta": meta()}})
 }
@@ -146,8 +124,8 @@ async fn a_dropped_retry_keeps_the_clients_slot_until_it_finishes() {
     let refused = json_of(s.modern(&discover(3)).await, 429).await;
     assert_eq!(refused["error"]["code"], -32000, "{refused}");
     // The cap is the client's: another address is served meanwhile.
-    let other = status_from("127.0.0.2", authority, &discover(5).to_string()).await;
-    assert_eq!(other, 200);
+    let other = s.modern_from([127, 0, 0, 2].into(), &discover(5)).await;
+    assert_eq!(other.status(), 200);
 
     until_one(&progress.finished, "the dropped round finishing").await;
     tokio::time::sleep(Duration::from_millis(50)).await;

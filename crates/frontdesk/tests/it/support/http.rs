@@ -197,7 +197,26 @@ impl TestServer {
 
     /// A 2026-07-28 POST with the mirrored headers derived from `body`.
     pub async fn modern(&self, body: &Value) -> reqwest::Response {
-        let mut req = self.post().header("mcp-protocol-version", MODERN);
+        Self::modern_on(&self.http, &self.mcp, body).await
+    }
+
+    /// [`modern`](Self::modern) sent from the local address `from` (a
+    /// loopback address other than 127.0.0.1 is another client to the
+    /// server's per-client caps), on a connection of its own.
+    pub async fn modern_from(&self, from: std::net::IpAddr, body: &Value) -> reqwest::Response {
+        let client = reqwest::Client::builder()
+            .local_address(from)
+            .build()
+            .unwrap();
+        Self::modern_on(&client, &self.mcp, body).await
+    }
+
+    async fn modern_on(http: &reqwest::Client, mcp: &str, body: &Value) -> reqwest::Response {
+        let mut req = http
+            .post(mcp)
+            .header(CONTENT_TYPE, "application/json")
+            .header("accept", ACCEPT)
+            .header("mcp-protocol-version", MODERN);
         if let Some(m) = body["method"].as_str() {
             req = req.header("mcp-method", m);
         }
