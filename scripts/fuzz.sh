@@ -3,14 +3,18 @@
 #
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags…]
 #   scripts/fuzz.sh all SECONDS          # every target, one after the other
+#   FUZZ_JOBS=2 scripts/fuzz.sh all SECONDS   # every target, two at a time
 #   scripts/fuzz.sh list                 # the targets
 #
 # The seeds in fuzz/corpus/TARGET/ are read, never written: what the fuzzer
 # adds goes to target/fuzz-corpus/TARGET/ (kept between runs). A crash is
 # written to fuzz/artifacts/TARGET/ (not committed); once fixed, copy the input
 # to fuzz/artifacts-found/TARGET/ so the stable suite replays it
-# (crates/frontdesk/tests/it/fuzz_props.rs). One process at a time (no
-# -jobs/-fork), as the machines are shared. Needs `rustup toolchain install nightly` and `cargo install cargo-fuzz`.
+# (crates/frontdesk/tests/it/fuzz_props.rs). Each target is one libFuzzer
+# process (no -jobs/-fork); `all` builds every target first (one cargo
+# build, its binaries compiled side by side), then runs them one at a time,
+# or FUZZ_JOBS at a time (CI gives it the machine's CPUs; a shared machine
+# keeps the default 1). Each target still fuzzes for SECONDS on a CPU. Needs `rustup toolchain install nightly` and `cargo install cargo-fuzz`.
 # The summary line per target: runs, seconds, corpus size, coverage, crashes.
 # FUZZ_TOOLCHAIN picks another toolchain than `nightly`.
 set -euo pipefail
@@ -58,9 +62,30 @@ run_one() {
 }
 
 if [[ "$target" == "all" ]]; then
+  mapped=$(targets)
+  mkdir -p target/fuzz-logs
+  echo "building $(wc -w <<< "$mapped") targets"
+  cargo "$toolchain" fuzz build --sanitizer none > target/fuzz-logs/build.log 2>&1 ||
+    { tail -n 30 target/fuzz-logs/build.log; echo "building the fuzz targets failed" >&2; exit 1; }
+  jobs="${FUZZ_JOBS:-1}"
+  echo "running each for $seconds s, $jobs at a time"
+  # Each target's summary line and exit status, printed in the targets' order.
+  summary="target/fuzz-logs/summary"
+  rm -rf "$summary"
+  mkdir -p "$summary"
+  for t in $mapped; do
+    while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do wait -n || true; done
+    (
+      status=0
+      run_one "$t" "$@" > "$summary/$t" 2>&1 || status=$?
+      echo "$status" > "$summary/$t.status"
+    ) &
+  done
+  wait
   failed=0
-  for t in $(targets); do
-    run_one "$t" "$@" || failed=1
+  for t in $mapped; do
+    cat "$summary/$t"
+    [[ "$(cat "$summary/$t.status" 2> /dev/null)" == 0 ]] || failed=1
   done
   exit "$failed"
 fi
