@@ -62,6 +62,13 @@
 //! CPU per request) of the same round; the table shows the median of the
 //! rounds. Nothing here asserts a timing.
 //!
+//! "of it kernel" is the part of the server's CPU per call that was system
+//! time (system calls, the loopback network stack, wake-ups), the rest
+//! being its own code. The echo floor is mostly kernel time, and how much
+//! a system call or a wake-up costs differs more between hosts than
+//! user-space code does: the same build's ratio moves from host to host,
+//! and this column says which part moved.
+//!
 //! By default the generator and the servers may all run on every CPU.
 //! `--pin` runs the load generator on the first CPU and every server on the
 //! second (see [`placement`]; the report reads the servers' CPUs back from
@@ -294,6 +301,9 @@ struct Measured {
     p50_ms: f64,
     p99_ms: f64,
     cpu_us_per_call: f64,
+    /// The part of `cpu_us_per_call` spent in the kernel (system time:
+    /// system calls, the loopback network stack, wake-ups).
+    kernel_us_per_call: f64,
     /// The redis-server's CPU per call, for a row on the Redis store.
     beside_cpu_us_per_call: Option<f64>,
 }
@@ -379,14 +389,15 @@ async fn run(o: &Options, placement: Option<Placement>) -> anyhow::Result<()> {
                     .map(|us| format!("  (+ redis-server {us:.1} CPU-µs/call)"))
                     .unwrap_or_default();
                 println!(
-                    "  round {} C={c:<3} {:<36} {:>7} calls {:>9.0}/s  p50 {:>6.2} ms  p99 {:>6.2} ms  {:>7.1} CPU-µs/call{extra}",
+                    "  round {} C={c:<3} {:<36} {:>7} calls {:>9.0}/s  p50 {:>6.2} ms  p99 {:>6.2} ms  {:>7.1} CPU-µs/call ({:.1} kernel){extra}",
                     round + 1,
                     row.label,
                     m.calls,
                     m.per_second,
                     m.p50_ms,
                     m.p99_ms,
-                    m.cpu_us_per_call
+                    m.cpu_us_per_call,
+                    m.kernel_us_per_call
                 );
                 results[ci][ri].push(m);
             }
@@ -568,9 +579,9 @@ async fn measure(
         .collect();
     tokio::time::sleep(o.warmup).await;
     let beside_ticks = || beside.map(RedisServer::cpu_ticks).transpose();
-    let (t0, cpu0, b0) = (Instant::now(), server.cpu_ticks()?, beside_ticks()?);
+    let (t0, cpu0, b0) = (Instant::now(), server.cpu_split()?, beside_ticks()?);
     tokio::time::sleep(o.measure).await;
-    let (t1, cpu1, b1) = (Instant::now(), server.cpu_ticks()?, beside_ticks()?);
+    let (t1, cpu1, b1) = (Instant::now(), server.cpu_split()?, beside_ticks()?);
     stop.store(true, Ordering::SeqCst);
     let mut latencies = Vec::new();
     for w in workers {
@@ -588,8 +599,11 @@ async fn measure(
         bail!("{}: no call completed in the window", row.label);
     }
     let window = (t1 - t0).as_secs_f64();
+    let used = cpu1.since(cpu0);
     #[allow(clippy::cast_precision_loss)]
-    let (per_call, n) = ((cpu1 - cpu0) as f64 * 1e6 / ticks as f64, calls as f64);
+    let us = |t: u64| t as f64 * 1e6 / ticks as f64;
+    #[allow(clippy::cast_precision_loss)]
+    let n = calls as f64;
     #[allow(clippy::cast_precision_loss)]
     let beside_cpu_us_per_call = b0
         .zip(b1)
@@ -599,7 +613,8 @@ async fn measure(
         per_second: n / window,
         p50_ms: f64::from(quantile(&latencies, 0.50)) / 1e3,
         p99_ms: f64::from(quantile(&latencies, 0.99)) / 1e3,
-        cpu_us_per_call: per_call / n,
+        cpu_us_per_call: us(used.total()) / n,
+        kernel_us_per_call: us(used.system) / n,
         beside_cpu_us_per_call,
     })
 }
@@ -648,11 +663,11 @@ fn table(
     );
     let _ = writeln!(
         out,
-        "| server | C | calls/s | p50 ms | p99 ms | server CPU µs/call | HTTP req/call | × echo floor |"
+        "| server | C | calls/s | p50 ms | p99 ms | server CPU µs/call | of it kernel | HTTP req/call | × echo floor |"
     );
     let _ = writeln!(
         out,
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for (ci, &c) in concurrency.iter().enumerate() {
         let floor = &results[ci][0];
@@ -681,11 +696,12 @@ fn table(
             }
             let _ = writeln!(
                 out,
-                "| {} | {c} | {:.0} | {:.2} | {:.2} | {cpu} | {} | {ratio} |",
+                "| {} | {c} | {:.0} | {:.2} | {:.2} | {cpu} | {:.1} | {} | {ratio} |",
                 row.label,
                 pick(|m| m.per_second),
                 pick(|m| m.p50_ms),
                 pick(|m| m.p99_ms),
+                pick(|m| m.kernel_us_per_call),
                 kind.requests(),
             );
         }

@@ -190,6 +190,11 @@ impl ServerProcess {
         cpu_ticks_of(self.pid()).with_context(|| self.name.clone())
     }
 
+    /// [`cpu_ticks`](Self::cpu_ticks), user and system time apart.
+    pub fn cpu_split(&self) -> anyhow::Result<CpuTicks> {
+        cpu_split_of(self.pid()).with_context(|| self.name.clone())
+    }
+
     /// Resident set size now, in KiB, from `/proc/<pid>/status`.
     pub fn rss_kib(&self) -> anyhow::Result<u64> {
         rss_kib_of(self.pid()).with_context(|| self.name.clone())
@@ -570,6 +575,37 @@ impl Drop for TempDir {
 /// CPU time process `pid` used so far (user + system, all threads), in
 /// clock ticks, from `/proc/<pid>/stat`.
 pub fn cpu_ticks_of(pid: u32) -> anyhow::Result<u64> {
+    cpu_split_of(pid).map(CpuTicks::total)
+}
+
+/// CPU time a process used so far (all threads), in clock ticks: in its
+/// own code and in the kernel on its behalf.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuTicks {
+    /// User time (`utime`).
+    pub user: u64,
+    /// System time (`stime`): system calls, the network stack's work
+    /// charged to the process.
+    pub system: u64,
+}
+
+impl CpuTicks {
+    /// User and system time together.
+    pub fn total(self) -> u64 {
+        self.user + self.system
+    }
+
+    /// The time from `earlier` to this reading.
+    pub fn since(self, earlier: CpuTicks) -> CpuTicks {
+        CpuTicks {
+            user: self.user.saturating_sub(earlier.user),
+            system: self.system.saturating_sub(earlier.system),
+        }
+    }
+}
+
+/// [`cpu_ticks_of`], user and system time apart.
+pub fn cpu_split_of(pid: u32) -> anyhow::Result<CpuTicks> {
     let fields = stat_fields(pid)?;
     // After ")": state is field 3, so utime (14) and stime (15) are at 11, 12.
     let tick = |i: usize| -> anyhow::Result<u64> {
@@ -579,7 +615,10 @@ pub fn cpu_ticks_of(pid: u32) -> anyhow::Result<u64> {
             .parse::<u64>()
             .context("unreadable /proc stat field")
     };
-    Ok(tick(11)? + tick(12)?)
+    Ok(CpuTicks {
+        user: tick(11)?,
+        system: tick(12)?,
+    })
 }
 
 /// The fields of `/proc/<pid>/stat` after the command name (which may hold
