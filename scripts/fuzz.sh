@@ -14,7 +14,8 @@
 # process (no -jobs/-fork); `all` builds every target first (one cargo
 # build, its binaries compiled side by side), then runs them one at a time,
 # or FUZZ_JOBS at a time (CI gives it the machine's CPUs; a shared machine
-# keeps the default 1). Each target still fuzzes for SECONDS on a CPU. Needs `rustup toolchain install nightly` and `cargo install cargo-fuzz`.
+# keeps the default 1). Each target still fuzzes for SECONDS on a CPU.
+# Needs `rustup toolchain install nightly` and `cargo install cargo-fuzz`.
 # The summary line per target: runs, seconds, corpus size, coverage, crashes.
 # FUZZ_TOOLCHAIN picks another toolchain than `nightly`.
 set -euo pipefail
@@ -62,19 +63,21 @@ run_one() {
 }
 
 if [[ "$target" == "all" ]]; then
-  mapped=$(targets)
+  at_once="${FUZZ_JOBS:-1}"
+  [[ "$at_once" =~ ^[1-9][0-9]*$ ]] ||
+    { echo "FUZZ_JOBS must be a number of processes (1 or more), not '$at_once'" >&2; exit 2; }
+  every=$(targets)
   mkdir -p target/fuzz-logs
-  echo "building $(wc -w <<< "$mapped") targets"
+  echo "building $(wc -w <<< "$every") targets"
   cargo "$toolchain" fuzz build --sanitizer none > target/fuzz-logs/build.log 2>&1 ||
     { tail -n 30 target/fuzz-logs/build.log; echo "building the fuzz targets failed" >&2; exit 1; }
-  jobs="${FUZZ_JOBS:-1}"
-  echo "running each for $seconds s, $jobs at a time"
+  echo "running each for $seconds s, $at_once at a time"
   # Each target's summary line and exit status, printed in the targets' order.
   summary="target/fuzz-logs/summary"
   rm -rf "$summary"
   mkdir -p "$summary"
-  for t in $mapped; do
-    while [[ $(jobs -rp | wc -l) -ge $jobs ]]; do wait -n || true; done
+  for t in $every; do
+    while [[ $(jobs -rp | wc -l) -ge $at_once ]]; do wait -n || true; done
     (
       status=0
       run_one "$t" "$@" > "$summary/$t" 2>&1 || status=$?
@@ -83,7 +86,7 @@ if [[ "$target" == "all" ]]; then
   done
   wait
   failed=0
-  for t in $mapped; do
+  for t in $every; do
     cat "$summary/$t"
     [[ "$(cat "$summary/$t.status" 2> /dev/null)" == 0 ]] || failed=1
   done

@@ -580,7 +580,7 @@ pub fn cpu_ticks_of(pid: u32) -> anyhow::Result<u64> {
 
 /// CPU time a process used so far (all threads), in clock ticks: in its
 /// own code and in the kernel on its behalf.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct CpuTicks {
     /// User time (`utime`).
     pub user: u64,
