@@ -78,8 +78,6 @@ fn retry_body(id: i64, state: &str) -> Value {
     body
 }
 
-/// The status of a 2026-07-28 POST of `body` to `authority`'s endpoint
-/// from the loopback address `from`, on a connection of its own.
 fn discover(id: i64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "server/discover", "params": {"_meta": meta()}})
 }

@@ -107,6 +107,14 @@ pub fn modern_call(id: i64, name: &str, arguments: Value) -> Value {
         "params": {"name": name, "arguments": arguments, "_meta": meta()}})
 }
 
+/// A POST to `url` by `http` with the usual headers (JSON body, both media
+/// types accepted).
+fn usual_post(http: &reqwest::Client, url: &str) -> reqwest::RequestBuilder {
+    http.post(url)
+        .header(CONTENT_TYPE, "application/json")
+        .header("accept", ACCEPT)
+}
+
 impl TestServer {
     /// Give the listener its shutdown signal (as SIGTERM does).
     pub fn shut_down(&mut self) {
@@ -133,10 +141,7 @@ impl TestServer {
 
     /// [`post`](Self::post) to `url` instead of the endpoint.
     pub fn post_to(&self, url: &str) -> reqwest::RequestBuilder {
-        self.http
-            .post(url)
-            .header(CONTENT_TYPE, "application/json")
-            .header("accept", ACCEPT)
+        usual_post(&self.http, url)
     }
 
     /// Send `body` with exactly `headers` (none of the usual ones added).
@@ -212,11 +217,7 @@ impl TestServer {
     }
 
     async fn modern_on(http: &reqwest::Client, mcp: &str, body: &Value) -> reqwest::Response {
-        let mut req = http
-            .post(mcp)
-            .header(CONTENT_TYPE, "application/json")
-            .header("accept", ACCEPT)
-            .header("mcp-protocol-version", MODERN);
+        let mut req = usual_post(http, mcp).header("mcp-protocol-version", MODERN);
         if let Some(m) = body["method"].as_str() {
             req = req.header("mcp-method", m);
         }
