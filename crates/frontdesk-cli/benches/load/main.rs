@@ -64,10 +64,10 @@
 //!
 //! "of it kernel" is the part of the server's CPU per call that was system
 //! time (system calls, the loopback network stack, wake-ups), the rest
-//! being its own code. The echo floor is mostly kernel time, and how much
-//! a system call or a wake-up costs differs more between hosts than
-//! user-space code does: the same build's ratio moves from host to host,
-//! and this column says which part moved.
+//! being its own code. The echo floor is mostly kernel time, a frontdesk
+//! call mostly its own code: where a host runs one kind of work faster
+//! relative to the other, the same build's ratio moves, and this column
+//! says which part moved.
 //!
 //! By default the generator and the servers may all run on every CPU.
 //! `--pin` runs the load generator on the first CPU and every server on the
