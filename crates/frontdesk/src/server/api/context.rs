@@ -22,6 +22,7 @@ use crate::flows::FlowError;
 use crate::server::api::error::{AskError, ToolError};
 use crate::server::api::flow_ticket::FlowTicket;
 use crate::server::api::question::{Answer, Ask, InputRequest};
+use crate::server::contract::caps::Declared;
 
 /// Builds the page address of a URL question from its flow's ticket.
 pub(crate) type UrlMaker<'a> = Box<dyn FnOnce(&FlowTicket) -> String + Send + 'a>;
@@ -92,6 +93,8 @@ pub(crate) trait CallPort: Send + Sync {
     fn protocol_version(&self) -> String;
     /// The client capabilities that apply to the call.
     fn client_capabilities(&self) -> Value;
+    /// What the checks read of them.
+    fn declared_capabilities(&self) -> Declared;
     /// Who the call is from (`""`: anonymous).
     fn principal(&self) -> &str;
     /// A log message, when the client asked for its level.
@@ -365,7 +368,7 @@ impl ToolContext {
     /// Whether the client declared what `request` needs.
     pub fn supports(&self, request: &InputRequest) -> bool {
         request
-            .check_capability(&self.client_capabilities())
+            .check_capability(self.call.declared_capabilities())
             .is_ok()
     }
 

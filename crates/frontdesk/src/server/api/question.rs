@@ -22,6 +22,7 @@ use crate::BoxFuture;
 use crate::server::api::context::{Page, ToolContext};
 use crate::server::api::error::AskError;
 use crate::server::api::flow_ticket::FlowTicket;
+use crate::server::contract::caps::{Declared, Elicitation};
 use frontdesk_form::canonical::canonical_json;
 use frontdesk_form::canonical::write_string;
 use frontdesk_form::{Form, FormError, FormSchema};
@@ -464,33 +465,31 @@ impl InputRequest {
 
     /// [`check_capability`](Self::check_capability) as the ask's error:
     /// [`AskError::MissingCapability`] naming what is missing.
-    pub(crate) fn require_capability(&self, caps: &Value) -> Result<(), AskError> {
+    pub(crate) fn require_capability(&self, caps: Declared) -> Result<(), AskError> {
         self.check_capability(caps)
             .map_err(|required| AskError::MissingCapability { required })
     }
 
     /// Whether `caps` (client capabilities) allow this question; if not, the
     /// capability that is missing.
-    pub(crate) fn check_capability(&self, caps: &Value) -> Result<(), Value> {
-        let elicitation = caps.get("elicitation");
+    pub(crate) fn check_capability(&self, caps: Declared) -> Result<(), Value> {
         match &self.kind {
-            Kind::Form { .. } => match elicitation {
-                Some(e) if supports_form(e) => Ok(()),
+            Kind::Form { .. } => match caps.elicitation {
+                // `elicitation: {}` (no mode named) means form, for
+                // backward compatibility.
+                Some(Elicitation::Object { form, url }) if form || !url => Ok(()),
                 Some(_) => Err(json!({"elicitation": {"form": {}}})),
                 None => Err(json!({"elicitation": {}})),
             },
-            Kind::Url { .. } => match elicitation.and_then(|e| e.get("url")) {
-                Some(_) => Ok(()),
-                None => Err(json!({"elicitation": {"url": {}}})),
+            Kind::Url { .. } => match caps.elicitation {
+                Some(Elicitation::Object { url: true, .. }) => Ok(()),
+                _ => Err(json!({"elicitation": {"url": {}}})),
             },
             Kind::Sampling(_) => caps
-                .get("sampling")
-                .map(|_| ())
+                .sampling
+                .then_some(())
                 .ok_or_else(|| json!({"sampling": {}})),
-            Kind::Roots => caps
-                .get("roots")
-                .map(|_| ())
-                .ok_or_else(|| json!({"roots": {}})),
+            Kind::Roots => caps.roots.then_some(()).ok_or_else(|| json!({"roots": {}})),
         }
     }
 }
@@ -567,14 +566,6 @@ fn hex(bytes: &[u8]) -> String {
         out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
     }
     out
-}
-
-/// `elicitation: {}` (no mode named) means form, for backward compatibility.
-fn supports_form(elicitation: &Value) -> bool {
-    match elicitation.as_object() {
-        Some(o) => o.contains_key("form") || !o.contains_key("url"),
-        None => false,
-    }
 }
 
 /// A parsed `ElicitResult`.

@@ -114,12 +114,14 @@ pub(crate) struct MetaFields {
         deserialize_with = "present"
     )]
     pub(crate) protocol_version: Option<Value>,
+    /// As JSON text: the checks read it without a value tree
+    /// ([`ClientCaps`](super::caps::ClientCaps)).
     #[serde(
         default,
         rename = "io.modelcontextprotocol/clientCapabilities",
         deserialize_with = "present"
     )]
-    pub(crate) client_capabilities: Option<Value>,
+    pub(crate) client_capabilities: Option<Box<RawValue>>,
     #[serde(default, rename = "progressToken")]
     pub(crate) progress_token: Option<Value>,
     #[serde(default, rename = "io.modelcontextprotocol/logLevel")]
@@ -132,7 +134,9 @@ impl MetaFields {
     pub(crate) fn take_from(meta: &mut Map<String, Value>) -> Self {
         Self {
             protocol_version: meta.get(meta_key::PROTOCOL_VERSION).cloned(),
-            client_capabilities: meta.shift_remove(meta_key::CLIENT_CAPABILITIES),
+            client_capabilities: meta
+                .shift_remove(meta_key::CLIENT_CAPABILITIES)
+                .and_then(|caps| serde_json::value::to_raw_value(&caps).ok()),
             progress_token: meta.get(meta_key::PROGRESS_TOKEN).cloned(),
             log_level: meta.get(meta_key::LOG_LEVEL).cloned(),
         }

@@ -3,13 +3,16 @@
 //! ([`RequestInfo`]), and what handling it gave ([`Handled`]). Plain data, at
 //! the bottom with the author's layer: the engine fills and reads it, the
 //! transports (on top) build and drain it. Public as
-//! [`crate::server::transport`].
+//! [`crate::server::transport`]. Beside it, crate-private: a message read
+//! once from its bytes ([`incoming`], [`read`]) and the client capabilities
+//! a call keeps ([`caps`]).
 
 use frontdesk_wire::Revision;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
+pub(crate) mod caps;
 pub(crate) mod incoming;
 pub(crate) mod peer;
 pub(crate) mod read;

@@ -21,6 +21,7 @@ use crate::server::api::context::{CallPort, Change, Page, UrlMaker};
 use crate::server::api::error::{AskError, ToolError};
 use crate::server::api::question::{Answer, InputRequest};
 use crate::server::contract::OutboundSink;
+use crate::server::contract::caps::Declared;
 use crate::server::engine::asking::{self, UrlRole};
 use crate::server::engine::inner::{Caller, ServerInner, typed_notification};
 
@@ -37,6 +38,8 @@ pub(crate) trait Conversation: UrlRole {
     fn protocol_version(&self) -> String;
     /// The client capabilities that apply to this call.
     fn client_capabilities(&self) -> Value;
+    /// What the checks read of them.
+    fn declared_capabilities(&self) -> Declared;
     /// A form question under `key`; accepted content is validated.
     fn ask_form<'a>(
         &'a self,
@@ -361,6 +364,10 @@ impl CallPort for Call {
 
     fn client_capabilities(&self) -> Value {
         self.conversation().client_capabilities()
+    }
+
+    fn declared_capabilities(&self) -> Declared {
+        self.conversation().declared_capabilities()
     }
 
     fn principal(&self) -> &str {

@@ -11,6 +11,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::api::error::AskError;
+use crate::server::contract::caps::Declared;
 use crate::server::engine::subscribed::SessionSubscriptions;
 
 /// What the client answered to one of our requests.
@@ -188,6 +189,16 @@ impl Session {
                     .and_then(|text| serde_json::from_str(text).ok())
             })
             .unwrap_or(Value::Null)
+    }
+
+    /// What the checks read of [`client_capabilities`](Self::client_capabilities),
+    /// read from their text (no value tree built).
+    pub(crate) fn declared_capabilities(&self) -> Declared {
+        self.negotiated
+            .lock()
+            .ok()
+            .and_then(|n| n.capabilities.as_deref().map(Declared::of_text))
+            .unwrap_or_default()
     }
 
     /// Whether `initialize` succeeded on this session.

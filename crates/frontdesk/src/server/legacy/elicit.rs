@@ -23,6 +23,7 @@ use crate::server::api::error::{AskError, Busy, ToolError};
 use crate::server::api::error::{UrlElicitation, UrlElicitations};
 use crate::server::api::question::{Answer, ElicitOutcome, InputRequest, Kind};
 use crate::server::contract::OutboundSink;
+use crate::server::contract::caps::Declared;
 use crate::server::engine::asking::{self, UrlAsk, UrlReply, UrlRole};
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::drain;
@@ -47,6 +48,10 @@ impl Conversation for Live {
 
     fn client_capabilities(&self) -> Value {
         self.session.client_capabilities()
+    }
+
+    fn declared_capabilities(&self) -> Declared {
+        self.session.declared_capabilities()
     }
 
     fn ask_form<'a>(
@@ -227,7 +232,7 @@ fn check(session: &Session, request: &InputRequest) -> Result<(), AskError> {
             "the session is not initialized",
         )));
     }
-    request.require_capability(&session.client_capabilities())
+    request.require_capability(session.declared_capabilities())
 }
 
 /// A form question over `elicitation/create`. Content that fails the schema

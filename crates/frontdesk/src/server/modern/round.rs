@@ -16,6 +16,7 @@ use crate::Reason;
 use crate::server::api::config::ServerConfig;
 use crate::server::api::error::AskError;
 use crate::server::api::question::{Answer, Checked, InputRequest, Kind};
+use crate::server::contract::caps::{ClientCaps, Declared};
 use crate::server::engine::asking::{self, UrlAsk, UrlFlow, UrlReply, UrlRole};
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::flow_port::Progress;
@@ -33,7 +34,7 @@ struct Record {
 
 /// One 2026-07-28 round of a tool call or prompt.
 pub(crate) struct Round {
-    caps: Value,
+    caps: ClientCaps,
     responses: Map<String, Value>,
     prior_pending: IndexMap<String, String>,
     had_state: bool,
@@ -47,7 +48,7 @@ impl Round {
     /// A round answering from `responses` and the `prior` state; `caller`
     /// owns the call when it has no prior state (or one without an owner).
     pub(crate) fn new(
-        caps: Value,
+        caps: ClientCaps,
         responses: Map<String, Value>,
         prior: Option<RoundState>,
         caller: &str,
@@ -150,7 +151,7 @@ impl Round {
     /// Record `sent` for this round's `input_required`, pinned to `digest`,
     /// the digest of the handler's question (`sent` may be its re-ask).
     fn register(&self, key: &str, digest: String, sent: InputRequest) -> Result<(), AskError> {
-        sent.require_capability(&self.caps)?;
+        sent.require_capability(self.caps.declared())?;
         let mode = question_mode(&sent);
         self.with_record(|r| {
             if !r.pending.iter().any(|(k, _, _)| k == key) {
@@ -245,7 +246,11 @@ impl Conversation for Round {
     }
 
     fn client_capabilities(&self) -> Value {
-        self.caps.clone()
+        self.caps.to_value()
+    }
+
+    fn declared_capabilities(&self) -> Declared {
+        self.caps.declared()
     }
 
     fn ask_form<'a>(
@@ -288,7 +293,7 @@ impl Conversation for Round {
 /// URL again.
 impl UrlRole for Round {
     fn check(&self, request: &InputRequest) -> Result<(), AskError> {
-        request.require_capability(&self.caps)
+        request.require_capability(self.caps.declared())
     }
 
     fn flow_ttl(&self, config: &ServerConfig) -> Duration {

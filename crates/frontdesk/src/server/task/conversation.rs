@@ -14,6 +14,7 @@ use crate::BoxFuture;
 use crate::server::api::config::ServerConfig;
 use crate::server::api::error::AskError;
 use crate::server::api::question::{Answer, Checked, InputRequest};
+use crate::server::contract::caps::{ClientCaps, Declared};
 use crate::server::engine::asking::{self, UrlAsk, UrlReply, UrlRole};
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::flow_port::Progress;
@@ -23,7 +24,7 @@ use crate::server::engine::tasks::TaskEntry;
 pub(crate) struct InTask {
     entry: Arc<TaskEntry>,
     /// The capabilities of the request that created the task.
-    caps: Value,
+    caps: ClientCaps,
 }
 
 /// A question put to the task and not yet answered.
@@ -35,12 +36,12 @@ struct Asked {
 }
 
 impl InTask {
-    pub(crate) fn new(entry: Arc<TaskEntry>, caps: Value) -> Self {
+    pub(crate) fn new(entry: Arc<TaskEntry>, caps: ClientCaps) -> Self {
         Self { entry, caps }
     }
 
     fn put(&self, base: &str, request: InputRequest) -> Result<Asked, AskError> {
-        request.require_capability(&self.caps)?;
+        request.require_capability(self.caps.declared())?;
         let (key, answer) = self.entry.ask(base, request.to_wire(None));
         Ok(Asked {
             base: base.to_string(),
@@ -86,7 +87,11 @@ impl Conversation for InTask {
     }
 
     fn client_capabilities(&self) -> Value {
-        self.caps.clone()
+        self.caps.to_value()
+    }
+
+    fn declared_capabilities(&self) -> Declared {
+        self.caps.declared()
     }
 
     fn ask_form<'a>(
@@ -143,7 +148,7 @@ impl Conversation for InTask {
 /// the flow within the human-wait budget (a cancelled task stops waiting).
 impl UrlRole for InTask {
     fn check(&self, request: &InputRequest) -> Result<(), AskError> {
-        request.require_capability(&self.caps)
+        request.require_capability(self.caps.declared())
     }
 
     fn flow_ttl(&self, config: &ServerConfig) -> Duration {

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::BoxFuture;
 use crate::fingerprint::fingerprint;
 use crate::server::api::error::{RpcError, ToolError};
+use crate::server::contract::caps::ClientCaps;
 use crate::server::engine::call::{Call, Conversation, TaskStarter};
 use crate::server::engine::inner::ServerInner;
 use crate::server::engine::invoke::{Completed, result_json};
@@ -19,7 +20,7 @@ use crate::server::engine::tasks::{Started, TableFull, TaskEntry, shared};
 use crate::server::task::conversation::InTask;
 
 /// What lets a call with these client capabilities continue as a task.
-pub(crate) fn starter(caps: Value) -> TaskStarter {
+pub(crate) fn starter(caps: ClientCaps) -> TaskStarter {
     Box::new(move |call: &Call| {
         let config = &call.server.config;
         let entry = match call

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::fingerprint::fingerprint;
 use crate::server::api::error::RpcError;
+use crate::server::contract::caps::ClientCaps;
 use crate::server::engine::inner::ServerInner;
 use crate::server::engine::invoke::result_json;
 use crate::server::engine::requests;
@@ -26,10 +27,8 @@ use crate::server::engine::requests::{ObjectRequest, Reply};
 use crate::server::engine::tasks::shared::Found;
 
 /// Whether `caps` (a request's client capabilities) declare the extension.
-pub(crate) fn negotiated(caps: &Value) -> bool {
-    caps.get("extensions")
-        .and_then(|e| e.get(extension::TASKS))
-        .is_some()
+pub(crate) fn negotiated(caps: &ClientCaps) -> bool {
+    caps.declared().tasks
 }
 
 /// The `-32021` for a client that did not declare the extension.
@@ -73,7 +72,7 @@ async fn find(server: &ServerInner, id: &str, principal: &str) -> Result<Found, 
 pub(crate) async fn serve(
     server: &ServerInner,
     request: &ObjectRequest<'_>,
-    caps: &Value,
+    caps: &ClientCaps,
     principal: &str,
 ) -> Reply {
     if !negotiated(caps) {
