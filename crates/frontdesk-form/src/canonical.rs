@@ -53,10 +53,21 @@ pub fn write_value(value: &Value, out: &mut Vec<u8>) {
 
 /// Append the canonical JSON of the object `map` to `out`.
 pub fn write_object(map: &Map<String, Value>, out: &mut Vec<u8>) {
+    // Keys in order already (one key, or a client that sorts them): written
+    // as they are, without a sorted copy of the entries.
+    if map.keys().is_sorted_by(|a, b| a.as_bytes() <= b.as_bytes()) {
+        write_entries(map.iter(), out);
+        return;
+    }
     let mut entries: Vec<(&String, &Value)> = map.iter().collect();
     entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    write_entries(entries.into_iter(), out);
+}
+
+/// Append an object of `entries`, in the order given.
+fn write_entries<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut Vec<u8>) {
     out.push(b'{');
-    for (i, (k, v)) in entries.into_iter().enumerate() {
+    for (i, (k, v)) in entries.enumerate() {
         if i > 0 {
             out.push(b',');
         }
@@ -88,6 +99,19 @@ mod tests {
             String::from_utf8(canonical_json(&v)).unwrap(),
             r#"{"a":{"c":"é\n","z":[1,{"x":null,"y":true}]},"b":1}"#
         );
+    }
+
+    #[test]
+    fn keys_in_order_or_not_give_the_same_bytes() {
+        let sorted = json!({"a": 1, "b": {"x": [], "y": {"k": "v"}}, "c": null});
+        let shuffled = json!({"c": null, "b": {"y": {"k": "v"}, "x": []}, "a": 1});
+        assert_eq!(canonical_json(&sorted), canonical_json(&shuffled));
+        assert_eq!(
+            canonical_json(&sorted),
+            br#"{"a":1,"b":{"x":[],"y":{"k":"v"}},"c":null}"#
+        );
+        assert_eq!(canonical_json(&json!({})), b"{}");
+        assert_eq!(canonical_json(&json!({"n": 7})), br#"{"n":7}"#);
     }
 
     #[test]
