@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 
 pub(crate) mod caps;
 pub(crate) mod incoming;
+mod one_pass;
 pub(crate) mod peer;
 pub(crate) mod read;
 

@@ -2,6 +2,8 @@
 //! classifies the envelope where it lies ([`RawMessage`]); a `tools/call`'s
 //! params are read into their typed form, and every other method's are kept
 //! as JSON text, with only the members that decide the revision peeked at.
+//! A `tools/call` of the usual shape is first tried in one pass
+//! ([`one_pass`]), which reads it the same way without the envelope's scan.
 //!
 //! The typed reading of `tools/call` accepts only the usual shape (a string
 //! `name`; `arguments`, `task` and `_meta` objects or absent; an object
@@ -24,12 +26,37 @@ use serde_json::{Map, Value};
 use super::incoming::{
     Incoming, Message, MetaFields, Params, Request, Retry, ToolCall, judge, present,
 };
+use super::one_pass;
 use crate::server::api::error::RpcError;
 use crate::server::api::tool::{ToolDef, ToolRegistry};
 
 /// Read one message; `revision` is the transport's, when it knows it (else
 /// the body decides). `Err` is the parse error (`-32700`) to answer with.
 pub(crate) fn read(
+    bytes: &[u8],
+    revision: Option<Revision>,
+    tools: &ToolRegistry,
+) -> Result<Incoming, RpcError> {
+    if let Some((id, wire)) = one_pass::tools_call(bytes)
+        && !wire.needs_wire_check(revision)
+    {
+        let (params, judged, tool) = typed(wire, tools);
+        return Ok(Incoming {
+            message: Message::Request(Request {
+                id,
+                method: method::TOOLS_CALL.to_owned(),
+                params,
+            }),
+            revision: revision.unwrap_or(judged),
+            tool,
+        });
+    }
+    read_classified(bytes, revision, tools)
+}
+
+/// [`read`] by the general way: the envelope classified with its params as
+/// text, then the params read by method.
+pub(super) fn read_classified(
     bytes: &[u8],
     revision: Option<Revision>,
     tools: &ToolRegistry,
@@ -133,20 +160,26 @@ fn tool_call(
         let judged = judge(method::TOOLS_CALL, peek.meta.is_modern());
         return (Params::Raw(Some(raw.to_owned())), judged, tool);
     };
-    let judged = judge(
-        method::TOOLS_CALL,
-        wire.meta.as_ref().is_some_and(MetaFields::is_modern),
-    );
-    let tool = tools.find(&wire.name);
-    let retried = wire.input_responses.is_some() || wire.request_state.is_some();
     // 2025-11-25 reads the params as the wire type does, answers and all:
     // retry fields that type refuses are answered as it words them.
-    if revision.unwrap_or(judged) == Revision::V2025_11_25
-        && retried
+    if wire.needs_wire_check(revision)
         && serde_json::from_str::<CallToolRequestParams>(raw.get()).is_err()
     {
-        return (Params::Raw(Some(raw.to_owned())), judged, tool);
+        let judged = wire.judged();
+        return (
+            Params::Raw(Some(raw.to_owned())),
+            judged,
+            tools.find(&wire.name),
+        );
     }
+    typed(wire, tools)
+}
+
+/// What the typed params `wire` of a `tools/call` are read as, once
+/// [`ToolCallParams::needs_wire_check`] has been answered.
+fn typed(wire: ToolCallParams, tools: &ToolRegistry) -> (Params, Revision, Option<Arc<ToolDef>>) {
+    let judged = wire.judged();
+    let tool = tools.find(&wire.name);
     let call = ToolCall {
         name: wire.name,
         arguments: wire.arguments.unwrap_or_default(),
@@ -159,10 +192,27 @@ fn tool_call(
     (Params::ToolCall(Box::new(call)), judged, tool)
 }
 
+impl ToolCallParams {
+    /// The revision the params say.
+    fn judged(&self) -> Revision {
+        judge(
+            method::TOOLS_CALL,
+            self.meta.as_ref().is_some_and(MetaFields::is_modern),
+        )
+    }
+
+    /// Whether the params' text must also be read as the wire type's: a
+    /// 2025-11-25 call with retry fields.
+    fn needs_wire_check(&self, revision: Option<Revision>) -> bool {
+        let retried = self.input_responses.is_some() || self.request_state.is_some();
+        retried && revision.unwrap_or_else(|| self.judged()) == Revision::V2025_11_25
+    }
+}
+
 /// `tools/call`'s params in their usual shape (see the module docs); other
 /// members are skipped.
 #[derive(Deserialize)]
-struct ToolCallParams {
+pub(super) struct ToolCallParams {
     name: String,
     #[serde(default)]
     arguments: Option<Map<String, Value>>,
