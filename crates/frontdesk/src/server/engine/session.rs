@@ -11,7 +11,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::api::error::AskError;
-use crate::server::contract::caps::Declared;
+use crate::server::contract::caps::{ClientCaps, Declared};
 use crate::server::engine::subscribed::SessionSubscriptions;
 
 /// What the client answered to one of our requests.
@@ -28,10 +28,11 @@ pub(crate) enum ClientReply {
 #[derive(Debug, Clone, Default)]
 struct Negotiated {
     version: Option<String>,
-    /// As compact JSON text (`None`: not declared yet, read as `null`): the
-    /// value itself was two or three maps of several hundred bytes for
-    /// each session, its text a few dozen bytes (issue 27).
-    capabilities: Option<Box<str>>,
+    /// As compact JSON text with what the checks read of it (`None`: not
+    /// declared yet, read as `null`): the value itself was two or three maps
+    /// of several hundred bytes for each session, its text a few dozen bytes
+    /// (issue 27).
+    capabilities: Option<ClientCaps>,
     log_level: Option<LoggingLevel>,
 }
 
@@ -183,21 +184,17 @@ impl Session {
         self.negotiated
             .lock()
             .ok()
-            .and_then(|n| {
-                n.capabilities
-                    .as_deref()
-                    .and_then(|text| serde_json::from_str(text).ok())
-            })
+            .and_then(|n| n.capabilities.as_ref().map(ClientCaps::to_value))
             .unwrap_or(Value::Null)
     }
 
     /// What the checks read of [`client_capabilities`](Self::client_capabilities),
-    /// read from their text (no value tree built).
+    /// read once from their text when `initialize` set them.
     pub(crate) fn declared_capabilities(&self) -> Declared {
         self.negotiated
             .lock()
             .ok()
-            .and_then(|n| n.capabilities.as_deref().map(Declared::of_text))
+            .and_then(|n| n.capabilities.as_ref().map(ClientCaps::declared))
             .unwrap_or_default()
     }
 
@@ -268,9 +265,9 @@ impl Session {
     pub(crate) fn set_negotiated(&self, version: String, capabilities: Value) {
         if let Ok(mut n) = self.negotiated.lock() {
             n.version = Some(version);
-            n.capabilities = serde_json::to_string(&capabilities)
+            n.capabilities = serde_json::value::to_raw_value(&capabilities)
                 .ok()
-                .map(String::into_boxed_str);
+                .map(ClientCaps::from_text);
         }
     }
 
