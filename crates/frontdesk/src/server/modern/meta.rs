@@ -66,7 +66,7 @@ pub(crate) fn validate(meta: Option<MetaFields>) -> Result<RequestMeta, RpcError
 ///
 /// A client sends the same text with every request, and the typed reading
 /// (whose unknown members are `#[serde(flatten)]`ed, so buffered first) is
-/// about 3 % of a call's instructions; texts found readable are remembered
+/// 2–3 % of a call's instructions; texts found readable are remembered
 /// per thread ([`RecentlyReadable`]), so the same text is read once.
 fn readable(caps: &RawValue) -> bool {
     let text = caps.get();
@@ -114,7 +114,7 @@ impl RecentlyReadable {
 
     const fn new() -> Self {
         Self {
-            texts: [None, None, None, None],
+            texts: [const { None }; Self::SLOTS],
             next: 0,
         }
     }
