@@ -213,6 +213,13 @@ pub mod stdio;
 mod task;
 mod trace;
 
+/// The hash of maps whose keys the server's own code chose (tool and prompt
+/// names, a handler's question and step keys): fast and keyed per process.
+/// A client can look such a key up but never add one, so SipHash's
+/// resistance to chosen keys would buy nothing there; maps a client adds keys
+/// to (its address or principal) keep the standard library's SipHash.
+pub(crate) type OwnKeysHasher = foldhash::fast::RandomState;
+
 pub use api::config::ServerConfig;
 pub use api::context::ToolContext;
 pub use api::error::{AskError, RpcError, ToolError};

@@ -255,7 +255,7 @@ pub trait PromptForward: Send + Sync + 'static {
 /// forwarded ones.
 #[derive(Clone, Default)]
 pub(crate) struct PromptRegistry {
-    prompts: indexmap::IndexMap<String, Arc<PromptDef>>,
+    prompts: indexmap::IndexMap<String, Arc<PromptDef>, crate::server::OwnKeysHasher>,
     forward: Option<Arc<dyn PromptForward>>,
 }
 

@@ -451,7 +451,7 @@ fn object_root(schema: Value) -> Map<String, Value> {
 /// carried from there through the header check, the call and its retries.
 #[derive(Clone, Default)]
 pub(crate) struct ToolRegistry {
-    tools: indexmap::IndexMap<String, Arc<ToolDef>>,
+    tools: indexmap::IndexMap<String, Arc<ToolDef>, crate::server::OwnKeysHasher>,
     /// Tools served by someone else, after the server's own.
     forward: Option<Arc<dyn ToolForward>>,
 }

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use frontdesk_wire::{InputRequests, Revision};
-use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use crate::BoxFuture;
@@ -20,23 +19,23 @@ use crate::server::contract::caps::{ClientCaps, Declared};
 use crate::server::engine::asking::{self, UrlAsk, UrlFlow, UrlReply, UrlRole};
 use crate::server::engine::call::{Call, Conversation};
 use crate::server::engine::flow_port::Progress;
-use crate::server::modern::state::{FlowRef, RecordedAnswer, RoundState};
+use crate::server::modern::state::{FlowRef, Keyed, RecordedAnswer, RoundState};
 
 /// What this round adds to the state.
 #[derive(Default)]
 struct Record {
     /// Questions to ask now: key, the question as sent, its digest.
     pending: Vec<(String, InputRequest, String)>,
-    answers: IndexMap<String, RecordedAnswer>,
-    flows: IndexMap<String, FlowRef>,
-    once: IndexMap<String, Value>,
+    answers: Keyed<RecordedAnswer>,
+    flows: Keyed<FlowRef>,
+    once: Keyed<Value>,
 }
 
 /// One 2026-07-28 round of a tool call or prompt.
 pub(crate) struct Round {
     caps: ClientCaps,
     responses: Map<String, Value>,
-    prior_pending: IndexMap<String, String>,
+    prior_pending: Keyed<String>,
     had_state: bool,
     /// Carried into every state of the call (see [`RoundState::owner`]).
     owner: String,
@@ -219,7 +218,7 @@ impl Round {
             return None;
         }
         let mut requests = InputRequests::new();
-        let mut pending = IndexMap::new();
+        let mut pending = Keyed::default();
         for (key, request, digest) in std::mem::take(&mut rec.pending) {
             requests = requests.with(key.clone(), request.to_wire(None));
             pending.insert(key, digest);

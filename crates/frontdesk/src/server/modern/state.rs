@@ -37,21 +37,27 @@ pub(crate) struct FlowRef {
     pub(crate) url: String,
 }
 
+/// A map of the state keyed by the handler's own keys (question and step
+/// keys), in the order they were added: keys from the server's code or from
+/// an authenticated state, never of a client's choosing
+/// ([`OwnKeysHasher`](crate::server::OwnKeysHasher)).
+pub(crate) type Keyed<V> = IndexMap<String, V, crate::server::OwnKeysHasher>;
+
 /// The sealed payload.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RoundState {
     /// Answers so far, by question key.
     #[serde(default)]
-    pub(crate) answers: IndexMap<String, RecordedAnswer>,
+    pub(crate) answers: Keyed<RecordedAnswer>,
     /// Questions asked in the last round: key → question digest.
     #[serde(default)]
-    pub(crate) pending: IndexMap<String, String>,
+    pub(crate) pending: Keyed<String>,
     /// URL flows, by question key.
     #[serde(default)]
-    pub(crate) flows: IndexMap<String, FlowRef>,
+    pub(crate) flows: Keyed<FlowRef>,
     /// Results of `once` steps, by step key.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub(crate) once: IndexMap<String, Value>,
+    pub(crate) once: Keyed<Value>,
     /// Who the call's states are charged to in the nonce store: the quota
     /// key of the client that started the call, carried unchanged from
     /// round to round (so presenting a state from elsewhere changes nothing).
