@@ -447,12 +447,13 @@ impl InputRequest {
     pub(crate) fn digest(&self) -> String {
         let hash = match &self.kind {
             Kind::Form { message, schema } => {
-                let mut canonical = Vec::with_capacity(96 + message.len());
+                let schema = schema.canonical_json();
+                let mut canonical = Vec::with_capacity(96 + message.len() + schema.len());
                 canonical
                     .extend_from_slice(br#"{"method":"elicitation/create","params":{"message":"#);
                 write_string(message, &mut canonical);
                 canonical.extend_from_slice(br#","mode":"form","requestedSchema":"#);
-                canonical.extend_from_slice(schema.canonical_json());
+                canonical.extend_from_slice(schema);
                 canonical.extend_from_slice(b"}}");
                 Sha256::digest(&canonical)
             }
