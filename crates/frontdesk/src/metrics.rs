@@ -24,9 +24,12 @@
 //! | `frontdesk_store_errors_total` | counter | `op` | the state store failing |
 //! | `frontdesk_archive_dropped_total` | counter | — | 2025-11-25 events not archived because the archive's writer queue was full (a stream resumed on another instance misses them) |
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use frontdesk_wire::Revision;
+use metrics::{Key, Label, Level, Metadata};
 
 /// `frontdesk_requests_total`.
 pub const REQUESTS: &str = "frontdesk_requests_total";
@@ -117,11 +120,10 @@ pub(crate) fn revision(revision: Revision) -> &'static str {
     }
 }
 
-/// A method as a label value: the methods MCP defines, else `other` (a
-/// client cannot grow the label set).
-pub(crate) fn method(method: &str) -> &'static str {
+/// The methods MCP defines, then `other`: the values of the `method` label.
+const METHODS: &[&str] = {
     use frontdesk_wire::method as m;
-    const KNOWN: &[&str] = &[
+    &[
         m::INITIALIZE,
         m::PING,
         m::SERVER_DISCOVER,
@@ -140,48 +142,155 @@ pub(crate) fn method(method: &str) -> &'static str {
         m::TASKS_GET,
         m::TASKS_UPDATE,
         m::TASKS_CANCEL,
-    ];
-    KNOWN
+        "other",
+    ]
+};
+
+/// The values of the `revision` label.
+const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
+
+/// The values of the `mode` label.
+const MODES: &[&str] = &["form", "url"];
+
+/// A method as a label value: the methods MCP defines, else `other` (a
+/// client cannot grow the label set).
+pub(crate) fn method(method: &str) -> &'static str {
+    METHODS
         .iter()
         .find(|known| **known == method)
         .copied()
         .unwrap_or("other")
 }
 
+/// What the server's metrics say of where they come from: what the
+/// `metrics` macros would say here.
+static METADATA: Metadata<'static> =
+    Metadata::new(module_path!(), Level::INFO, Some(module_path!()));
+
+/// Every key of one metric over its labels' known values, built on first
+/// use, so that recording is a lookup: the `metrics` macros build a key per
+/// call (with a vector for labels not known at compile time) and hash it,
+/// which was a few hundred instructions and an allocation per metric, even
+/// with no recorder installed. The recorder is still found at each call, as
+/// the macros find it.
+struct KeyTable {
+    name: &'static str,
+    /// Each label's name and known values, in the key's order.
+    labels: &'static [(&'static str, &'static [&'static str])],
+    /// One key per combination of values, the last label varying fastest.
+    keys: Vec<Key>,
+}
+
+impl KeyTable {
+    fn new(name: &'static str, labels: &'static [(&'static str, &'static [&'static str])]) -> Self {
+        let count: usize = labels.iter().map(|(_, values)| values.len()).product();
+        let keys = (0..count)
+            .map(|index| {
+                let mut rest = index;
+                let mut parts = vec![Label::from_static_parts("", ""); labels.len()];
+                for (part, (label, values)) in parts.iter_mut().zip(labels).rev() {
+                    *part = Label::from_static_parts(label, values[rest % values.len()]);
+                    rest /= values.len();
+                }
+                Key::from_parts(name, parts)
+            })
+            .collect();
+        Self { name, labels, keys }
+    }
+
+    /// The key for `values` (one per label, in order): the table's, or one
+    /// built now for a value the table does not know.
+    fn key(&self, values: &[&'static str]) -> Cow<'_, Key> {
+        let mut index = 0;
+        for ((_, known), value) in self.labels.iter().zip(values) {
+            match known.iter().position(|k| k == value) {
+                Some(at) => index = index * known.len() + at,
+                None => return Cow::Owned(self.build(values)),
+            }
+        }
+        match self.keys.get(index) {
+            Some(key) => Cow::Borrowed(key),
+            None => Cow::Owned(self.build(values)),
+        }
+    }
+
+    fn build(&self, values: &[&'static str]) -> Key {
+        let parts: Vec<Label> = self
+            .labels
+            .iter()
+            .zip(values)
+            .map(|((label, _), value)| Label::from_static_parts(label, value))
+            .collect();
+        Key::from_parts(self.name, parts)
+    }
+
+    fn count(&self, values: &[&'static str]) {
+        let key = self.key(values);
+        metrics::with_recorder(|r| r.register_counter(&key, &METADATA)).increment(1);
+    }
+
+    fn record(&self, values: &[&'static str], value: f64) {
+        let key = self.key(values);
+        metrics::with_recorder(|r| r.register_histogram(&key, &METADATA)).record(value);
+    }
+
+    fn move_gauge(&self, delta: f64) {
+        let key = self.key(&[]);
+        metrics::with_recorder(|r| r.register_gauge(&key, &METADATA)).increment(delta);
+    }
+}
+
+/// A table of `name` over `labels`, built on first use.
+macro_rules! key_table {
+    ($name:expr $(, $label:literal => $values:expr)* $(,)?) => {{
+        static TABLE: LazyLock<KeyTable> =
+            LazyLock::new(|| KeyTable::new($name, &[$(($label, $values)),*]));
+        &*TABLE
+    }};
+}
+
 /// A request handled.
 pub(crate) fn request(method_name: &str, rev: Revision, ok: bool) {
-    metrics::counter!(REQUESTS,
-        "method" => method(method_name),
-        "revision" => revision(rev),
-        "outcome" => if ok { "ok" } else { "error" })
-    .increment(1);
+    let outcome = if ok { "ok" } else { "error" };
+    key_table!(REQUESTS, "method" => METHODS, "revision" => REVISIONS, "outcome" => &["ok", "error"])
+        .count(&[method(method_name), revision(rev), outcome]);
 }
 
 /// A 2026-07-28 response asking for input.
 pub(crate) fn input_required(method_name: &str) {
-    metrics::counter!(INPUT_REQUIRED, "method" => method(method_name)).increment(1);
+    key_table!(INPUT_REQUIRED, "method" => METHODS).count(&[method(method_name)]);
 }
 
 /// A question sent (or put in an `input_required`).
 pub(crate) fn asked(mode: &'static str, rev: Revision) {
-    metrics::counter!(ELICITATIONS_ASKED, "mode" => mode, "revision" => revision(rev)).increment(1);
+    key_table!(ELICITATIONS_ASKED, "mode" => MODES, "revision" => REVISIONS)
+        .count(&[mode, revision(rev)]);
 }
 
 /// What became of a question.
 pub(crate) fn answered(mode: &'static str, rev: Revision, outcome: &'static str) {
-    metrics::counter!(ELICITATIONS_ANSWERED,
-        "mode" => mode, "revision" => revision(rev), "outcome" => outcome)
-    .increment(1);
+    const OUTCOMES: &[&str] = &[
+        "accept",
+        "decline",
+        "cancel",
+        "invalid",
+        "timed_out",
+        "abandoned",
+        "withdrawn",
+    ];
+    key_table!(ELICITATIONS_ANSWERED, "mode" => MODES, "revision" => REVISIONS, "outcome" => OUTCOMES)
+        .count(&[mode, revision(rev), outcome]);
 }
 
 /// How long a person took.
 pub(crate) fn answer_time(rev: Revision, took: Duration) {
-    metrics::histogram!(ANSWER_SECONDS, "revision" => revision(rev)).record(took.as_secs_f64());
+    key_table!(ANSWER_SECONDS, "revision" => REVISIONS)
+        .record(&[revision(rev)], took.as_secs_f64());
 }
 
 /// A state sealed or opened.
 pub(crate) fn state(event: &'static str) {
-    metrics::counter!(STATES, "event" => event).increment(1);
+    key_table!(STATES, "event" => &["sealed", "opened", "resent"]).count(&[event]);
 }
 
 /// A state refused, for `why` (the sealer's reason, or `replayed`).
@@ -202,7 +311,12 @@ pub(crate) fn refused(limit: &'static str) {
 
 /// A gauge moved by `delta`.
 pub(crate) fn gauge(name: &'static str, delta: f64) {
-    metrics::gauge!(name).increment(delta);
+    match name {
+        REQUESTS_IN_FLIGHT => key_table!(REQUESTS_IN_FLIGHT).move_gauge(delta),
+        QUESTIONS_WAITING => key_table!(QUESTIONS_WAITING).move_gauge(delta),
+        SESSIONS_OPEN => key_table!(SESSIONS_OPEN).move_gauge(delta),
+        _ => metrics::gauge!(name).increment(delta),
+    }
 }
 
 /// An event not archived: the writer's queue was full.
@@ -213,8 +327,219 @@ pub(crate) fn archive_dropped() {
 
 /// A store operation's time and result.
 pub(crate) fn store(op: &'static str, took: Duration, ok: bool) {
-    metrics::histogram!(STORE_SECONDS, "op" => op).record(took.as_secs_f64());
+    key_table!(STORE_SECONDS, "op" => &["redeem", "archive"]).record(&[op], took.as_secs_f64());
     if !ok {
         metrics::counter!(STORE_ERRORS, "op" => op).increment(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex, PoisonError};
+
+    use metrics::{
+        Counter, CounterFn, Gauge, GaugeFn, Histogram, HistogramFn, KeyName, Recorder,
+        SharedString, Unit,
+    };
+
+    use super::*;
+
+    /// One recording: the handle's kind, its key, where it said it came
+    /// from, and the value.
+    type Seen = (&'static str, Key, String, f64);
+
+    /// A recorder that writes down every recording.
+    #[derive(Clone, Default)]
+    struct Capture(Arc<Mutex<Vec<Seen>>>);
+
+    struct Handle {
+        capture: Capture,
+        kind: &'static str,
+        key: Key,
+        target: String,
+    }
+
+    impl Handle {
+        fn push(&self, value: f64) {
+            let seen = (self.kind, self.key.clone(), self.target.clone(), value);
+            self.capture
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(seen);
+        }
+    }
+
+    impl CounterFn for Handle {
+        fn increment(&self, value: u64) {
+            self.push(value as f64);
+        }
+        fn absolute(&self, value: u64) {
+            self.push(value as f64);
+        }
+    }
+
+    impl GaugeFn for Handle {
+        fn increment(&self, value: f64) {
+            self.push(value);
+        }
+        fn decrement(&self, value: f64) {
+            self.push(-value);
+        }
+        fn set(&self, value: f64) {
+            self.push(value);
+        }
+    }
+
+    impl HistogramFn for Handle {
+        fn record(&self, value: f64) {
+            self.push(value);
+        }
+    }
+
+    impl Capture {
+        fn handle(&self, kind: &'static str, key: &Key, metadata: &Metadata<'_>) -> Arc<Handle> {
+            Arc::new(Handle {
+                capture: self.clone(),
+                kind,
+                key: key.clone(),
+                target: format!("{} {:?}", metadata.target(), metadata.level()),
+            })
+        }
+
+        /// What `record` records.
+        fn of(record: impl FnOnce()) -> Vec<Seen> {
+            let capture = Capture::default();
+            metrics::with_local_recorder(&capture, record);
+            let seen = capture.0.lock().unwrap_or_else(PoisonError::into_inner);
+            seen.clone()
+        }
+    }
+
+    impl Recorder for Capture {
+        fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+        fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+        fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+        fn register_counter(&self, key: &Key, metadata: &Metadata<'_>) -> Counter {
+            Counter::from_arc(self.handle("counter", key, metadata))
+        }
+        fn register_gauge(&self, key: &Key, metadata: &Metadata<'_>) -> Gauge {
+            Gauge::from_arc(self.handle("gauge", key, metadata))
+        }
+        fn register_histogram(&self, key: &Key, metadata: &Metadata<'_>) -> Histogram {
+            Histogram::from_arc(self.handle("histogram", key, metadata))
+        }
+    }
+
+    /// Each metric records what the `metrics` macro with the same name and
+    /// labels records, for label values in the tables and outside them.
+    #[test]
+    fn keys_from_tables_record_what_the_macros_record() {
+        let v1 = Revision::V2025_11_25;
+        let v2 = Revision::V2026_07_28;
+        let took = Duration::from_millis(1500);
+        let ours = Capture::of(|| {
+            request("tools/call", v2, true);
+            request("no/such", v1, false);
+            input_required("prompts/get");
+            asked("form", v2);
+            asked("sampling", v1);
+            answered("url", v1, "withdrawn");
+            answered("form", v2, "accept");
+            answered("form", v2, "something-new");
+            answer_time(v2, took);
+            state("sealed");
+            state("opened");
+            state("something-new");
+            gauge(REQUESTS_IN_FLIGHT, 1.0);
+            gauge(SESSIONS_OPEN, -1.0);
+            gauge("frontdesk_other_gauge", 2.0);
+            store("redeem", took, false);
+            store("something-new", took, true);
+        });
+        let macros = Capture::of(|| {
+            let c = |name: &'static str, labels: Vec<Label>| {
+                metrics::counter!(name, labels).increment(1);
+            };
+            let l = Label::from_static_parts;
+            c(
+                REQUESTS,
+                vec![
+                    l("method", "tools/call"),
+                    l("revision", "2026-07-28"),
+                    l("outcome", "ok"),
+                ],
+            );
+            c(
+                REQUESTS,
+                vec![
+                    l("method", "other"),
+                    l("revision", "2025-11-25"),
+                    l("outcome", "error"),
+                ],
+            );
+            c(INPUT_REQUIRED, vec![l("method", "prompts/get")]);
+            c(
+                ELICITATIONS_ASKED,
+                vec![l("mode", "form"), l("revision", "2026-07-28")],
+            );
+            c(
+                ELICITATIONS_ASKED,
+                vec![l("mode", "sampling"), l("revision", "2025-11-25")],
+            );
+            c(
+                ELICITATIONS_ANSWERED,
+                vec![
+                    l("mode", "url"),
+                    l("revision", "2025-11-25"),
+                    l("outcome", "withdrawn"),
+                ],
+            );
+            c(
+                ELICITATIONS_ANSWERED,
+                vec![
+                    l("mode", "form"),
+                    l("revision", "2026-07-28"),
+                    l("outcome", "accept"),
+                ],
+            );
+            c(
+                ELICITATIONS_ANSWERED,
+                vec![
+                    l("mode", "form"),
+                    l("revision", "2026-07-28"),
+                    l("outcome", "something-new"),
+                ],
+            );
+            metrics::histogram!(ANSWER_SECONDS, "revision" => "2026-07-28").record(1.5);
+            c(STATES, vec![l("event", "sealed")]);
+            c(STATES, vec![l("event", "opened")]);
+            c(STATES, vec![l("event", "something-new")]);
+            metrics::gauge!(REQUESTS_IN_FLIGHT).increment(1.0);
+            metrics::gauge!(SESSIONS_OPEN).increment(-1.0);
+            metrics::gauge!("frontdesk_other_gauge").increment(2.0);
+            metrics::histogram!(STORE_SECONDS, "op" => "redeem").record(1.5);
+            c(STORE_ERRORS, vec![l("op", "redeem")]);
+            metrics::histogram!(STORE_SECONDS, "op" => "something-new").record(1.5);
+        });
+        // The macros here say they come from this test module; in the
+        // module above they said what the tables say.
+        let macros: Vec<Seen> = macros
+            .into_iter()
+            .map(|(kind, key, target, value)| {
+                (
+                    kind,
+                    key,
+                    target.replace("metrics::tests", "metrics"),
+                    value,
+                )
+            })
+            .collect();
+        assert_eq!(ours.len(), 18);
+        assert!(
+            ours.iter()
+                .all(|(_, _, target, _)| target == "frontdesk::metrics Level(Info)")
+        );
+        assert_eq!(ours, macros);
     }
 }
