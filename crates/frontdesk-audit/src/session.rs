@@ -66,7 +66,7 @@ impl Asked {
     pub(crate) fn form(&self) -> Option<FormSchema> {
         match &self.params {
             ElicitRequestParams::Form(p) => {
-                FormSchema::parse(&Value::Object(p.requested_schema.clone()))
+                FormSchema::parse(&Value::Object((*p.requested_schema).clone()))
                     .ok()
                     .map(|parsed| parsed.schema)
             }
@@ -158,7 +158,7 @@ impl Reply {
             Reply::Cancel => json!({"action": "cancel"}),
             Reply::Valid(variant) => match params {
                 ElicitRequestParams::Form(p) => {
-                    match FormSchema::parse(&Value::Object(p.requested_schema.clone()))
+                    match FormSchema::parse(&Value::Object((*p.requested_schema).clone()))
                         .ok()
                         .and_then(|parsed| answers::valid(&parsed.schema, *variant))
                     {
@@ -274,7 +274,7 @@ impl ElicitationHandler for AuditHandler {
                 ElicitationKind::Form { form, .. } => {
                     ElicitRequestParams::Form(ElicitRequestFormParams::new(
                         request.message.clone(),
-                        form.schema.as_json_object().clone(),
+                        form.schema.shared_json_object(),
                     ))
                 }
                 ElicitationKind::Url {

@@ -83,7 +83,7 @@ impl FormSchema {
     /// # Ok::<(), frontdesk_form::BuildError>(())
     /// ```
     pub fn with_defaults_from(&self, answer: &Map<String, Value>) -> FormSchema {
-        let mut raw = self.raw.clone();
+        let mut raw = Map::clone(&self.raw);
         let Some(Value::Object(properties)) = raw.get_mut("properties") else {
             return self.clone();
         };

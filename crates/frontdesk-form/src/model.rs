@@ -16,7 +16,8 @@ use crate::pattern::Pattern;
 /// exactly the JSON that was parsed (same keys, same order, unknown keys kept).
 #[derive(Debug, Clone)]
 pub struct FormSchema {
-    pub(crate) raw: Map<String, Value>,
+    /// The wire JSON, shared with every request that sends this form.
+    pub(crate) raw: Arc<Map<String, Value>>,
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) fields: Vec<Field>,
@@ -114,9 +115,16 @@ impl FormSchema {
         &self.raw
     }
 
+    /// The wire JSON object, shared: what a request carrying this form holds
+    /// as its `requestedSchema` (`frontdesk_wire::ElicitRequestFormParams`),
+    /// without a copy.
+    pub fn shared_json_object(&self) -> Arc<Map<String, Value>> {
+        Arc::clone(&self.raw)
+    }
+
     /// The wire JSON as a [`Value`].
     pub fn to_json(&self) -> Value {
-        Value::Object(self.raw.clone())
+        Value::Object(Map::clone(&self.raw))
     }
 
     /// One property's JSON exactly as sent (or as built), by its key: a
@@ -130,7 +138,7 @@ impl FormSchema {
 
 impl Serialize for FormSchema {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.raw.serialize(serializer)
+        Map::serialize(&self.raw, serializer)
     }
 }
 

@@ -1,5 +1,7 @@
 //! Lenient parsing of a `requestedSchema`, with diagnostics instead of failures.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -295,7 +297,7 @@ pub(crate) fn parse_schema(
         .collect();
     Ok(ParsedForm {
         schema: FormSchema {
-            raw: root.clone(),
+            raw: Arc::new(root.clone()),
             title,
             description,
             fields,

@@ -134,7 +134,7 @@ pub(crate) fn refusal(
     };
     // Labels are scrubbed on the way (see `scrub`), so a control character
     // in a title is no reason to refuse the form.
-    let mut schema = Value::Object(form.requested_schema.clone());
+    let mut schema = Value::Object((*form.requested_schema).clone());
     crate::scrub::scrub_labels(&mut schema);
     if let Err(e) = schema_from_value_strict(&schema) {
         return Some(format!(

@@ -1,6 +1,8 @@
 //! `elicitation/create` (form and URL), `ElicitResult`, and the 2025-11-25
 //! `notifications/elicitation/complete`.
 
+use std::sync::Arc;
+
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -125,9 +127,10 @@ pub struct ElicitRequestFormParams {
     /// Why the input is needed.
     pub message: String,
     /// The restricted JSON Schema, kept raw (order preserved); the form crate
-    /// parses it.
+    /// parses it. Shared: a server sends the same form in every round and
+    /// to every client, and sending one needs no copy of its schema.
     #[serde(rename = "requestedSchema")]
-    pub requested_schema: Map<String, Value>,
+    pub requested_schema: Arc<Map<String, Value>>,
     /// 2025-11-25 task augmentation (`{"ttl"?: …}`), kept raw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<Map<String, Value>>,
@@ -140,12 +143,16 @@ pub struct ElicitRequestFormParams {
 }
 
 impl ElicitRequestFormParams {
-    /// Form parameters with `mode: "form"`.
-    pub fn new(message: impl Into<String>, requested_schema: Map<String, Value>) -> Self {
+    /// Form parameters with `mode: "form"`: the schema as a `Map`, or an
+    /// `Arc` of one that other requests share.
+    pub fn new(
+        message: impl Into<String>,
+        requested_schema: impl Into<Arc<Map<String, Value>>>,
+    ) -> Self {
         Self {
             mode: Some(FormMode),
             message: message.into(),
-            requested_schema,
+            requested_schema: requested_schema.into(),
             task: None,
             meta: None,
             extra: Map::new(),

@@ -96,7 +96,7 @@ impl Relay {
                     let ElicitRequestParams::Form(form) = &e.params else {
                         return None;
                     };
-                    let mut schema = Value::Object(form.requested_schema.clone());
+                    let mut schema = Value::Object((*form.requested_schema).clone());
                     let mut message = form.message.clone();
                     if self.checks.scrub {
                         crate::scrub::scrub_labels(&mut schema);

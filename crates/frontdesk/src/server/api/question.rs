@@ -397,7 +397,7 @@ impl InputRequest {
     pub(crate) fn to_wire(&self, elicitation_id: Option<&str>) -> WireInputRequest {
         match &self.kind {
             Kind::Form { message, schema } => ElicitRequestParams::Form(
-                ElicitRequestFormParams::new(message.clone(), schema.as_json_object().clone()),
+                ElicitRequestFormParams::new(message.clone(), schema.shared_json_object()),
             )
             .into(),
             Kind::Url { message, url, meta } => {

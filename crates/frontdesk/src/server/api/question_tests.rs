@@ -42,3 +42,26 @@ fn form_digest_is_unchanged() {
         }
     }
 }
+
+/// A form question goes out holding its schema's own JSON object, not a
+/// copy of it, in both revisions' shapes, and writes the same JSON.
+#[test]
+fn a_form_is_sent_without_a_copy_of_its_schema() {
+    let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+    let parsed = FormSchema::parse(&schema).expect("a valid schema").schema;
+    let shared = std::sync::Arc::new(parsed);
+    let request = InputRequest::form_shared("Confirm?".to_string(), shared.clone());
+    for id in [None, Some("e-1")] {
+        let WireInputRequest::Elicit(wire) = request.to_wire(id) else {
+            panic!("a form is an elicitation");
+        };
+        let ElicitRequestParams::Form(form) = wire.params else {
+            panic!("a form is sent in form mode");
+        };
+        assert!(std::sync::Arc::ptr_eq(
+            &form.requested_schema,
+            &shared.shared_json_object()
+        ));
+        assert_eq!(Value::Object((*form.requested_schema).clone()), schema);
+    }
+}
