@@ -20,7 +20,7 @@
 //! | `frontdesk_requests_in_flight` | gauge | — | load now |
 //! | `frontdesk_questions_waiting` | gauge | — | 2025-11-25 questions waiting for a person now |
 //! | `frontdesk_sessions_open` | gauge | — | 2025-11-25 sessions over HTTP now |
-//! | `frontdesk_store_seconds` | histogram | `op` (`redeem`; `archive`: a batch written to the event archive) | the state store's latency |
+//! | `frontdesk_store_seconds` | histogram | `op` (`redeem`; `archive`: a batch written to the event archive; `keep_reply`, `kept_reply`: a retry's reply kept for, and read by, another instance) | the state store's latency |
 //! | `frontdesk_store_errors_total` | counter | `op` | the state store failing |
 //! | `frontdesk_archive_dropped_total` | counter | — | 2025-11-25 events not archived because the archive's writer queue was full (a stream resumed on another instance misses them) |
 
@@ -327,7 +327,8 @@ pub(crate) fn archive_dropped() {
 
 /// A store operation's time and result.
 pub(crate) fn store(op: &'static str, took: Duration, ok: bool) {
-    key_table!(STORE_SECONDS, "op" => &["redeem", "archive"]).record(&[op], took.as_secs_f64());
+    key_table!(STORE_SECONDS, "op" => &["redeem", "archive", "keep_reply", "kept_reply"])
+        .record(&[op], took.as_secs_f64());
     if !ok {
         metrics::counter!(STORE_ERRORS, "op" => op).increment(1);
     }

@@ -41,6 +41,7 @@ pub(crate) mod binding;
 mod keyring;
 mod nonce;
 mod sealer;
+mod shared_reply;
 #[cfg(test)]
 mod tests;
 
@@ -49,6 +50,7 @@ pub use keyring::{KeyConfigError, Keyring, StateKey};
 pub use nonce::{InMemoryNonceStore, NonceStore, RedeemError, Redemption, open_single_use};
 pub(crate) use sealer::IdHasher;
 pub use sealer::{OpenedState, SealError, StateId, StateRejected, StateSealer};
+pub use shared_reply::SharedReply;
 
 /// The environment variable the keyring is read from by convention:
 /// `kid:key,kid:key,…`, current key first (see [`Keyring::parse`]).

@@ -13,6 +13,7 @@ use std::time::SystemTime;
 
 use super::binding::Binding;
 use super::sealer::{IdHasher, OpenedState, StateId, StateRejected, StateSealer};
+use super::shared_reply::SharedReply;
 use crate::BoxFuture;
 use crate::clock::{Clock, SystemClock};
 use crate::store::StoreError;
@@ -79,6 +80,35 @@ pub trait NonceStore: Send + Sync {
     /// server makes a small round trip there; by default `Ok(())`.
     fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async { Ok(()) })
+    }
+
+    /// Whether instances sharing this store see each other's kept replies
+    /// ([`keep_reply`](Self::keep_reply)); by default `false`, and nothing
+    /// is kept.
+    fn shares_replies(&self) -> bool {
+        false
+    }
+
+    /// Keep the reply to the redeemed `state_id` for `ttl`, for the same
+    /// retry sent to another instance after its request went away (see
+    /// [`SharedReply`]): `Some(text)` the reply, `None` while the round still
+    /// runs. Only a store several instances share needs to keep anything
+    /// (each instance remembers its own replies); by default nothing is kept.
+    fn keep_reply<'a>(
+        &'a self,
+        state_id: StateId,
+        reply: Option<&'a str>,
+        ttl: std::time::Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (state_id, reply, ttl);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// What the store knows of the reply to `state_id`, which another
+    /// instance redeemed; by default [`SharedReply::Unknown`].
+    fn kept_reply(&self, state_id: StateId) -> BoxFuture<'_, Result<SharedReply, StoreError>> {
+        let _ = state_id;
+        Box::pin(async { Ok(SharedReply::Unknown) })
     }
 }
 

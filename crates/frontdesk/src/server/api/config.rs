@@ -64,7 +64,10 @@ pub struct ServerConfig {
     /// How long the reply to a 2026-07-28 retry is kept for the same retry
     /// sent again, after a dropped connection (default 60 s). Within this time
     /// a replayed state gets the reply it got the first time (the handler does
-    /// not run again); after it, the replay is refused.
+    /// not run again); after it, the replay is refused. With a nonce store
+    /// that shares replies among instances (Redis), the reply of a retry
+    /// whose request was lost mid-round is kept there as long, for the same
+    /// retry sent to another instance.
     pub retry_reply_ttl: Duration,
     /// Most retry replies kept (default 4 096; the oldest finished one makes
     /// room). One client (the one a call's states are charged to) keeps at

@@ -8,7 +8,9 @@
 //! (while the round runs or soon after) gets the same reply instead of a
 //! rejection. The state itself still opens only once; only its reply is
 //! repeated, and only to a request that opened the same state, which binds it
-//! to the same principal, method, name and arguments.
+//! to the same principal, method, name and arguments. Several instances on
+//! a store that shares replies (Redis) do the same across instances: see
+//! `server::modern::elsewhere`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};

@@ -18,6 +18,7 @@ use std::task::{Context, Poll};
 use crate::server::api::error::RpcError;
 use crate::server::engine::load::Held;
 use crate::server::engine::requests::Reply;
+use crate::server::modern::elsewhere::Handoff;
 
 /// A round's future that is polled in place and, when dropped unfinished,
 /// handed to the runtime to finish, with the places its request held.
@@ -27,17 +28,22 @@ where
 {
     work: Option<Pin<Box<F>>>,
     held: Option<Held>,
+    /// Where the reply goes when the request goes away first (a shared
+    /// store, for the same retry sent to another instance).
+    handoff: Option<Handoff>,
 }
 
 impl<F> Finishing<F>
 where
     F: Future<Output = Reply> + Send + 'static,
 {
-    /// Own `work` and `held` until the work finishes here or is handed off.
-    pub(in crate::server::modern) fn new(work: F, held: Held) -> Self {
+    /// Own `work` and `held` until the work finishes here or is handed off;
+    /// `handoff` keeps the reply of work handed off for other instances.
+    pub(in crate::server::modern) fn new(work: F, held: Held, handoff: Option<Handoff>) -> Self {
         Self {
             work: Some(Box::pin(work)),
             held: Some(held),
+            handoff,
         }
     }
 }
@@ -82,8 +88,18 @@ where
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             tracing::debug!("request dropped while its round runs; the round goes on");
             let held = self.held.take();
+            let handoff = self.handoff.take();
             drop(runtime.spawn(async move {
+                if let Some(handoff) = &handoff
+                    && handoff.went_away()
+                {
+                    handoff.running().await;
+                }
                 let reply = work.await;
+                if let Some(handoff) = &handoff {
+                    handoff.finished(&reply).await;
+                }
+                // Given back last: a drain waits for the reply to be kept.
                 drop(held);
                 reply
             }));
@@ -106,7 +122,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_round_that_waits_on_nothing_finishes_in_place() {
-        let r = Finishing::new(async { Ok(empty()) }, Held::default()).await;
+        let r = Finishing::new(async { Ok(empty()) }, Held::default(), None).await;
         assert_eq!(r.ok().map(|t| t.get().to_string()), Some("{}".into()));
     }
 
@@ -121,6 +137,7 @@ mod tests {
                 Ok(empty())
             },
             Held::default(),
+            None,
         );
         let waited = tokio::time::timeout(Duration::from_millis(1), round).await;
         assert!(waited.is_err(), "the round should still be running");
@@ -141,6 +158,7 @@ mod tests {
                 Ok(empty())
             },
             held,
+            None,
         );
         let waited = tokio::time::timeout(Duration::from_millis(1), round).await;
         assert!(waited.is_err(), "the round should still be running");
@@ -153,7 +171,7 @@ mod tests {
     async fn a_round_finished_in_place_gives_its_places_back() {
         let load = Load::new(1, 1);
         let held = Held::default().with_server(load.request().unwrap());
-        let r = Finishing::new(async { Ok(empty()) }, held).await;
+        let r = Finishing::new(async { Ok(empty()) }, held, None).await;
         assert!(r.is_ok());
         assert_eq!(load.requests(), 0);
     }
@@ -168,6 +186,7 @@ mod tests {
                 Ok(empty())
             },
             Held::default(),
+            None,
         )
         .await;
         assert_eq!(r.err().map(|e| e.code().0), Some(-32603));

@@ -4,6 +4,7 @@
 //! methods), the `input_required` rounds of a call, and what a handler's
 //! outcome becomes on this revision.
 
+mod elsewhere;
 mod finishing;
 mod listen;
 mod meta;
@@ -287,12 +288,22 @@ async fn run(
         Claim::Untracked => None,
         Claim::First(running) => Some(running),
     };
+    // Only a request that may redeem the state here can have its reply kept
+    // for other instances.
+    let handoff = running
+        .as_ref()
+        .and_then(|_| elsewhere::Handoff::new(server, opened.id));
     let detached = {
         let server = Arc::clone(server);
         let sink = sink.clone();
+        let handoff = handoff.clone();
         async move {
             let reply = match state::redeem(&server, &opened).await {
-                Ok(()) => {
+                Ok(state::Redeemed::Elsewhere(reply)) => reply,
+                Ok(state::Redeemed::Now) => {
+                    if let Some(handoff) = &handoff {
+                        handoff.redeemed().await;
+                    }
                     opened.record_answer_time();
                     let round = Input {
                         responses: retry.responses,
@@ -313,7 +324,7 @@ async fn run(
         }
         .instrument(span)
     };
-    Finishing::new(detached, held).await
+    Finishing::new(detached, held, handoff).await
 }
 
 /// What one round answers from, for whom, and with which arguments.

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::server::api::error::RpcError;
 use crate::server::engine::inner::ServerInner;
+use crate::server::engine::requests::Reply;
 use crate::state::{Binding, Redemption, RequestDigest, StateId};
 
 /// An answer carried from an earlier round.
@@ -128,11 +129,20 @@ impl Opened {
     }
 }
 
+/// How a retry's state was redeemed.
+pub(crate) enum Redeemed {
+    /// Now, by this request: run the round.
+    Now,
+    /// Before, by the same retry on another instance, whose reply this is.
+    Elsewhere(Reply),
+}
+
 /// Redeem an opened state (when single use is on), charged to its owner: a
-/// state already redeemed is [`rejected`].
-pub(crate) async fn redeem(server: &ServerInner, opened: &Opened) -> Result<(), RpcError> {
+/// state already redeemed is [`rejected`], unless the instance that
+/// redeemed it lost the request and kept its reply in the shared store.
+pub(crate) async fn redeem(server: &ServerInner, opened: &Opened) -> Result<Redeemed, RpcError> {
     let Some(store) = &server.nonces else {
-        return Ok(());
+        return Ok(Redeemed::Now);
     };
     let redemption = Redemption::of_parts(opened.id, opened.issued_at, opened.expires_at)
         .owner(&opened.state.owner);
@@ -140,8 +150,13 @@ pub(crate) async fn redeem(server: &ServerInner, opened: &Opened) -> Result<(), 
     let redeemed = store.redeem_for(redemption).await;
     crate::metrics::store("redeem", started.elapsed(), redeemed.is_ok());
     match redeemed {
-        Ok(true) => Ok(()),
+        Ok(true) => Ok(Redeemed::Now),
         Ok(false) => {
+            if let Some(reply) = super::elsewhere::reply(server, opened.id).await {
+                tracing::debug!("a retry another instance ran: its kept reply");
+                crate::metrics::state("resent");
+                return Ok(Redeemed::Elsewhere(reply));
+            }
             tracing::debug!(reason = "replayed", "request state rejected");
             crate::metrics::state_refused("replayed");
             Err(rejected())

@@ -8,7 +8,11 @@
 //! every state of that owner issued at or before the floor is refused from
 //! then on. Keys, under the prefix:
 //!
-//! - `state:<id>`: the redeemed state, until it expires (as before);
+//! - `state:<id>`: the redeemed state, until it expires; its value is when
+//!   it was redeemed (unix seconds; `1` from earlier versions);
+//! - `reply:<id>`: the reply to a redeemed state whose request went away
+//!   (empty while its round still runs), for `retry_reply_ttl`, so the same
+//!   retry sent to another instance gets it (see [`SharedReply`]);
 //! - `owned:<owner>`: the owner's redeemed ids, scored by issue time,
 //!   expiring with the last of them;
 //! - `owner:<owner>`: a hash: `floor` and `floor_until` (when every state
@@ -25,7 +29,7 @@ use std::sync::LazyLock;
 
 use super::{RedisStore, backend};
 use crate::BoxFuture;
-use crate::state::{NonceStore, Redemption, StateId};
+use crate::state::{NonceStore, Redemption, SharedReply, StateId};
 use crate::store::StoreError;
 use crate::stores::secs;
 
@@ -39,7 +43,7 @@ local h = redis.call('HMGET', KEYS[3], 'floor', 'floor_until', 'last', 'life')
 local floor, until_ = tonumber(h[1]), tonumber(h[2]) or 0
 local last, life = tonumber(h[3]) or 0, tonumber(h[4]) or 0
 if floor and issued <= floor then return 0 end
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EXAT', expires) then return 0 end
+if not redis.call('SET', KEYS[1], ARGV[4], 'NX', 'EXAT', expires) then return 0 end
 local changed, grew = false, false
 if expires - issued > life then
   life, changed = expires - issued, true
@@ -117,6 +121,56 @@ impl NonceStore for RedisStore {
         redemption: Redemption<'a>,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(self.redeem_now(redemption))
+    }
+
+    /// `true`: every instance on the same Redis and prefix sees them.
+    fn shares_replies(&self) -> bool {
+        true
+    }
+
+    /// `SET reply:<id>` with the reply (empty while the round runs), kept
+    /// for `ttl`.
+    fn keep_reply<'a>(
+        &'a self,
+        state_id: StateId,
+        reply: Option<&'a str>,
+        ttl: std::time::Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let mut conn = self.conn.clone();
+            redis::cmd("SET")
+                .arg(self.key("reply", &state_id.to_string()))
+                .arg(reply.unwrap_or_default())
+                .arg("PX")
+                .arg(millis)
+                .query_async::<()>(&mut conn)
+                .await
+                .map_err(backend)
+        })
+    }
+
+    /// `MGET reply:<id> state:<id>`: the kept reply, else when the state
+    /// was redeemed.
+    fn kept_reply(&self, state_id: StateId) -> BoxFuture<'_, Result<SharedReply, StoreError>> {
+        Box::pin(async move {
+            let id = state_id.to_string();
+            let mut conn = self.conn.clone();
+            let (reply, redeemed): (Option<String>, Option<String>) = redis::cmd("MGET")
+                .arg(self.key("reply", &id))
+                .arg(self.key("state", &id))
+                .query_async(&mut conn)
+                .await
+                .map_err(backend)?;
+            Ok(match (reply, redeemed) {
+                (Some(reply), _) if reply.is_empty() => SharedReply::Running,
+                (Some(reply), _) => SharedReply::Kept(reply),
+                (None, Some(at)) => at
+                    .parse()
+                    .map_or(SharedReply::Unknown, SharedReply::Redeemed),
+                (None, None) => SharedReply::Unknown,
+            })
+        })
     }
 
     /// A `PING` on the shared connection.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use frontdesk::form::FormSchema;
 use frontdesk::server::transport::{OutboundSink, RequestInfo};
 use frontdesk::server::{
-    Answer, NoArgs, Question, Server, ServerConfig, ToolContext, ToolDef, ToolOutput,
+    Answer, NoArgs, Question, Server, ServerBuilder, ServerConfig, ToolContext, ToolDef, ToolOutput,
 };
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
@@ -31,33 +31,35 @@ struct Progress {
 
 /// `slow_after_answer`: one yes/no question, then [`SLOW`] of work.
 fn slow_server(progress: &Arc<Progress>, config: ServerConfig) -> Server {
+    slow_builder(progress).config(config).build()
+}
+
+/// The builder of [`slow_server`], for stores and keys of a test's own.
+fn slow_builder(progress: &Arc<Progress>) -> ServerBuilder {
     let progress = Arc::clone(progress);
     let schema = FormSchema::builder()
         .boolean("ok", |f| f.title("Go ahead?").required())
         .build()
         .unwrap();
-    Server::builder("slow-after-answer", "0.0.1")
-        .config(config)
-        .tool(ToolDef::new(
-            "slow_after_answer",
-            "Asks, then works a while",
-            move |cx: ToolContext, _: NoArgs| {
-                let (schema, progress) = (schema.clone(), Arc::clone(&progress));
-                async move {
-                    let answer = cx
-                        .ask(Question::schema("Go ahead?", schema).key("ok"))
-                        .await?;
-                    progress.answered.fetch_add(1, Ordering::SeqCst);
-                    tokio::time::sleep(SLOW).await;
-                    progress.finished.fetch_add(1, Ordering::SeqCst);
-                    Ok(ToolOutput::text(match answer {
-                        Answer::Accepted(_) => "done",
-                        _ => "not done",
-                    }))
-                }
-            },
-        ))
-        .build()
+    Server::builder("slow-after-answer", "0.0.1").tool(ToolDef::new(
+        "slow_after_answer",
+        "Asks, then works a while",
+        move |cx: ToolContext, _: NoArgs| {
+            let (schema, progress) = (schema.clone(), Arc::clone(&progress));
+            async move {
+                let answer = cx
+                    .ask(Question::schema("Go ahead?", schema).key("ok"))
+                    .await?;
+                progress.answered.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(SLOW).await;
+                progress.finished.fetch_add(1, Ordering::SeqCst);
+                Ok(ToolOutput::text(match answer {
+                    Answer::Accepted(_) => "done",
+                    _ => "not done",
+                }))
+            }
+        },
+    ))
 }
 
 /// Wait (5 s at most) until `counter` reaches 1.
@@ -167,4 +169,78 @@ async fn a_dropped_retry_keeps_the_servers_slot_until_it_finishes() {
     let served = server.handle_json(None, discover(4), &sink, &info).await;
     let served = served.response_value().unwrap();
     assert!(served["result"]["supportedVersions"].is_array(), "{served}");
+}
+
+/// Several instances behind a balancer that cuts the connections of an
+/// instance it takes out of service (HAProxy's `on-marked-down
+/// shutdown-sessions`, say): a retry the first instance redeemed and was
+/// running loses its request, and the client sends it again, this time to
+/// the second instance, where the state is already redeemed. The second
+/// instance answers with the first one's reply once its round ends (the
+/// round is longer than the wait for an instance to notice its loss, so the
+/// "still running" mark is what it waits on), and the round ran once. A
+/// retry that got its reply is still refused on another instance, at once.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn a_retry_cut_off_from_one_instance_gets_its_reply_from_another() {
+    use frontdesk::state::{StateId, StateSealer};
+    use frontdesk::stores::redis::RedisStore;
+    let Some(url) = frontdesk_testkit::redis_url("the shared retry test") else {
+        return;
+    };
+    let prefix = format!("frontdesk-test:{}:", StateId::random());
+    let sealer = StateSealer::from_spec("k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8").unwrap();
+    let progress = Arc::new(Progress::default());
+    let instance = || async {
+        let store = RedisStore::connect(&url, &prefix).await.unwrap();
+        slow_builder(&progress)
+            .state_sealer(sealer.clone())
+            .nonce_store(Some(Arc::new(store)))
+            .build()
+    };
+    let (a, b) = (instance().await, instance().await);
+    let (sink, _rx) = OutboundSink::channel();
+    let info = RequestInfo::new();
+    let send = |server: &Server, body: Value| {
+        let (server, sink, info) = (server.clone(), sink.clone(), info.clone());
+        async move {
+            let handled = server.handle_json(None, body, &sink, &info).await;
+            handled.response_value().unwrap()
+        }
+    };
+    let asked = |first: &Value| {
+        first["result"]["requestState"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+
+    let state = asked(&send(&a, modern_call(1, "slow_after_answer", json!({}))).await);
+    let cut =
+        tokio::time::timeout(Duration::from_millis(300), send(&a, retry_body(2, &state))).await;
+    assert!(cut.is_err(), "the round should still be running");
+    assert_eq!(progress.answered.load(Ordering::SeqCst), 1);
+    let elsewhere = send(&b, retry_body(2, &state)).await;
+    assert_eq!(
+        elsewhere["result"]["content"][0]["text"], "done",
+        "{elsewhere}"
+    );
+    assert_eq!(progress.finished.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        progress.answered.load(Ordering::SeqCst),
+        1,
+        "the round ran once"
+    );
+
+    let state = asked(&send(&a, modern_call(3, "slow_after_answer", json!({}))).await);
+    let served = send(&a, retry_body(4, &state)).await;
+    assert_eq!(served["result"]["content"][0]["text"], "done", "{served}");
+    let started = std::time::Instant::now();
+    let replayed = send(&b, retry_body(4, &state)).await;
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "a replay of a state redeemed long ago waits for nothing: {:?}",
+        started.elapsed()
+    );
 }

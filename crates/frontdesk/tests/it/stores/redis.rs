@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use frontdesk::flows::{FlowId, FlowStore, NewFlow};
-use frontdesk::state::{NonceStore, Redemption, StateId};
+use frontdesk::state::{NonceStore, Redemption, SharedReply, StateId};
 use frontdesk::stores::redis::RedisStore;
 
 use super::{contract, tasks};
@@ -192,4 +192,37 @@ async fn a_state_redeems_on_exactly_one_instance() {
         wins += usize::from(t.await.unwrap());
     }
     assert_eq!(wins, 1);
+}
+
+/// A reply kept by one instance is read by another: unknown before the
+/// state is redeemed, then when it was redeemed, "running" while its round
+/// runs, the reply once kept, and forgotten after its time.
+#[tokio::test]
+async fn a_kept_reply_is_read_on_another_instance() {
+    let Some(url) = redis_url() else { return };
+    let p = prefix();
+    let (a, b) = (store(&url, &p).await, store(&url, &p).await);
+    assert!(a.shares_replies());
+    let now = frontdesk::clock::unix_secs(std::time::SystemTime::now());
+    let id = StateId::random();
+    assert_eq!(b.kept_reply(id).await.unwrap(), SharedReply::Unknown);
+    assert!(a.redeem(id, now + 60).await.unwrap());
+    match b.kept_reply(id).await.unwrap() {
+        SharedReply::Redeemed(at) => assert!(at.abs_diff(now) <= 1, "{at} against {now}"),
+        other => panic!("expected the redemption time, got {other:?}"),
+    }
+    let keep = Duration::from_millis(400);
+    a.keep_reply(id, None, keep).await.unwrap();
+    assert_eq!(b.kept_reply(id).await.unwrap(), SharedReply::Running);
+    let text = r#"{"result":{"content":[]}}"#;
+    a.keep_reply(id, Some(text), keep).await.unwrap();
+    assert_eq!(
+        b.kept_reply(id).await.unwrap(),
+        SharedReply::Kept(text.into())
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(matches!(
+        b.kept_reply(id).await.unwrap(),
+        SharedReply::Redeemed(_)
+    ));
 }
