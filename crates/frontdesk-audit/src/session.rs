@@ -65,11 +65,9 @@ impl Asked {
     /// schemas that are no object at all).
     pub(crate) fn form(&self) -> Option<FormSchema> {
         match &self.params {
-            ElicitRequestParams::Form(p) => {
-                FormSchema::parse(&Value::Object((*p.requested_schema).clone()))
-                    .ok()
-                    .map(|parsed| parsed.schema)
-            }
+            ElicitRequestParams::Form(p) => FormSchema::parse_shared(&p.requested_schema)
+                .ok()
+                .map(|parsed| parsed.schema),
             _ => None,
         }
     }
@@ -158,7 +156,7 @@ impl Reply {
             Reply::Cancel => json!({"action": "cancel"}),
             Reply::Valid(variant) => match params {
                 ElicitRequestParams::Form(p) => {
-                    match FormSchema::parse(&Value::Object((*p.requested_schema).clone()))
+                    match FormSchema::parse_shared(&p.requested_schema)
                         .ok()
                         .and_then(|parsed| answers::valid(&parsed.schema, *variant))
                     {

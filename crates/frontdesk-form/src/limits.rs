@@ -47,11 +47,19 @@ impl Default for Limits {
     }
 }
 
-/// Depth of a JSON value: scalars are 0, an empty array or object is 1.
-pub(crate) fn json_depth(value: &serde_json::Value, cap: usize) -> usize {
+/// Depth of a JSON object: an empty one is 1, one holding an array or an
+/// object one more than the deepest of those (scalars are 0). Stops
+/// counting past `cap`.
+pub(crate) fn object_depth(
+    object: &serde_json::Map<String, serde_json::Value>,
+    cap: usize,
+) -> usize {
+    depth_from(object.values().map(|v| (v, 1)).collect(), 1, cap)
+}
+
+/// The depth of the values on `stack` (each with its own), at least `max`.
+fn depth_from(mut stack: Vec<(&serde_json::Value, usize)>, mut max: usize, cap: usize) -> usize {
     // Iterative to stay safe on deep input; stops counting past `cap`.
-    let mut max = 0;
-    let mut stack: Vec<(&serde_json::Value, usize)> = vec![(value, 0)];
     while let Some((v, d)) = stack.pop() {
         if d > max {
             max = d;
@@ -79,11 +87,34 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Depth of any JSON value, as [`object_depth`] counts.
+    fn json_depth(value: &serde_json::Value, cap: usize) -> usize {
+        depth_from(vec![(value, 0)], 0, cap)
+    }
+
     #[test]
     fn depth_counts_containers() {
         assert_eq!(json_depth(&json!(1), 10), 0);
         assert_eq!(json_depth(&json!([]), 10), 1);
         assert_eq!(json_depth(&json!({"a": [1, {"b": 2}]}), 10), 3);
+    }
+
+    #[test]
+    fn an_objects_depth_is_its_values_depth() {
+        for v in [
+            json!({}),
+            json!({"a": 1}),
+            json!({"a": [1, {"b": 2}], "c": {}}),
+        ] {
+            let object = v.as_object().unwrap();
+            for cap in [0, 1, 2, 10] {
+                assert_eq!(
+                    object_depth(object, cap),
+                    json_depth(&v, cap),
+                    "{v} under {cap}"
+                );
+            }
+        }
     }
 
     #[test]

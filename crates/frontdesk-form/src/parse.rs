@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::limits::{Limits, json_depth};
+use crate::limits::{Limits, object_depth};
 use crate::model::{
     Field, FieldKind, FormSchema, NumberField, StringFormat, TextField, UnsupportedField,
     humanize_key,
@@ -171,6 +171,26 @@ impl FormSchema {
     pub fn parse_with(value: &Value, limits: &Limits) -> Result<ParsedForm, ParseError> {
         parse_schema(value, limits, false)
     }
+
+    /// Parse a `requestedSchema` held in an `Arc` (as the wire type's
+    /// `ElicitRequestFormParams::requested_schema` holds it) leniently with
+    /// the default [`Limits`], without a copy of it: the parsed schema
+    /// shares the object ([`FormSchema::shared_json_object`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use frontdesk_form::FormSchema;
+    /// use serde_json::json;
+    ///
+    /// let wire = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    /// let schema = Arc::new(wire.as_object().cloned().unwrap_or_default());
+    /// let parsed = FormSchema::parse_shared(&schema).unwrap();
+    /// assert!(Arc::ptr_eq(&parsed.schema.shared_json_object(), &schema));
+    /// assert_eq!(parsed.schema.fields().len(), 1);
+    /// ```
+    pub fn parse_shared(schema: &Arc<Map<String, Value>>) -> Result<ParsedForm, ParseError> {
+        parse_object(schema, &Limits::default(), false, || Arc::clone(schema))
+    }
 }
 
 pub(crate) struct Ctx<'a> {
@@ -202,7 +222,17 @@ pub(crate) fn parse_schema(
     let Value::Object(root) = value else {
         return Err(ParseError::NotAnObject);
     };
-    if json_depth(value, limits.max_depth) > limits.max_depth {
+    parse_object(root, limits, strict, || Arc::new(root.clone()))
+}
+
+/// [`parse_schema`] of an object; `raw` gives the object the schema keeps.
+fn parse_object(
+    root: &Map<String, Value>,
+    limits: &Limits,
+    strict: bool,
+    raw: impl FnOnce() -> Arc<Map<String, Value>>,
+) -> Result<ParsedForm, ParseError> {
+    if object_depth(root, limits.max_depth) > limits.max_depth {
         return Err(ParseError::TooDeep {
             max: limits.max_depth,
         });
@@ -297,7 +327,7 @@ pub(crate) fn parse_schema(
         .collect();
     Ok(ParsedForm {
         schema: FormSchema {
-            raw: Arc::new(root.clone()),
+            raw: raw(),
             title,
             description,
             fields,

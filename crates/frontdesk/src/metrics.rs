@@ -201,6 +201,12 @@ impl KeyTable {
     /// The key for `values` (one per label, in order): the table's, or one
     /// built now for a value the table does not know.
     fn key(&self, values: &[&'static str]) -> Cow<'_, Key> {
+        debug_assert_eq!(
+            values.len(),
+            self.labels.len(),
+            "one value per label of {}",
+            self.name
+        );
         let mut index = 0;
         for ((_, known), value) in self.labels.iter().zip(values) {
             match known.iter().position(|k| k == value) {

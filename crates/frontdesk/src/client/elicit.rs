@@ -81,7 +81,7 @@ pub(crate) fn unusable_form(params: &ElicitRequestParams) -> Option<String> {
     // The same bounded parse `elicit` does (the schema is at most one
     // message); done separately so a round can be checked before any of its
     // questions is shown.
-    match FormSchema::parse(&Value::Object((*p.requested_schema).clone())) {
+    match FormSchema::parse_shared(&p.requested_schema) {
         Err(e) => Some(format!("requestedSchema cannot be used: {e}")),
         Ok(parsed) => parsed
             .unusable()
@@ -202,8 +202,7 @@ impl Elicitor {
         };
         match params {
             ElicitRequestParams::Form(p) => {
-                let parsed = match FormSchema::parse(&Value::Object((*p.requested_schema).clone()))
-                {
+                let parsed = match FormSchema::parse_shared(&p.requested_schema) {
                     Ok(parsed) if parsed.unusable().is_none() => parsed,
                     Ok(parsed) => {
                         let reason = parsed.unusable().map_or_else(String::new, |d| {
