@@ -110,7 +110,7 @@ impl Handoff {
 /// instance kept it or keeps it within [`AT_MOST`]; `None` when there is
 /// none to wait for (the state is refused as replayed).
 pub(super) async fn reply(server: &ServerInner, id: StateId) -> Option<Reply> {
-    let store = server.nonces.as_ref()?;
+    let store = server.nonces.as_ref().filter(|s| s.shares_replies())?;
     let deadline = Instant::now() + AT_MOST;
     let mut pause = Duration::from_millis(20);
     loop {
