@@ -72,15 +72,12 @@ impl Handoff {
         }
     }
 
-    /// The request went away: whether the round had redeemed the state (then
-    /// the caller marks it running with [`Handoff::running`]).
-    pub(super) fn went_away(&self) -> bool {
-        self.0.flags.fetch_or(GONE, Ordering::AcqRel) & REDEEMED != 0
-    }
-
-    /// Mark the round as running in the store.
-    pub(super) async fn running(&self) {
-        self.keep(None).await;
+    /// The request went away (called before the round is polled again):
+    /// the round is marked running when it had redeemed the state.
+    pub(super) async fn went_away(&self) {
+        if self.0.flags.fetch_or(GONE, Ordering::AcqRel) & REDEEMED != 0 {
+            self.keep(None).await;
+        }
     }
 
     /// The round ended: its reply kept, when it redeemed the state.

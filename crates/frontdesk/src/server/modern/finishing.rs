@@ -90,10 +90,8 @@ where
             let held = self.held.take();
             let handoff = self.handoff.take();
             drop(runtime.spawn(async move {
-                if let Some(handoff) = &handoff
-                    && handoff.went_away()
-                {
-                    handoff.running().await;
+                if let Some(handoff) = &handoff {
+                    handoff.went_away().await;
                 }
                 let reply = work.await;
                 if let Some(handoff) = &handoff {
