@@ -386,7 +386,10 @@ impl StateSealer {
         if now >= expires_at {
             return Err("expired");
         }
-        let payload: P = serde_json::from_slice(body).map_err(|_| "bad payload")?;
+        // Checked as UTF-8 once, then read as text: reading bytes checks
+        // each string of the payload on its own, dozens a state.
+        let body = std::str::from_utf8(body).map_err(|_| "bad payload")?;
+        let payload: P = serde_json::from_str(body).map_err(|_| "bad payload")?;
         Ok(OpenedState {
             payload,
             state_id: StateId(id),
