@@ -331,6 +331,18 @@ pub(crate) fn archive_dropped() {
     metrics::counter!(ARCHIVE_DROPPED).increment(1);
 }
 
+/// Run the store operation `work`, recording its time and result as
+/// [`store`] does.
+pub(crate) async fn timed_store<T, E>(
+    op: &'static str,
+    work: impl std::future::Future<Output = Result<T, E>>,
+) -> Result<T, E> {
+    let started = std::time::Instant::now();
+    let result = work.await;
+    store(op, started.elapsed(), result.is_ok());
+    result
+}
+
 /// A store operation's time and result.
 pub(crate) fn store(op: &'static str, took: Duration, ok: bool) {
     key_table!(STORE_SECONDS, "op" => &["redeem", "archive", "keep_reply", "kept_reply"])

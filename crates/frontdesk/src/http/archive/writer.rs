@@ -164,9 +164,7 @@ async fn write_loop(
         if n == 0 {
             return;
         }
-        let started = std::time::Instant::now();
-        let result = store.write(&batch, keep).await;
-        crate::metrics::store("archive", started.elapsed(), result.is_ok());
+        let result = crate::metrics::timed_store("archive", store.write(&batch, keep)).await;
         match result {
             // The first failure, then every 100th: a store that is down
             // does not flood the log (the metric counts each).

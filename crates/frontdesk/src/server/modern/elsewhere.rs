@@ -92,11 +92,11 @@ impl Handoff {
         let Some(store) = &server.nonces else {
             return;
         };
-        let started = Instant::now();
-        let kept = store
-            .keep_reply(*id, reply, server.config.retry_reply_ttl)
-            .await;
-        crate::metrics::store("keep_reply", started.elapsed(), kept.is_ok());
+        let kept = crate::metrics::timed_store(
+            "keep_reply",
+            store.keep_reply(*id, reply, server.config.retry_reply_ttl),
+        )
+        .await;
         if let Err(e) = kept {
             tracing::warn!(error = %e, "could not keep a retry's reply for other instances");
         }
@@ -111,9 +111,7 @@ pub(super) async fn reply(server: &ServerInner, id: StateId) -> Option<Reply> {
     let deadline = Instant::now() + AT_MOST;
     let mut pause = Duration::from_millis(20);
     loop {
-        let started = Instant::now();
-        let known = store.kept_reply(id).await;
-        crate::metrics::store("kept_reply", started.elapsed(), known.is_ok());
+        let known = crate::metrics::timed_store("kept_reply", store.kept_reply(id)).await;
         match known {
             Ok(SharedReply::Kept(text)) => return Some(from_text(&text)),
             Ok(SharedReply::Running) => {}

@@ -146,9 +146,7 @@ pub(crate) async fn redeem(server: &ServerInner, opened: &Opened) -> Result<Rede
     };
     let redemption = Redemption::of_parts(opened.id, opened.issued_at, opened.expires_at)
         .owner(&opened.state.owner);
-    let started = std::time::Instant::now();
-    let redeemed = store.redeem_for(redemption).await;
-    crate::metrics::store("redeem", started.elapsed(), redeemed.is_ok());
+    let redeemed = crate::metrics::timed_store("redeem", store.redeem_for(redemption)).await;
     match redeemed {
         Ok(true) => Ok(Redeemed::Now),
         Ok(false) => {
