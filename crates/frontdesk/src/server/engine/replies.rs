@@ -13,10 +13,10 @@
 //! `server::modern::elsewhere`.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::watch;
+use tokio::sync::Notify;
 
 use crate::server::api::error::RpcError;
 use crate::server::engine::requests::Reply;
@@ -39,8 +39,38 @@ type KeptReply = Reply;
 
 #[derive(Debug)]
 struct Slot {
-    reply: watch::Receiver<Option<KeptReply>>,
+    reply: Arc<ReplyCell>,
     owner: Arc<str>,
+}
+
+/// One round's reply, set once, for every request that waits for it.
+///
+/// A cell of its own rather than a `watch` channel: every retry claims one,
+/// and a channel's shared state (eight `Notify`s, each locked when it
+/// publishes) cost more to make and to publish than the rare request that
+/// waits on it.
+#[derive(Debug, Default)]
+pub(crate) struct ReplyCell {
+    /// `Some` once the round published its reply, `None` in it once the
+    /// round ended without one (it panicked or was dropped).
+    outcome: OnceLock<Option<KeptReply>>,
+    /// Wakes the requests waiting for `outcome`.
+    set: Notify,
+}
+
+impl ReplyCell {
+    /// Whether the round is over: it published its reply, or it ended
+    /// without one.
+    fn finished(&self) -> bool {
+        self.outcome.get().is_some()
+    }
+
+    /// Set the outcome (the first one set stays) and wake every waiter.
+    fn settle(&self, outcome: Option<KeptReply>) {
+        // Only `Running` settles a cell, once (its `finish` or its drop).
+        let _ = self.outcome.set(outcome);
+        self.set.notify_waiters();
+    }
 }
 
 #[derive(Debug, Default)]
@@ -59,22 +89,30 @@ pub(crate) enum Claim {
     /// Nobody ran this state yet: run it and [`Running::finish`] it.
     First(Running),
     /// Another request ran (or is running) it: this is its reply.
-    Repeat(watch::Receiver<Option<KeptReply>>),
+    Repeat(Arc<ReplyCell>),
     /// No room to remember it: run it without the guarantee.
     Untracked,
 }
 
-/// The right and duty to publish one state's reply.
+/// The right and duty to publish one state's reply; dropped without
+/// [`finish`](Self::finish), it tells the waiters the round ended without
+/// one.
 pub(crate) struct Running {
-    sender: watch::Sender<Option<KeptReply>>,
+    cell: Arc<ReplyCell>,
 }
 
 impl Running {
     /// Publish the reply to everyone waiting for it, and keep it.
     pub(crate) fn finish(self, reply: &Reply) {
-        let kept = reply.clone();
-        // `send_replace` keeps the value even with no receiver right now.
-        self.sender.send_replace(Some(kept));
+        self.cell.settle(Some(reply.clone()));
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.cell.finished() {
+            self.cell.settle(None);
+        }
     }
 }
 
@@ -98,7 +136,7 @@ impl RetryReplies {
         let mut kept = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         kept.forget_older_than(now.checked_sub(self.keep_for));
         if let Some(slot) = kept.slots.get(&id) {
-            return Claim::Repeat(slot.reply.clone());
+            return Claim::Repeat(Arc::clone(&slot.reply));
         }
         let owner = kept.owner_key(owner);
         if kept.count_of(&owner) >= self.max_per_owner && !kept.forget_oldest_of(&owner) {
@@ -107,11 +145,11 @@ impl RetryReplies {
         if kept.slots.len() >= self.max && !kept.forget_oldest_finished() {
             return Claim::Untracked;
         }
-        let (sender, reply) = watch::channel(None);
+        let cell = Arc::new(ReplyCell::default());
         kept.slots.insert(
             id,
             Slot {
-                reply,
+                reply: Arc::clone(&cell),
                 owner: Arc::clone(&owner),
             },
         );
@@ -120,7 +158,7 @@ impl RetryReplies {
         ids.push_back(id);
         *count += 1;
         kept.compact(&owner, self.max, self.max_per_owner);
-        Claim::First(Running { sender })
+        Claim::First(Running { cell })
     }
 }
 
@@ -136,7 +174,7 @@ impl Kept {
     }
 
     fn is_finished(&self, id: &StateId) -> bool {
-        self.slots.get(id).is_none_or(|s| finished(&s.reply))
+        self.slots.get(id).is_none_or(|s| s.reply.finished())
     }
 
     /// Forget `id`'s reply (its entries in the queues go stale).
@@ -197,7 +235,7 @@ impl Kept {
             }
             ids.iter()
                 .copied()
-                .find(|id| slots.get(id).is_some_and(|s| finished(&s.reply)))
+                .find(|id| slots.get(id).is_some_and(|s| s.reply.finished()))
         });
         oldest.is_some_and(|id| {
             self.forget(&id);
@@ -222,19 +260,19 @@ impl Kept {
     }
 }
 
-/// Whether the round behind `rx` is over: it published its reply, or it
-/// ended without one.
-fn finished(rx: &watch::Receiver<Option<KeptReply>>) -> bool {
-    rx.borrow().is_some() || rx.has_changed().is_err()
-}
-
 /// Wait for the reply another request is producing.
-pub(crate) async fn wait(mut rx: watch::Receiver<Option<KeptReply>>) -> Reply {
-    let internal = || RpcError::internal("Internal error");
-    match rx.wait_for(Option::is_some).await {
-        Ok(reply) => reply.clone().unwrap_or_else(|| Err(internal())),
-        // The round that held the state ended without a reply (it panicked).
-        Err(_) => Err(internal()),
+pub(crate) async fn wait(cell: Arc<ReplyCell>) -> Reply {
+    loop {
+        // Registered before the look, so a reply set in between still wakes it.
+        let set = cell.set.notified();
+        let mut set = std::pin::pin!(set);
+        set.as_mut().enable();
+        match cell.outcome.get() {
+            Some(Some(reply)) => return reply.clone(),
+            // The round that held the state ended without a reply (it panicked).
+            Some(None) => return Err(RpcError::internal("Internal error")),
+            None => set.await,
+        }
     }
 }
 
@@ -284,6 +322,26 @@ mod tests {
         };
         drop(running);
         assert!(wait(rx).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_waiter_already_waiting_learns_the_round_died() {
+        let replies = RetryReplies::new(Duration::from_secs(60), 100);
+        let Claim::First(running) = replies.claim(id(1), "a") else {
+            panic!("first claim");
+        };
+        let Claim::Repeat(cell) = replies.claim(id(1), "a") else {
+            panic!("second claim");
+        };
+        let waiter = tokio::spawn(wait(cell));
+        // Let the waiter register before the round goes away.
+        tokio::task::yield_now().await;
+        drop(running);
+        let outcome = tokio::time::timeout(Duration::from_secs(5), waiter)
+            .await
+            .expect("the waiter wakes")
+            .unwrap();
+        assert_eq!(outcome.unwrap_err().code().0, -32603);
     }
 
     #[test]
