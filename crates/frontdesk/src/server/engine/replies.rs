@@ -289,15 +289,22 @@ mod tests {
         StateId::from_bytes([n; 16])
     }
 
-    #[tokio::test]
-    async fn the_second_claim_gets_the_first_reply() {
+    /// A store with state 1 claimed twice: the first claim's duty to
+    /// publish, and the second claim's cell.
+    fn claimed_twice() -> (RetryReplies, Running, Arc<ReplyCell>) {
         let replies = RetryReplies::new(Duration::from_secs(60), 100);
         let Claim::First(running) = replies.claim(id(1), "a") else {
             panic!("first claim");
         };
-        let Claim::Repeat(rx) = replies.claim(id(1), "a") else {
+        let Claim::Repeat(cell) = replies.claim(id(1), "a") else {
             panic!("second claim");
         };
+        (replies, running, cell)
+    }
+
+    #[tokio::test]
+    async fn the_second_claim_gets_the_first_reply() {
+        let (replies, running, rx) = claimed_twice();
         let waiter = tokio::spawn(wait(rx));
         let expected = r#"{"z":1.5,"a":{"y":[1,"x"],"b":null}}"#;
         running.finish(&Ok(text_of(expected)));
@@ -313,26 +320,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_round_that_dies_is_an_internal_error_not_a_hang() {
-        let replies = RetryReplies::new(Duration::from_secs(60), 100);
-        let Claim::First(running) = replies.claim(id(1), "a") else {
-            panic!("first claim");
-        };
-        let Claim::Repeat(rx) = replies.claim(id(1), "a") else {
-            panic!("second claim");
-        };
+        let (_replies, running, rx) = claimed_twice();
         drop(running);
         assert!(wait(rx).await.is_err());
     }
 
     #[tokio::test]
     async fn a_waiter_already_waiting_learns_the_round_died() {
-        let replies = RetryReplies::new(Duration::from_secs(60), 100);
-        let Claim::First(running) = replies.claim(id(1), "a") else {
-            panic!("first claim");
-        };
-        let Claim::Repeat(cell) = replies.claim(id(1), "a") else {
-            panic!("second claim");
-        };
+        let (_replies, running, cell) = claimed_twice();
         let waiter = tokio::spawn(wait(cell));
         // Let the waiter register before the round goes away.
         tokio::task::yield_now().await;
